@@ -1,0 +1,48 @@
+// What the `agent` commands do with a session: run one prompt (one-shot), attach and watch,
+// and the interactive loop. Decides nothing about agent behaviour: it renders events and
+// forwards prompts, approvals and cancels.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "agent/v1/agent.grpc.pb.h"
+
+namespace agent::client {
+
+// Exit codes of `agent "prompt"`, one per way a turn ends.
+enum ExitCode {
+  kExitDone = 0,
+  kExitError = 1,
+  kExitUsage = 2,
+  kExitMaxSteps = 3,
+  kExitCancelled = 130,
+};
+
+struct ClientOptions {
+  bool json = false;       // events as JSON lines
+  bool color = false;      // colour and styling
+  bool yes = false;        // approve gated tools
+  bool read_only = false;  // attach as an observer
+  std::string client_name;
+  std::string session_id;  // resume this one instead of creating a session
+};
+
+// Creates (or resumes) a session in the current directory, sends `prompt`, streams the turn
+// and returns its exit code.
+int RunOneShot(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options,
+               const std::string& prompt);
+
+// Interactive: history, then prompts read with line editing until Ctrl-D detaches.
+// With an empty session_id a new session is created.
+int RunInteractive(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options);
+
+// Creates a session for the current directory from this process's environment.
+absl::StatusOr<agent::v1::Session> CreateSessionHere(agent::v1::AgentDaemon::Stub& stub,
+                                                      const ClientOptions& options,
+                                                      agent::v1::PolicyMode mode);
+
+// The newest session of the current directory; NotFound when there is none.
+absl::StatusOr<std::string> NewestSessionHere(agent::v1::AgentDaemon::Stub& stub);
+
+}  // namespace agent::client

@@ -1,0 +1,90 @@
+#include "common/config.h"
+
+#include <cstdlib>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "common/atomic_file.h"
+#include "common/json.h"
+#include "common/paths.h"
+
+namespace agent {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+template <typename T>
+void IntFromEnv(const char* name, T* out) {
+  int64_t v;
+  std::string s = Env(name);
+  if (!s.empty() && absl::SimpleAtoi(s, &v) && v >= 0) *out = static_cast<T>(v);
+}
+
+template <typename T>
+void IntFromJson(const Json& j, const char* key, T* out) {
+  auto it = j.find(key);
+  if (it != j.end() && it->is_number_integer()) *out = it->get<T>();
+}
+
+}  // namespace
+
+ModelSettings ModelSettingsFromEnv() {
+  ModelSettings m;
+  m.base_url = Env("AGENT_BASE_URL");
+  m.api_key = Env("AGENT_API_KEY");
+  if (m.api_key.empty()) m.api_key = Env("OPENAI_API_KEY");
+  if (m.api_key.empty()) m.api_key = Env("ANTHROPIC_API_KEY");
+  m.model = Env("AGENT_MODEL");
+  m.provider = Env("AGENT_PROVIDER");
+  return m;
+}
+
+ModelSettings MergeModelSettings(const ModelSettings& primary, const ModelSettings& fallback) {
+  ModelSettings m = primary;
+  if (m.base_url.empty()) m.base_url = fallback.base_url;
+  if (m.api_key.empty()) m.api_key = fallback.api_key;
+  if (m.model.empty()) m.model = fallback.model;
+  if (m.provider.empty()) m.provider = fallback.provider;
+  if (m.provider.empty()) {
+    m.provider = absl::StrContains(m.base_url, "anthropic.com") ? "anthropic" : "openai";
+  }
+  while (!m.base_url.empty() && m.base_url.back() == '/') m.base_url.pop_back();
+  return m;
+}
+
+absl::StatusOr<Config> LoadConfig() {
+  Config c;
+  std::string path = ConfigDir() + "/config.json";
+  auto text = ReadFileToString(path);
+  if (text.ok()) {
+    auto j = ParseJson(*text);
+    if (!j.ok() || !j->is_object()) {
+      return absl::InvalidArgumentError(path + ": " +
+                                        (j.ok() ? "not a JSON object" : std::string(j.status().message())));
+    }
+    c.model.base_url = GetString(*j, "base_url");
+    c.model.api_key = GetString(*j, "api_key");
+    c.model.model = GetString(*j, "model");
+    c.model.provider = GetString(*j, "provider");
+    IntFromJson(*j, "compact_at", &c.compact_at_chars);
+    IntFromJson(*j, "context_tokens", &c.context_tokens);
+    IntFromJson(*j, "max_steps", &c.max_steps);
+    IntFromJson(*j, "bash_timeout_s", &c.bash_timeout_s);
+  } else if (!absl::IsNotFound(text.status())) {
+    return text.status();
+  }
+  c.model = MergeModelSettings(ModelSettingsFromEnv(), c.model);
+  IntFromEnv("AGENT_COMPACT_AT", &c.compact_at_chars);
+  IntFromEnv("AGENT_CONTEXT_TOKENS", &c.context_tokens);
+  IntFromEnv("AGENT_MAX_STEPS", &c.max_steps);
+  IntFromEnv("AGENT_BASH_TIMEOUT", &c.bash_timeout_s);
+  IntFromEnv("AGENT_CONNECT_TIMEOUT_MS", &c.connect_timeout_ms);
+  IntFromEnv("AGENT_IDLE_TIMEOUT_MS", &c.idle_timeout_ms);
+  IntFromEnv("AGENT_MAX_ATTEMPTS", &c.max_attempts);
+  return c;
+}
+
+}  // namespace agent

@@ -1,0 +1,41 @@
+// Settings: environment first, then $XDG_CONFIG_HOME/agent/config.json, then defaults.
+// Loaded once per process (daemon) or per command (client); plain data afterwards.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace agent {
+
+struct ModelSettings {
+  std::string base_url;  // e.g. https://api.openai.com/v1
+  std::string api_key;   // never written anywhere by us
+  std::string model;
+  std::string provider;  // "openai" or "anthropic"; derived from base_url when empty
+};
+
+struct Config {
+  ModelSettings model;
+  int64_t compact_at_chars = 400000;  // AGENT_COMPACT_AT
+  int64_t context_tokens = 0;         // AGENT_CONTEXT_TOKENS; 0: unknown
+  int max_steps = 50;                 // AGENT_MAX_STEPS
+  int bash_timeout_s = 120;           // AGENT_BASH_TIMEOUT
+  int connect_timeout_ms = 10000;     // AGENT_CONNECT_TIMEOUT_MS
+  int idle_timeout_ms = 120000;       // AGENT_IDLE_TIMEOUT_MS: no byte for this long
+  int max_attempts = 5;               // AGENT_MAX_ATTEMPTS: model request attempts
+};
+
+// Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling
+// back to OPENAI_API_KEY or ANTHROPIC_API_KEY, AGENT_MODEL, AGENT_PROVIDER); empty fields
+// where unset. The client sends these with CreateSession.
+ModelSettings ModelSettingsFromEnv();
+
+// The full configuration. A malformed config.json is InvalidArgument naming the file.
+absl::StatusOr<Config> LoadConfig();
+
+// Fills the empty fields of `primary` from `fallback`, then derives `provider`.
+ModelSettings MergeModelSettings(const ModelSettings& primary, const ModelSettings& fallback);
+
+}  // namespace agent

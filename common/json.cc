@@ -1,0 +1,65 @@
+#include "common/json.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace agent {
+
+absl::StatusOr<Json> ParseJson(std::string_view text) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Re-parse with a callback-free sax to find where it failed, without exceptions.
+    struct Locator : nlohmann::json_sax<Json> {
+      size_t where = 0;
+      std::string what;
+      bool null() override { return true; }
+      bool boolean(bool) override { return true; }
+      bool number_integer(number_integer_t) override { return true; }
+      bool number_unsigned(number_unsigned_t) override { return true; }
+      bool number_float(number_float_t, const string_t&) override { return true; }
+      bool string(string_t&) override { return true; }
+      bool binary(binary_t&) override { return true; }
+      bool start_object(std::size_t) override { return true; }
+      bool key(string_t&) override { return true; }
+      bool end_object() override { return true; }
+      bool start_array(std::size_t) override { return true; }
+      bool end_array() override { return true; }
+      bool parse_error(std::size_t pos, const std::string&,
+                       const nlohmann::detail::exception& ex) override {
+        where = pos;
+        what = ex.what();
+        return false;
+      }
+    } locator;
+    Json::sax_parse(text, &locator, nlohmann::detail::input_format_t::json, /*strict=*/true);
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid JSON (at byte ", locator.where, ")"));
+  }
+  return j;
+}
+
+std::string DumpJson(const Json& j, int indent) {
+  return j.dump(indent, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+std::string GetString(const Json& obj, std::string_view key, std::string_view fallback) {
+  if (!obj.is_object()) return std::string(fallback);
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return std::string(fallback);
+  return it->get<std::string>();
+}
+
+int64_t GetInt(const Json& obj, std::string_view key, int64_t fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  return it->get<int64_t>();
+}
+
+bool GetBool(const Json& obj, std::string_view key, bool fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_boolean()) return fallback;
+  return it->get<bool>();
+}
+
+}  // namespace agent

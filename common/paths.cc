@@ -1,0 +1,66 @@
+#include "common/paths.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+
+namespace agent {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::string Home() {
+  std::string home = Env("HOME");
+  return home.empty() ? std::string("/tmp") : home;
+}
+
+}  // namespace
+
+std::string SocketPath() {
+  if (std::string s = Env("AGENT_SOCKET"); !s.empty()) return s;
+  if (std::string r = Env("XDG_RUNTIME_DIR"); !r.empty()) return r + "/agent/agentd.sock";
+  return absl::StrCat("/tmp/agent-", ::getuid(), "/agentd.sock");
+}
+
+std::string StateDir() {
+  if (std::string s = Env("XDG_STATE_HOME"); !s.empty()) return s + "/agent";
+  return Home() + "/.local/state/agent";
+}
+
+std::string ConfigDir() {
+  if (std::string s = Env("XDG_CONFIG_HOME"); !s.empty()) return s + "/agent";
+  return Home() + "/.config/agent";
+}
+
+absl::Status EnsurePrivateDir(const std::string& dir) {
+  if (auto s = MakeDirs(dir, 0700); !s.ok()) return s;
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0) return absl::InternalError(absl::StrCat("stat ", dir));
+  if (!S_ISDIR(st.st_mode)) return absl::PermissionDeniedError(dir + " is not a directory");
+  if (st.st_uid != ::getuid()) {
+    return absl::PermissionDeniedError(dir + " belongs to another user");
+  }
+  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
+    return absl::PermissionDeniedError(dir + " is accessible by other users and cannot be fixed");
+  }
+  return absl::OkStatus();
+}
+
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec);
+  if (ec) return path;
+  std::string out = p.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+}  // namespace agent

@@ -1,0 +1,26 @@
+// Where things live: the daemon's socket, its state and the user's config (XDG base dirs).
+// Pure functions of the environment; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace agent {
+
+// $AGENT_SOCKET, else $XDG_RUNTIME_DIR/agent/agentd.sock, else /tmp/agent-$UID/agentd.sock.
+std::string SocketPath();
+// $XDG_STATE_HOME/agent (default ~/.local/state/agent): the project registry and daemon log.
+std::string StateDir();
+// $XDG_CONFIG_HOME/agent (default ~/.config/agent): config.json.
+std::string ConfigDir();
+
+// Creates `dir` (and parents) with mode 0700 and checks that it is a directory owned by us
+// and not accessible by others; PermissionDenied otherwise, so a socket is never placed
+// where another user could reach or replace it.
+absl::Status EnsurePrivateDir(const std::string& dir);
+
+// Absolute, lexically normal form of `path` (relative to the current directory).
+std::string AbsolutePath(const std::string& path);
+
+}  // namespace agent

@@ -1,0 +1,19 @@
+// Protocol constants shared by agentd and agent. Bump kProtocolVersion whenever the meaning
+// of a message or field changes; a client and daemon of different versions refuse politely.
+#pragma once
+
+#include <cstddef>
+
+namespace agent {
+
+inline constexpr int kProtocolVersion = 1;
+
+// Events kept per session for Attach(after_seq) replay.
+inline constexpr size_t kEventRingSize = 4096;
+// A subscriber this far behind is sent a fresh snapshot instead of the backlog.
+inline constexpr size_t kMaxQueuedEvents = 1024;
+inline constexpr size_t kMaxQueuedBytes = 8 << 20;
+// Largest gRPC message either side accepts (a snapshot carries the whole transcript).
+inline constexpr int kMaxMessageBytes = 256 << 20;
+
+}  // namespace agent

@@ -1,0 +1,316 @@
+#include "common/transcript.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace agent {
+namespace {
+
+std::string Role(const Json& m) { return GetString(m, "role"); }
+
+bool HasToolCalls(const Json& m) {
+  auto it = m.find("tool_calls");
+  return it != m.end() && it->is_array() && !it->empty();
+}
+
+// Checks one tool call entry's shape; returns its id or an error text.
+absl::StatusOr<std::string> CallId(const Json& call) {
+  if (!call.is_object()) return absl::InvalidArgumentError("tool call is not an object");
+  std::string id = GetString(call, "id");
+  if (id.empty()) return absl::InvalidArgumentError("tool call without an id");
+  auto fn = call.find("function");
+  if (fn == call.end() || !fn->is_object() || GetString(*fn, "name").empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("tool call ", id, " has no function name"));
+  }
+  auto args = fn->find("arguments");
+  if (args == fn->end() || !args->is_string()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tool call ", id, " has arguments that are not a string"));
+  }
+  return id;
+}
+
+size_t ContentChars(const Json& m) {
+  size_t n = 0;
+  auto c = m.find("content");
+  if (c != m.end()) {
+    if (c->is_string()) {
+      n += c->get_ref<const std::string&>().size();
+    } else if (!c->is_null()) {
+      n += DumpJson(*c).size();
+    }
+  }
+  if (HasToolCalls(m)) {
+    for (const Json& call : m["tool_calls"]) {
+      n += GetString(call.value("function", Json::object()), "arguments").size();
+      n += GetString(call.value("function", Json::object()), "name").size();
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail) {
+  std::vector<std::string> problems;
+  if (!messages.is_array()) {
+    problems.push_back("the transcript is not a JSON array of messages");
+    return problems;
+  }
+  std::unordered_set<std::string> all_ids;
+  std::vector<std::string> open;  // calls of the current assistant message, in order
+  std::unordered_set<std::string> open_set;
+  size_t open_from = 0;
+  auto close_group = [&](size_t at) {
+    for (const std::string& id : open) {
+      if (open_set.count(id)) {
+        problems.push_back(absl::StrCat("message ", open_from, ": tool call ", id,
+                                        " has no tool result before message ", at));
+      }
+    }
+    open.clear();
+    open_set.clear();
+  };
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Json& m = messages[i];
+    if (!m.is_object()) {
+      problems.push_back(absl::StrCat("message ", i, " is not an object"));
+      continue;
+    }
+    std::string role = Role(m);
+    if (role == "system") {
+      if (i != 0) problems.push_back(absl::StrCat("message ", i, ": system message not first"));
+      continue;
+    }
+    if (role == "user" || role == "assistant") {
+      close_group(i);
+      if (role == "assistant" && HasToolCalls(m)) {
+        open_from = i;
+        for (const Json& call : m["tool_calls"]) {
+          auto id = CallId(call);
+          if (!id.ok()) {
+            problems.push_back(absl::StrCat("message ", i, ": ", id.status().message()));
+            continue;
+          }
+          if (!all_ids.insert(*id).second) {
+            problems.push_back(absl::StrCat("message ", i, ": duplicate tool call id ", *id));
+            continue;
+          }
+          open.push_back(*id);
+          open_set.insert(*id);
+        }
+      }
+      continue;
+    }
+    if (role == "tool") {
+      std::string id = GetString(m, "tool_call_id");
+      if (id.empty()) {
+        problems.push_back(absl::StrCat("message ", i, ": tool message without tool_call_id"));
+      } else if (!open_set.erase(id)) {
+        problems.push_back(absl::StrCat("message ", i, ": tool result ", id,
+                                        " answers no pending call of the message before it"));
+      }
+      continue;
+    }
+    problems.push_back(absl::StrCat("message ", i, ": unknown role \"", role, "\""));
+  }
+  if (!allow_open_tail) close_group(messages.size());
+  return problems;
+}
+
+absl::StatusOr<Transcript> Transcript::FromJson(Json messages) {
+  std::vector<std::string> problems = ValidateMessages(messages, true);
+  if (!problems.empty()) {
+    return absl::InvalidArgumentError(absl::StrJoin(problems, "; "));
+  }
+  Transcript t;
+  t.messages_ = std::move(messages);
+  t.RecomputePending();
+  return t;
+}
+
+size_t Transcript::CharCount() const {
+  size_t n = 0;
+  for (const Json& m : messages_) n += ContentChars(m);
+  return n;
+}
+
+absl::Status Transcript::AppendSystem(std::string text) {
+  if (!messages_.empty()) {
+    return absl::FailedPreconditionError("the system prompt must be the first message");
+  }
+  messages_.push_back({{"role", "system"}, {"content", std::move(text)}});
+  DebugCheck();
+  return absl::OkStatus();
+}
+
+absl::Status Transcript::AppendUser(std::string text) {
+  if (HasPending()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool call ", pending_ids_[pending_begin_], " is not answered yet"));
+  }
+  messages_.push_back({{"role", "user"}, {"content", std::move(text)}});
+  pending_ids_.clear();
+  pending_begin_ = 0;
+  DebugCheck();
+  return absl::OkStatus();
+}
+
+absl::Status Transcript::AppendAssistant(Json message) {
+  if (HasPending()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool call ", pending_ids_[pending_begin_], " is not answered yet"));
+  }
+  if (!message.is_object()) return absl::InvalidArgumentError("assistant message not an object");
+  message["role"] = "assistant";
+  std::vector<std::string> ids;
+  if (HasToolCalls(message)) {
+    std::unordered_set<std::string> seen;
+    for (const Json& m : messages_) {
+      if (HasToolCalls(m)) {
+        for (const Json& c : m["tool_calls"]) seen.insert(GetString(c, "id"));
+      }
+    }
+    for (const Json& call : message["tool_calls"]) {
+      auto id = CallId(call);
+      if (!id.ok()) return id.status();
+      if (!seen.insert(*id).second) {
+        return absl::InvalidArgumentError(absl::StrCat("duplicate tool call id ", *id));
+      }
+      ids.push_back(*id);
+    }
+  } else {
+    message.erase("tool_calls");
+  }
+  messages_.push_back(std::move(message));
+  pending_ids_ = std::move(ids);
+  pending_begin_ = 0;
+  DebugCheck();
+  return absl::OkStatus();
+}
+
+absl::Status Transcript::AppendToolResult(std::string_view call_id, std::string content) {
+  if (!HasPending()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool result ", std::string(call_id), " answers no pending call"));
+  }
+  if (pending_ids_[pending_begin_] != call_id) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "tool result ", std::string(call_id), " out of order: ", pending_ids_[pending_begin_], " is next"));
+  }
+  messages_.push_back(
+      {{"role", "tool"}, {"tool_call_id", std::string(call_id)}, {"content", std::move(content)}});
+  ++pending_begin_;
+  DebugCheck();
+  return absl::OkStatus();
+}
+
+std::vector<std::string> Transcript::PendingCallIds() const {
+  return {pending_ids_.begin() + static_cast<std::ptrdiff_t>(pending_begin_), pending_ids_.end()};
+}
+
+int Transcript::Seal(std::string_view reason) {
+  int n = 0;
+  while (HasPending()) {
+    std::string id = pending_ids_[pending_begin_];
+    // Cannot fail: `id` is the next pending call.
+    (void)AppendToolResult(id, absl::StrCat("Not run: ", std::string(reason), "."));
+    ++n;
+  }
+  return n;
+}
+
+size_t Transcript::FirstCompactable() const {
+  return (!messages_.empty() && Role(messages_[0]) == "system") ? 1 : 0;
+}
+
+size_t Transcript::CutPoint() const {
+  size_t start = FirstCompactable();
+  size_t n = messages_.size();
+  if (n - start < 4) return start;
+  size_t cut = start + (n - start) / 2;
+  while (cut < n && Role(messages_[cut]) == "tool") ++cut;
+  // Never cut into the open tail: the pending assistant message and its results stay.
+  if (HasPending()) {
+    size_t last_assistant = n;
+    while (last_assistant > start && Role(messages_[last_assistant - 1]) != "assistant") {
+      --last_assistant;
+    }
+    if (last_assistant > start && cut >= last_assistant) cut = last_assistant - 1;
+    while (cut > start && Role(messages_[cut]) == "tool") --cut;
+  }
+  if (cut >= n) return start;
+  return cut;
+}
+
+absl::StatusOr<Json> Transcript::ReplacePrefix(size_t cut, std::string summary) {
+  size_t start = FirstCompactable();
+  if (cut <= start || cut >= messages_.size()) {
+    return absl::InvalidArgumentError("nothing to compact");
+  }
+  std::string role = Role(messages_[cut]);
+  if (role != "user" && role != "assistant") {
+    return absl::InvalidArgumentError("a cut must fall on a user or assistant message");
+  }
+  Json removed = Json::array();
+  Json kept = Json::array();
+  for (size_t i = 0; i < start; ++i) kept.push_back(messages_[i]);
+  for (size_t i = start; i < cut; ++i) removed.push_back(messages_[i]);
+  kept.push_back({{"role", "user"}, {"content", std::move(summary)}});
+  for (size_t i = cut; i < messages_.size(); ++i) kept.push_back(messages_[i]);
+  if (!ValidateMessages(kept, true).empty()) {
+    return absl::InternalError("compaction would break the transcript");
+  }
+  messages_ = std::move(kept);
+  RecomputePending();
+  DebugCheck();
+  return removed;
+}
+
+void Transcript::TruncateTo(size_t n) {
+  if (n >= messages_.size()) return;
+  messages_.erase(messages_.begin() + static_cast<std::ptrdiff_t>(n), messages_.end());
+  RecomputePending();
+  Seal("the session was forked at this point");
+}
+
+absl::Status Transcript::ValidateForRequest() const {
+  std::vector<std::string> problems = ValidateMessages(messages_, false);
+  if (problems.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrJoin(problems, "; "));
+}
+
+void Transcript::RecomputePending() {
+  pending_ids_.clear();
+  pending_begin_ = 0;
+  // The open tail: the last assistant message and the tool messages after it.
+  size_t i = messages_.size();
+  while (i > 0 && Role(messages_[i - 1]) == "tool") --i;
+  if (i == 0 || Role(messages_[i - 1]) != "assistant" || !HasToolCalls(messages_[i - 1])) return;
+  for (const Json& c : messages_[i - 1]["tool_calls"]) pending_ids_.push_back(GetString(c, "id"));
+  pending_begin_ = messages_.size() - i;
+  // Results on disk may be in any order; what matters is which remain. Reorder the pending
+  // list so answered ids come first.
+  std::unordered_set<std::string> answered;
+  for (size_t k = i; k < messages_.size(); ++k) answered.insert(GetString(messages_[k], "tool_call_id"));
+  std::stable_partition(pending_ids_.begin(), pending_ids_.end(),
+                        [&](const std::string& id) { return answered.count(id) > 0; });
+}
+
+void Transcript::DebugCheck() const {
+#ifndef NDEBUG
+  std::vector<std::string> problems = ValidateMessages(messages_, true);
+  if (!problems.empty()) {
+    std::fprintf(stderr, "transcript rule broken: %s\n", absl::StrJoin(problems, "; ").c_str());
+    std::abort();
+  }
+#endif
+}
+
+}  // namespace agent

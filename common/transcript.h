@@ -1,0 +1,89 @@
+// Transcript: the message list sent to the model (OpenAI chat shape), behind one type whose
+// every mutation keeps THE ONE RULE of DESIGN.md:
+//   - every assistant tool call is answered by exactly one `tool` message, placed after that
+//     assistant message and before the next `user` or `assistant` message;
+//   - no `tool` message answers a call that does not exist or was answered already;
+//   - tool call ids are unique in the whole transcript.
+// The only state allowed beyond the rule is an *open tail*: the calls of the last assistant
+// message may still be unanswered while a turn runs them. Seal() closes it. A request may be
+// sent only when nothing is pending (ValidateForRequest).
+//
+// Results are appended in call order (the first pending call is the one answered next), so
+// concurrent tools cannot reorder them. Debug builds re-validate after every mutation.
+// Thread-compatible: the owning Session serialises access.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/json.h"
+
+namespace agent {
+
+// Everything wrong with `messages` by the rule (empty when valid). With `allow_open_tail`,
+// unanswered calls of the last assistant message are not a problem.
+std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail);
+
+class Transcript {
+ public:
+  Transcript() = default;
+
+  // Takes a loaded message list. InvalidArgument listing the problems when it breaks the rule
+  // (an open tail is accepted: call Seal() after loading a session from disk).
+  static absl::StatusOr<Transcript> FromJson(Json messages);
+
+  const Json& messages() const { return messages_; }
+  size_t size() const { return messages_.size(); }
+  bool empty() const { return messages_.empty(); }
+  // Characters of all message content and arguments; the compaction threshold's measure.
+  size_t CharCount() const;
+
+  // Only as the first message.
+  absl::Status AppendSystem(std::string text);
+  // FailedPrecondition while calls are pending.
+  absl::Status AppendUser(std::string text);
+  // `message` is {"role":"assistant", "content", "tool_calls"?, ...}. Validates the calls'
+  // shape and id uniqueness; FailedPrecondition while calls are pending.
+  absl::Status AppendAssistant(Json message);
+  // Answers the first pending call, which must be `call_id`.
+  absl::Status AppendToolResult(std::string_view call_id, std::string content);
+
+  // Ids of the last assistant message's calls not answered yet, in call order.
+  std::vector<std::string> PendingCallIds() const;
+  bool HasPending() const { return pending_begin_ < pending_ids_.size(); }
+  // Answers every pending call with a result saying why (`reason`, e.g. "cancelled by the
+  // user" or "interrupted: the daemon stopped"). Returns how many were answered.
+  int Seal(std::string_view reason);
+
+  // Where compaction may cut: the middle of the non-system messages, moved forward past
+  // `tool` messages so a call stays with its results. Returns FirstCompactable() when there
+  // is nothing worth cutting.
+  size_t CutPoint() const;
+  // Index of the first message that is not the system prompt.
+  size_t FirstCompactable() const;
+  // Replaces messages [FirstCompactable(), cut) by one user message holding `summary`;
+  // returns the removed messages. Requires no pending calls before `cut` and `cut` at a
+  // user/assistant message (as CutPoint gives).
+  absl::StatusOr<Json> ReplacePrefix(size_t cut, std::string summary);
+  // Drops every message from `n` on (fork at a point); seals what that leaves open.
+  void TruncateTo(size_t n);
+
+  // Problems by the rule; empty when valid (open tail allowed).
+  std::vector<std::string> Validate() const { return ValidateMessages(messages_, true); }
+  // OK when the transcript can be sent to a model: valid and nothing pending.
+  absl::Status ValidateForRequest() const;
+
+ private:
+  void RecomputePending();
+  void DebugCheck() const;
+
+  Json messages_ = Json::array();
+  std::vector<std::string> pending_ids_;  // calls of the last assistant message
+  size_t pending_begin_ = 0;              // how many of them are answered
+};
+
+}  // namespace agent

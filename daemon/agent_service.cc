@@ -1,0 +1,172 @@
+#include "daemon/agent_service.h"
+
+#include <unistd.h>
+
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "common/grpc_status.h"
+#include "common/protocol.h"
+#include "common/version.h"
+#include "daemon/attach_reactor.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+
+grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* ctx, const absl::Status& s) {
+  auto* r = ctx->DefaultReactor();
+  r->Finish(ToGrpcStatus(s));
+  return r;
+}
+
+// A reactor that refuses a stream before it starts.
+class RefusedStream : public grpc::ServerWriteReactor<v1::Event> {
+ public:
+  explicit RefusedStream(const absl::Status& s) { Finish(ToGrpcStatus(s)); }
+  void OnDone() override { delete this; }
+};
+
+ModelSettings FromProto(const v1::ModelConfig& m) {
+  return ModelSettings{m.base_url(), m.api_key(), m.model(), m.provider()};
+}
+
+}  // namespace
+
+AgentService::AgentService(SessionManager* sessions, std::string epoch,
+                           std::function<void()> request_shutdown)
+    : sessions_(sessions),
+      epoch_(std::move(epoch)),
+      request_shutdown_(std::move(request_shutdown)),
+      start_unix_ms_(absl::ToUnixMillis(absl::Now())) {}
+
+grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContext* ctx,
+                                                      const v1::CreateSessionRequest* req,
+                                                      v1::Session* resp) {
+  auto s = sessions_->Create(*req);
+  if (s.ok()) *resp = (*s)->Info();
+  return Done(ctx, s.status());
+}
+
+grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext* ctx,
+                                                     const v1::ListSessionsRequest* req,
+                                                     v1::ListSessionsResponse* resp) {
+  for (v1::Session& s : sessions_->List(req->workdir(), req->all())) {
+    *resp->add_sessions() = std::move(s);
+  }
+  return Done(ctx, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* ctx,
+                                                   const v1::GetSessionRequest* req,
+                                                   v1::GetSessionResponse* resp) {
+  auto s = sessions_->Find(req->id());
+  if (s.ok()) {
+    *resp->mutable_session() = (*s)->Info();
+    resp->set_transcript_json((*s)->TranscriptJson());
+  }
+  return Done(ctx, s.status());
+}
+
+grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerContext* ctx,
+                                                         const v1::AttachRequest* req) {
+  if (req->protocol_version() != 0 && req->protocol_version() != kProtocolVersion) {
+    return new RefusedStream(absl::FailedPreconditionError(
+        "protocol version mismatch: restart the daemon (agent daemon stop) after upgrading"));
+  }
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return new RefusedStream(s.status());
+  return new AttachReactor(*s, *req);
+}
+
+grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* ctx,
+                                                   const v1::SendPromptRequest* req,
+                                                   v1::SendPromptResponse* resp) {
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return Done(ctx, s.status());
+  (*s)->OverrideModel(FromProto(req->model()));
+  auto pos = (*s)->SendPrompt(req->text(), req->client_name());
+  if (pos.ok()) resp->set_queue_position(*pos);
+  return Done(ctx, pos.status());
+}
+
+grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
+                                                const v1::ApproveRequest* req,
+                                                v1::ApproveResponse* resp) {
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return Done(ctx, s.status());
+  std::vector<std::string> rules(req->rules().begin(), req->rules().end());
+  return Done(ctx, (*s)->Approve(req->call_id(), req->decision(), std::move(rules), req->reason(),
+                                 req->client_name()));
+}
+
+grpc::ServerUnaryReactor* AgentService::Cancel(grpc::CallbackServerContext* ctx,
+                                               const v1::CancelRequest* req,
+                                               v1::CancelResponse* resp) {
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return Done(ctx, s.status());
+  auto was = (*s)->Cancel(req->client_name());
+  if (was.ok()) resp->set_was_running(*was);
+  return Done(ctx, was.status());
+}
+
+grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx,
+                                                const v1::CompactRequest* req,
+                                                v1::CompactResponse* resp) {
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return Done(ctx, s.status());
+  auto* reactor = ctx->DefaultReactor();
+  // The summary request can take a while: wait for it off the gRPC threads.
+  std::thread([session = *s, reactor, resp] {
+    auto n = session->Compact();
+    if (n.ok()) resp->set_removed_messages(*n);
+    reactor->Finish(ToGrpcStatus(n.status()));
+  }).detach();
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext* ctx,
+                                                    const v1::ForkSessionRequest* req,
+                                                    v1::Session* resp) {
+  auto s = sessions_->Fork(req->session_id(), req->at_message());
+  if (s.ok()) *resp = (*s)->Info();
+  return Done(ctx, s.status());
+}
+
+grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContext* ctx,
+                                                      const v1::DeleteSessionRequest* req,
+                                                      v1::DeleteSessionResponse* resp) {
+  return Done(ctx, sessions_->Delete(req->session_id()));
+}
+
+grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
+                                                  const v1::SetPolicyRequest* req,
+                                                  v1::SetPolicyResponse* resp) {
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return Done(ctx, s.status());
+  std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
+  return Done(ctx, (*s)->SetPolicy(req->mode(), allow, req->model()));
+}
+
+grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext* ctx,
+                                                     const v1::DaemonStatusRequest* req,
+                                                     v1::DaemonStatusResponse* resp) {
+  resp->set_pid(::getpid());
+  resp->set_uptime_ms(absl::ToUnixMillis(absl::Now()) - start_unix_ms_);
+  resp->set_sessions_loaded(sessions_->loaded_count());
+  resp->set_clients_attached(sessions_->attached_count());
+  resp->set_version(kVersion);
+  resp->set_protocol_version(kProtocolVersion);
+  resp->set_epoch(epoch_);
+  return Done(ctx, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* AgentService::Shutdown(grpc::CallbackServerContext* ctx,
+                                                 const v1::ShutdownRequest* req,
+                                                 v1::ShutdownResponse* resp) {
+  if (!shutdown_requested_.exchange(true)) request_shutdown_();
+  return Done(ctx, absl::OkStatus());
+}
+
+}  // namespace agent::daemon

@@ -1,0 +1,67 @@
+// AgentService: the gRPC face of the daemon. Translates proto <-> SessionManager/Session
+// calls and statuses; holds no logic of its own. Handlers never block a gRPC thread on the
+// model: the few calls that wait (Compact, Shutdown) finish from a thread of their own.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "agent/v1/agent.grpc.pb.h"
+#include "daemon/session_manager.h"
+
+namespace agent::daemon {
+
+class AgentService final : public agent::v1::AgentDaemon::CallbackService {
+ public:
+  // `request_shutdown` is called once by the Shutdown RPC.
+  AgentService(SessionManager* sessions, std::string epoch, std::function<void()> request_shutdown);
+
+  grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* ctx,
+                                          const agent::v1::CreateSessionRequest* req,
+                                          agent::v1::Session* resp) override;
+  grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* ctx,
+                                         const agent::v1::ListSessionsRequest* req,
+                                         agent::v1::ListSessionsResponse* resp) override;
+  grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* ctx,
+                                       const agent::v1::GetSessionRequest* req,
+                                       agent::v1::GetSessionResponse* resp) override;
+  grpc::ServerWriteReactor<agent::v1::Event>* Attach(grpc::CallbackServerContext* ctx,
+                                                    const agent::v1::AttachRequest* req) override;
+  grpc::ServerUnaryReactor* SendPrompt(grpc::CallbackServerContext* ctx,
+                                       const agent::v1::SendPromptRequest* req,
+                                       agent::v1::SendPromptResponse* resp) override;
+  grpc::ServerUnaryReactor* Approve(grpc::CallbackServerContext* ctx,
+                                    const agent::v1::ApproveRequest* req,
+                                    agent::v1::ApproveResponse* resp) override;
+  grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* ctx,
+                                   const agent::v1::CancelRequest* req,
+                                   agent::v1::CancelResponse* resp) override;
+  grpc::ServerUnaryReactor* Compact(grpc::CallbackServerContext* ctx,
+                                    const agent::v1::CompactRequest* req,
+                                    agent::v1::CompactResponse* resp) override;
+  grpc::ServerUnaryReactor* ForkSession(grpc::CallbackServerContext* ctx,
+                                        const agent::v1::ForkSessionRequest* req,
+                                        agent::v1::Session* resp) override;
+  grpc::ServerUnaryReactor* DeleteSession(grpc::CallbackServerContext* ctx,
+                                          const agent::v1::DeleteSessionRequest* req,
+                                          agent::v1::DeleteSessionResponse* resp) override;
+  grpc::ServerUnaryReactor* SetPolicy(grpc::CallbackServerContext* ctx,
+                                      const agent::v1::SetPolicyRequest* req,
+                                      agent::v1::SetPolicyResponse* resp) override;
+  grpc::ServerUnaryReactor* DaemonStatus(grpc::CallbackServerContext* ctx,
+                                         const agent::v1::DaemonStatusRequest* req,
+                                         agent::v1::DaemonStatusResponse* resp) override;
+  grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
+                                     const agent::v1::ShutdownRequest* req,
+                                     agent::v1::ShutdownResponse* resp) override;
+
+ private:
+  SessionManager* sessions_;
+  std::string epoch_;
+  std::function<void()> request_shutdown_;
+  std::atomic<bool> shutdown_requested_{false};
+  int64_t start_unix_ms_;
+};
+
+}  // namespace agent::daemon

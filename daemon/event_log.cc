@@ -1,0 +1,41 @@
+#include "daemon/event_log.h"
+
+#include <algorithm>
+
+#include "absl/time/clock.h"
+
+namespace agent::daemon {
+
+EventLog::EventLog(std::string epoch, size_t capacity)
+    : epoch_(std::move(epoch)), capacity_(capacity) {}
+
+EventPtr EventLog::Append(agent::v1::Event event) {
+  event.set_seq(next_seq_++);
+  event.set_epoch(epoch_);
+  event.set_unix_ms(absl::ToUnixMillis(absl::Now()));
+  auto ptr = std::make_shared<const agent::v1::Event>(std::move(event));
+  ring_.push_back(ptr);
+  if (ring_.size() > capacity_) ring_.pop_front();
+  for (Subscriber* s : subscribers_) s->Deliver(ptr);
+  return ptr;
+}
+
+std::optional<std::vector<EventPtr>> EventLog::Since(const std::string& epoch,
+                                                     uint64_t after_seq) const {
+  if (epoch != epoch_ || after_seq == 0 || after_seq > last_seq()) return std::nullopt;
+  uint64_t first_kept = ring_.empty() ? next_seq_ : ring_.front()->seq();
+  if (after_seq + 1 < first_kept) return std::nullopt;
+  std::vector<EventPtr> out;
+  for (const EventPtr& e : ring_) {
+    if (e->seq() > after_seq) out.push_back(e);
+  }
+  return out;
+}
+
+void EventLog::Subscribe(Subscriber* s) { subscribers_.push_back(s); }
+
+void EventLog::Unsubscribe(Subscriber* s) {
+  subscribers_.erase(std::remove(subscribers_.begin(), subscribers_.end(), s), subscribers_.end());
+}
+
+}  // namespace agent::daemon

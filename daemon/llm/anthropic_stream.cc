@@ -1,0 +1,202 @@
+#include "daemon/llm/anthropic_stream.h"
+
+#include <string_view>
+#include <utility>
+
+#include "daemon/llm/error_text.h"
+
+namespace agent::daemon::llm {
+namespace {
+
+std::string_view TrimWhitespace(std::string_view s) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+const Json* Member(const Json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+std::string MapStopReason(const std::string& reason) {
+  if (reason == "end_turn" || reason == "stop_sequence") return "stop";
+  if (reason == "tool_use") return "tool_calls";
+  if (reason == "max_tokens") return "length";
+  return reason;
+}
+
+}  // namespace
+
+AnthropicStreamAssembler::AnthropicStreamAssembler(StreamSink* sink) : sink_(sink) {}
+
+absl::Status AnthropicStreamAssembler::Fail(absl::Status status) {
+  error_ = status;
+  return status;
+}
+
+void AnthropicStreamAssembler::ApplyUsage(const Json& usage) {
+  if (!usage.is_object()) return;
+  bool any = false;
+  // Every count is cumulative: a later event replaces the earlier value.
+  auto take = [&](const char* key, int64_t* field) {
+    const Json* v = Member(usage, key);
+    if (v != nullptr && v->is_number_integer()) {
+      *field = v->get<int64_t>();
+      any = true;
+    }
+  };
+  take("input_tokens", &input_tokens_);
+  take("cache_creation_input_tokens", &cache_creation_tokens_);
+  take("cache_read_input_tokens", &cache_read_tokens_);
+  int64_t output = usage_ ? usage_->completion_tokens : 0;
+  take("output_tokens", &output);
+  if (!any) return;
+  Usage u;
+  u.prompt_tokens = input_tokens_ + cache_creation_tokens_ + cache_read_tokens_;
+  u.completion_tokens = output;
+  usage_ = u;
+}
+
+absl::Status AnthropicStreamAssembler::OnEvent(const SseEvent& ev) {
+  if (!error_.ok()) return error_;
+  if (complete_ || finished_) return absl::OkStatus();
+
+  const std::string_view data = TrimWhitespace(ev.data);
+  const Json json = Json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (ev.event == "error") return Fail(InStreamErrorStatus(json, data));
+  if (data.empty()) return absl::OkStatus();
+  if (json.is_discarded() || !json.is_object()) {
+    return Fail(absl::InternalError("malformed chunk"));
+  }
+  // `type` repeats the SSE event name; trust it first (some proxies drop `event:` lines).
+  std::string type = GetString(json, "type");
+  if (type.empty()) type = ev.event;
+
+  if (type == "error") return Fail(InStreamErrorStatus(json, data));
+  if (type == "message_start") {
+    if (const Json* message = Member(json, "message")) {
+      if (const Json* usage = Member(*message, "usage")) ApplyUsage(*usage);
+    }
+  } else if (type == "content_block_start") {
+    const Json* index = Member(json, "index");
+    const Json* cb = Member(json, "content_block");
+    if (index == nullptr || !index->is_number_integer() || cb == nullptr || !cb->is_object()) {
+      return absl::OkStatus();
+    }
+    Block& block = blocks_[index->get<int64_t>()];
+    block = Block();
+    block.type = GetString(*cb, "type");
+    if (block.type == "text") {
+      const std::string text = GetString(*cb, "text");
+      if (!text.empty()) {
+        content_.append(text);
+        output_started_ = true;
+        if (sink_ != nullptr) sink_->OnText(text);
+      }
+    } else if (block.type == "tool_use") {
+      block.id = GetString(*cb, "id");
+      block.name = GetString(*cb, "name");
+      const Json* input = Member(*cb, "input");
+      if (input != nullptr && input->is_object() && !input->empty()) block.start_input = *input;
+      output_started_ = true;
+      if (sink_ != nullptr) sink_->OnToolCallStarted(block.id, block.name);
+    } else if (block.type == "thinking") {
+      block.thinking = GetString(*cb, "thinking");
+      block.signature = GetString(*cb, "signature");
+      if (!block.thinking.empty()) {
+        reasoning_.append(block.thinking);
+        output_started_ = true;
+        if (sink_ != nullptr) sink_->OnReasoning(block.thinking);
+      }
+    } else if (block.type == "redacted_thinking") {
+      if (const Json* d = Member(*cb, "data")) block.redacted_data = *d;
+    }
+  } else if (type == "content_block_delta") {
+    const Json* index = Member(json, "index");
+    const Json* delta = Member(json, "delta");
+    if (index == nullptr || !index->is_number_integer() || delta == nullptr) {
+      return absl::OkStatus();
+    }
+    const std::string delta_type = GetString(*delta, "type");
+    auto it = blocks_.find(index->get<int64_t>());
+    Block* block = it == blocks_.end() ? nullptr : &it->second;
+    if (delta_type == "text_delta") {
+      // Text is kept even without its content_block_start: nothing else could own it.
+      const std::string text = GetString(*delta, "text");
+      if (!text.empty()) {
+        content_.append(text);
+        output_started_ = true;
+        if (sink_ != nullptr) sink_->OnText(text);
+      }
+    } else if (delta_type == "input_json_delta") {
+      if (block != nullptr) block->partial_json.append(GetString(*delta, "partial_json"));
+    } else if (delta_type == "thinking_delta") {
+      const std::string text = GetString(*delta, "thinking");
+      if (block != nullptr) block->thinking.append(text);
+      if (!text.empty()) {
+        reasoning_.append(text);
+        output_started_ = true;
+        if (sink_ != nullptr) sink_->OnReasoning(text);
+      }
+    } else if (delta_type == "signature_delta") {
+      if (block != nullptr) block->signature.append(GetString(*delta, "signature"));
+    }
+    // citations_delta and delta types added later are ignored.
+  } else if (type == "message_delta") {
+    if (const Json* delta = Member(json, "delta")) {
+      const std::string reason = GetString(*delta, "stop_reason");
+      if (!reason.empty()) stop_reason_ = reason;
+    }
+    if (const Json* usage = Member(json, "usage")) ApplyUsage(*usage);
+  } else if (type == "message_stop") {
+    complete_ = true;
+  }
+  // ping, content_block_stop and unknown events need nothing.
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ModelReply> AnthropicStreamAssembler::Finish() {
+  if (!error_.ok()) return error_;
+  if (!complete_) return absl::UnavailableError("stream ended before the reply was complete");
+  if (finished_) return absl::FailedPreconditionError("Finish called twice");
+  finished_ = true;
+
+  ModelReply reply;
+  reply.content = std::move(content_);
+  reply.reasoning = std::move(reasoning_);
+  reply.usage = usage_;
+  Json thinking = Json::array();
+  for (auto& [index, block] : blocks_) {
+    if (block.type == "tool_use") {
+      ToolCall call;
+      call.id = block.id;
+      call.name = block.name;
+      if (!TrimWhitespace(block.partial_json).empty()) {
+        call.arguments = std::move(block.partial_json);
+      } else if (!block.start_input.is_null()) {
+        call.arguments = DumpJson(block.start_input);
+      } else {
+        call.arguments = "{}";
+      }
+      reply.tool_calls.push_back(std::move(call));
+    } else if (block.type == "thinking") {
+      thinking.push_back(
+          {{"type", "thinking"}, {"thinking", block.thinking}, {"signature", block.signature}});
+    } else if (block.type == "redacted_thinking") {
+      thinking.push_back({{"type", "redacted_thinking"}, {"data", block.redacted_data}});
+    }
+  }
+  if (!thinking.empty()) reply.provider_fields["anthropic_thinking"] = std::move(thinking);
+
+  reply.finish_reason = MapStopReason(stop_reason_);
+  if (!reply.tool_calls.empty() && (reply.finish_reason == "stop" || reply.finish_reason.empty())) {
+    reply.finish_reason = "tool_calls";
+  }
+  if (reply.finish_reason.empty()) reply.finish_reason = "stop";
+  return reply;
+}
+
+}  // namespace agent::daemon::llm

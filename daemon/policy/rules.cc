@@ -1,0 +1,317 @@
+#include "daemon/policy/rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "common/status_macros.h"
+#include "daemon/policy/bash_split.h"
+#include "daemon/policy/command_pattern.h"
+#include "daemon/policy/path_glob.h"
+
+namespace agent::daemon::policy {
+namespace {
+
+constexpr std::string_view kBash = "bash";
+
+bool IsToolNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+         c == ':';
+}
+
+// Tool names compare case-insensitively, so `Bash(git status)` written the Claude Code way
+// works too (and, more importantly, `Bash` in a deny list still denies).
+bool SameTool(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Debian's Abseil has its own string_view, so its string helpers do not take ours.
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+struct ToolRules {
+  std::vector<const Rule*> allow;
+  std::vector<const Rule*> deny;
+  bool allow_all = false;  // an allow rule without pattern
+  bool deny_all = false;   // a deny rule without pattern
+};
+
+ToolRules RulesFor(const RuleSet& rules, std::string_view tool) {
+  ToolRules out;
+  for (const Rule& r : rules.allow) {
+    if (!SameTool(r.tool, tool)) continue;
+    if (r.pattern.empty()) {
+      out.allow_all = true;
+    } else {
+      out.allow.push_back(&r);
+    }
+  }
+  for (const Rule& r : rules.deny) {
+    if (!SameTool(r.tool, tool)) continue;
+    if (r.pattern.empty()) {
+      out.deny_all = true;
+    } else {
+      out.deny.push_back(&r);
+    }
+  }
+  return out;
+}
+
+// The string argument a tool's patterns are matched against, or null when absent.
+const std::string* PatternArgument(std::string_view tool, const Json& args) {
+  if (!args.is_object()) return nullptr;
+  auto it = args.find(SameTool(tool, kBash) ? "command" : "path");
+  if (it == args.end() || !it->is_string()) return nullptr;
+  return it->get_ptr<const std::string*>();
+}
+
+bool DenyMatchesCommand(const std::vector<CommandPattern>& deny, std::string_view command) {
+  const std::string stripped = StripLeadingAssignments(command);
+  for (const CommandPattern& p : deny) {
+    if (MatchCommandPattern(p, command) || MatchCommandPattern(p, stripped)) return true;
+  }
+  return false;
+}
+
+Verdict EvaluateBash(const ToolRules& rules, const std::string& command) {
+  const BashCommandParts split = ParseBashCommand(command);
+  std::vector<CommandPattern> deny;
+  deny.reserve(rules.deny.size());
+  for (const Rule* r : rules.deny) deny.push_back(CompileCommandPattern(r->pattern));
+  // Deny patterns keep their wildcards even on a command that could not be split, and also
+  // see what was recognised before the failure.
+  for (const std::string& part : split.parts) {
+    if (DenyMatchesCommand(deny, part)) return Verdict::kDeny;
+  }
+  for (const std::string& fragment : split.fragments) {
+    if (DenyMatchesCommand(deny, fragment)) return Verdict::kDeny;
+  }
+  if (rules.allow_all) return Verdict::kAllow;
+  if (split.parts.empty()) return Verdict::kAsk;  // nothing to approve: a person decides
+
+  std::vector<CommandPattern> allow;
+  allow.reserve(rules.allow.size());
+  for (const Rule* r : rules.allow) allow.push_back(CompileCommandPattern(r->pattern));
+  for (const std::string& part : split.parts) {
+    const bool allowed = std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
+      if (split.exact_only) return p.exact() && p.pieces[0] == part;
+      return MatchCommandPattern(p, part);
+    });
+    if (!allowed) return Verdict::kAsk;
+  }
+  return Verdict::kAllow;
+}
+
+Verdict EvaluatePath(const ToolRules& rules, const std::string& raw_path) {
+  const NormalizedPath path = NormalizePath(raw_path);
+  // Deny sees the path with `..` resolved, and absoluteness is ignored on both sides: a deny
+  // that matches too much refuses a call, one that matches too little lets it through.
+  const std::vector<std::string> resolved = ResolveDotDot(path.segments);
+  // `/secrets/**` in a deny list may be meant as anchored at the workdir: it denies both.
+  for (const Rule* r : rules.deny) {
+    if (MatchPathGlob(r->pattern, resolved)) return Verdict::kDeny;
+  }
+  // Outside the workdir, or not knowably inside it: never allowed by a rule.
+  if (path.has_dotdot || path.absolute || raw_path.empty()) return Verdict::kAsk;
+  if (rules.allow_all) return Verdict::kAllow;
+  for (const Rule* r : rules.allow) {
+    if (!r->pattern.empty() && r->pattern.front() == '/') continue;
+    if (MatchPathGlob(r->pattern, path.segments)) return Verdict::kAllow;
+  }
+  return Verdict::kAsk;
+}
+
+absl::Status ParseRuleList(const Json& settings, const char* key, const std::string& path,
+                           std::vector<Rule>* out) {
+  auto it = settings.find(key);
+  if (it == settings.end() || it->is_null()) return absl::OkStatus();
+  if (!it->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", key, "\" must be an array"));
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Json& entry = (*it)[i];
+    if (!entry.is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", key, "[", i, "] must be a string"));
+    }
+    absl::StatusOr<Rule> rule = ParseRule(entry.get<std::string>());
+    if (!rule.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", key, "[", i, "]: ", rule.status().message()));
+    }
+    out->push_back(*std::move(rule));
+  }
+  return absl::OkStatus();
+}
+
+// The rules of a settings file's text; errors name `path`.
+absl::StatusOr<RuleSet> RulesFromText(const std::string& text, const std::string& path) {
+  absl::StatusOr<Json> settings = ParseJson(text);
+  if (!settings.ok()) return Annotate(settings.status(), path);
+  if (!settings->is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
+  }
+  RuleSet rules;
+  RETURN_IF_ERROR(ParseRuleList(*settings, "allow", path, &rules.allow));
+  RETURN_IF_ERROR(ParseRuleList(*settings, "deny", path, &rules.deny));
+  return rules;
+}
+
+// The form rules are compared in for de-duplication.
+std::string RuleKey(const Rule& rule) {
+  return FormatRule(Rule{Lower(rule.tool), rule.pattern});
+}
+
+bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
+
+}  // namespace
+
+absl::StatusOr<Rule> ParseRule(std::string_view text) {
+  text = Trim(text);
+  const std::string quoted(text);  // for messages
+  const size_t open = text.find('(');
+  const std::string_view tool = text.substr(0, open);
+  if (tool.empty()) return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: no tool name"));
+  if (!std::all_of(tool.begin(), tool.end(), IsToolNameChar)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rule `", quoted, "`: tool name may hold only letters, digits and _-.:"));
+  }
+  Rule rule;
+  rule.tool = std::string(tool);
+  if (open == std::string_view::npos) return rule;
+  if (text.back() != ')' || text.size() < open + 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rule `", quoted, "`: unbalanced parentheses (expected `tool(pattern)`)"));
+  }
+  const std::string_view pattern =
+      Trim(text.substr(open + 1, text.size() - open - 2));
+  if (pattern.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rule `", quoted, "`: empty pattern (write `", rule.tool, "` to match every call)"));
+  }
+  rule.pattern = std::string(pattern);
+  return rule;
+}
+
+std::string FormatRule(const Rule& rule) {
+  if (rule.pattern.empty()) return rule.tool;
+  return absl::StrCat(rule.tool, "(", rule.pattern, ")");
+}
+
+Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args) {
+  const ToolRules mine = RulesFor(rules, tool);
+  if (mine.deny_all) return Verdict::kDeny;
+  const std::string* subject = PatternArgument(tool, args);
+  if (subject == nullptr) {
+    // Nothing to match patterns against: a deny pattern fails closed, an allow pattern never
+    // matches.
+    if (!mine.deny.empty()) return Verdict::kDeny;
+    return mine.allow_all ? Verdict::kAllow : Verdict::kAsk;
+  }
+  if (SameTool(tool, kBash)) return EvaluateBash(mine, *subject);
+  return EvaluatePath(mine, *subject);
+}
+
+std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
+  std::vector<std::string> out;
+  const std::string* subject = PatternArgument(tool, args);
+  if (subject == nullptr) return out;
+  if (SameTool(tool, kBash)) {
+    for (const std::string& part : ParseBashCommand(*subject).parts) {
+      std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part)});
+      if (std::find(out.begin(), out.end(), rule) == out.end()) out.push_back(std::move(rule));
+    }
+    return out;
+  }
+  const NormalizedPath path = NormalizePath(*subject);
+  // A rule for such a path could never allow it (see EvaluatePath), so none is proposed.
+  if (path.has_dotdot || path.absolute || path.segments.empty()) return out;
+  out.push_back(FormatRule(Rule{std::string(tool), EscapePathGlob(path.Joined())}));
+  return out;
+}
+
+std::vector<std::string> SplitCompoundCommand(std::string_view command) {
+  return ParseBashCommand(command).parts;
+}
+
+absl::StatusOr<RuleSet> LoadRules(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (absl::IsNotFound(text.status())) return RuleSet{};
+  if (!text.ok()) return Annotate(text.status(), path);
+  return RulesFromText(*text, path);
+}
+
+void MergeRules(const RuleSet& from, RuleSet* into) {
+  auto merge = [](const std::vector<Rule>& first, std::vector<Rule>* list) {
+    std::vector<Rule> merged;
+    merged.reserve(first.size() + list->size());
+    for (const std::vector<Rule>* source : {&first, static_cast<const std::vector<Rule>*>(list)}) {
+      for (const Rule& r : *source) {
+        const bool seen = std::any_of(merged.begin(), merged.end(),
+                                      [&](const Rule& m) { return SameRule(m, r); });
+        if (!seen) merged.push_back(r);
+      }
+    }
+    *list = std::move(merged);
+  };
+  merge(from.allow, &into->allow);
+  merge(from.deny, &into->deny);
+}
+
+absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules) {
+  std::vector<Rule> parsed;
+  for (const std::string& text : rules) {
+    absl::StatusOr<Rule> rule = ParseRule(text);
+    if (!rule.ok()) return Annotate(rule.status(), path);
+    parsed.push_back(*std::move(rule));
+  }
+
+  // ordered_json keeps the file's key order, so a person's layout survives the rewrite.
+  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+  std::vector<Rule> present;
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (text.ok()) {
+    // Never rewrite a file LoadRules would reject: the person has to fix it first.
+    ASSIGN_OR_RETURN(RuleSet existing, RulesFromText(*text, path));
+    present = std::move(existing.allow);
+    settings = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!settings.is_object()) {  // cannot happen after RulesFromText; kept as a guard
+      return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
+    }
+  } else if (!absl::IsNotFound(text.status())) {
+    return Annotate(text.status(), path);
+  }
+
+  nlohmann::ordered_json& allow = settings["allow"];
+  if (allow.is_null()) allow = nlohmann::ordered_json::array();
+
+  bool changed = false;
+  for (Rule& rule : parsed) {
+    const bool seen = std::any_of(present.begin(), present.end(),
+                                  [&](const Rule& p) { return SameRule(p, rule); });
+    if (seen) continue;
+    allow.push_back(FormatRule(rule));
+    present.push_back(std::move(rule));
+    changed = true;
+  }
+  if (!changed) return absl::OkStatus();  // nothing new: the file is left untouched
+  const std::string out =
+      settings.dump(2, ' ', /*ensure_ascii=*/false, nlohmann::ordered_json::error_handler_t::replace);
+  return WriteFileAtomically(path, out + "\n");
+}
+
+}  // namespace agent::daemon::policy

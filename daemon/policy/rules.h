@@ -1,0 +1,95 @@
+// Permission rules for gated tools: `tool` or `tool(pattern)`, e.g. `bash(pytest *)`,
+// `bash(git status)`, `edit_file(src/**)`, `write_file`. Pure functions; thread-compatible
+// (AppendAllowRules writes a file: callers serialise writers of one file).
+//
+// Which argument a pattern is matched against: `command` for bash, `path` for every other
+// tool. Tool names compare case-insensitively (`Bash(…)` as Claude Code writes it works).
+//
+// bash: the command is split into simple commands (bash_split.h: && || ; | |& & newlines,
+// subshells and groups, and $(…), backticks, <(…), >(…) as commands of their own, the outer
+// command keeping the substitution text). A pattern (command_pattern.h) matches one part:
+// equal after whitespace normalisation, `prefix *` / `prefix:*` = the prefix alone or the
+// prefix, a space and anything (`git diff *` matches `git diff HEAD`, not `git diff-tree`),
+// `*` elsewhere any run of characters, `[*]` a literal star. Redirections and leading
+// assignments are part of the text, so `bash(make *)` does not allow `FOO=1 make` (a variable
+// such as LD_PRELOAD or PATH changes what runs), while `bash(echo *)` does allow
+// `echo x > file`. A command that cannot be split safely is one part only an exact rule allows.
+//
+// File tools: the pattern is a glob (path_glob.h) over the normalised workdir-relative path
+// (`./a//b` -> `a/b`): `*` within a segment, `**` across, `*.md` top level only. A path with
+// `..`, an absolute path or an empty one is never allowed by a rule, not even by `edit_file`
+// without pattern; it is asked about.
+//
+// Deny wins: a deny rule without pattern denies every call of its tool; a part (or path)
+// matching a deny pattern denies the whole call. Deny matching errs towards matching more:
+// leading assignments are also stripped (`bash(rm *)` denies `X=1 rm -rf /`), wildcards still
+// apply to a command that could not be split, `..` is resolved, and a deny pattern for a call
+// that lacks the argument it is matched against denies that call.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/json.h"
+
+namespace agent::daemon::policy {
+
+struct Rule {
+  std::string tool;     // "bash", "edit_file", "write_file", ...
+  std::string pattern;  // empty: any call of the tool
+};
+
+// Parses `bash(pytest *)`: the tool name (letters, digits, `_-.:`), then optionally a pattern
+// that is everything between the first `(` and the final `)`, trimmed (so the exact rule for
+// `echo $(date)` is `bash(echo $(date))`). InvalidArgument for unbalanced outer parentheses
+// (`bash(x`, `bash)`, `bash(x)y`), an empty tool name or an empty pattern (`bash()`).
+absl::StatusOr<Rule> ParseRule(std::string_view text);
+// The inverse of ParseRule: `tool` or `tool(pattern)`.
+std::string FormatRule(const Rule& rule);
+
+struct RuleSet {
+  std::vector<Rule> allow;
+  std::vector<Rule> deny;
+};
+
+enum class Verdict { kAllow, kDeny, kAsk };
+
+// Decides one call from rules alone. `args` are the call's parsed arguments
+// (bash: {"command"}, write_file/edit_file: {"path"} relative to the workdir).
+// kDeny when any deny rule matches; kAllow when every part is matched by an allow rule; else
+// kAsk (an empty command or one of comments only is asked about unless `bash` is allowed).
+Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args);
+
+// The narrow rules "allow always" would record for this call: for bash one rule per simple
+// command, exact (its `*` written `[*]`), de-duplicated, in order, never a wildcard wider than
+// what was asked (approving `git status && rm -rf tmp` proposes `bash(git status)` and
+// `bash(rm -rf tmp)`, never `bash(rm *)`); even read-only commands get no prefix rule, since
+// `cat *` would also read any secret. A command that cannot be split proposes its whole text.
+// For other tools `tool(<normalised path>)`; nothing for a path the rule could never allow
+// (`..`, absolute, empty) or for a call without the argument.
+std::vector<std::string> ProposeRules(std::string_view tool, const Json& args);
+
+// The simple commands of a bash command line, trimmed and whitespace-normalised, in order;
+// text inside $(...), backticks and process substitutions counts as commands too. Quotes keep
+// their content together. See ParseBashCommand (bash_split.h) for the details.
+std::vector<std::string> SplitCompoundCommand(std::string_view command);
+
+// Reads `{"allow": [...], "deny": [...]}` from a settings file (project
+// `.agent/settings.json` or user config.json); a missing file is an empty set, as are missing
+// or null lists; other fields are ignored. Malformed rules or JSON, a non-object or a list that
+// is not an array of strings are InvalidArgument naming the file (and the rule's index).
+absl::StatusOr<RuleSet> LoadRules(const std::string& path);
+// Merges `from` into `into`: each list becomes from's rules followed by into's own, with
+// duplicates (same tool, case-insensitively, and pattern) dropped. Order does not change what
+// Evaluate decides.
+void MergeRules(const RuleSet& from, RuleSet* into);
+// Appends allow rules to the settings file (created with its directory if missing), keeping
+// every other field of the file and their order as they were and not duplicating rules;
+// written atomically, pretty-printed with a 2-space indent. Nothing is written when every rule
+// is already there. InvalidArgument (and the file untouched) for a malformed rule, or a file
+// LoadRules would reject.
+absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules);
+
+}  // namespace agent::daemon::policy

@@ -1,0 +1,167 @@
+#include "daemon/server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "common/paths.h"
+#include "common/protocol.h"
+#include "daemon/tools/tool_registry.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/server_posix.h"
+
+namespace agent::daemon {
+namespace {
+
+const tools::ToolRegistry& CoreTools() {
+  static const tools::ToolRegistry* registry = new tools::ToolRegistry(tools::ToolRegistry::CreateCore());
+  return *registry;
+}
+
+void WriteReady(int fd, const std::string& line) {
+  if (fd < 0) return;
+  ssize_t n = ::write(fd, line.data(), line.size());
+  (void)n;
+  ::close(fd);
+}
+
+absl::Status ErrnoError(const std::string& what) {
+  return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options) : options_(std::move(options)) {
+  absl::BitGen gen;
+  epoch_ = absl::StrFormat("%x-%d", absl::ToUnixMillis(absl::Now()), ::getpid());
+}
+
+Server::~Server() {
+  if (accept_thread_.joinable()) {
+    RequestShutdown();
+    accept_thread_.join();
+  }
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  for (int fd : wake_pipe_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void Server::RequestShutdown() {
+  if (wake_pipe_[1] >= 0) {
+    char c = 'x';
+    ssize_t n = ::write(wake_pipe_[1], &c, 1);
+    (void)n;
+  }
+}
+
+absl::Status Server::Bind() {
+  if (options_.inherited_fd >= 0) {
+    listen_fd_ = options_.inherited_fd;
+    return absl::OkStatus();
+  }
+  const std::string& path = options_.socket_path;
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    return absl::InvalidArgumentError("socket path too long: " + path);
+  }
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (auto s = EnsurePrivateDir(dir); !s.ok()) return s;
+
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0) {
+    // A live daemon answers; a stale file (the daemon died) refuses and is removed.
+    int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool live = probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    if (probe >= 0) ::close(probe);
+    if (live) return absl::AlreadyExistsError("agentd is already running on " + path);
+    ::unlink(path.c_str());
+  }
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listen_fd_ < 0) return ErrnoError("socket");
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    return ErrnoError("bind " + path);
+  }
+  ::chmod(path.c_str(), 0600);
+  if (::listen(listen_fd_, 128) != 0) return ErrnoError("listen " + path);
+  return absl::OkStatus();
+}
+
+absl::Status Server::Run() {
+  if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) return ErrnoError("pipe");
+  if (auto s = Bind(); !s.ok()) {
+    WriteReady(options_.ready_fd, absl::StrCat("error: ", s.message(), "\n"));
+    return s;
+  }
+  SessionDeps deps;
+  deps.epoch = epoch_;
+  deps.tools = &CoreTools();
+  deps.config = options_.config;
+  TransportOptions transport{options_.config.connect_timeout_ms, options_.config.idle_timeout_ms,
+                             options_.config.max_attempts};
+  deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
+  sessions_ = std::make_unique<SessionManager>(std::move(deps));
+  service_ = std::make_unique<AgentService>(sessions_.get(), epoch_, [this] { RequestShutdown(); });
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  grpc_server_ = builder.BuildAndStart();
+  if (!grpc_server_) return absl::InternalError("cannot start the gRPC server");
+
+  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  WriteReady(options_.ready_fd, "ok\n");
+  accept_thread_.join();  // returns when shutdown is requested
+
+  // Stop taking new clients, end every turn cleanly, then close the streams.
+  if (options_.inherited_fd < 0) ::unlink(options_.socket_path.c_str());
+  sessions_->ShutdownAll();
+  grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  grpc_server_->Wait();
+  sessions_.reset();
+  return absl::OkStatus();
+}
+
+void Server::AcceptLoop() {
+  for (;;) {
+    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents != 0) return;
+    if ((fds[0].revents & POLLIN) == 0) continue;
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::getuid()) {
+      // Another user: refused even if the socket's permissions were loosened.
+      ::close(fd);
+      continue;
+    }
+    // gRPC expects a non-blocking fd; a blocking one hangs the handshake.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    grpc::AddInsecureChannelFromFd(grpc_server_.get(), fd);
+  }
+}
+
+}  // namespace agent::daemon

@@ -1,0 +1,54 @@
+// Server: owns the Unix socket, the gRPC server and the SessionManager, and decides when the
+// daemon exits (on Shutdown RPC or SIGTERM/SIGINT, after ending every turn cleanly).
+//
+// The daemon accepts connections itself: accept4 on the socket, SO_PEERCRED to refuse other
+// users, O_NONBLOCK, then grpc::AddInsecureChannelFromFd on a server with no listening port.
+// That keeps the uid check in our hands and serves a socket inherited from systemd the same
+// way. Thread-safety: Run on one thread; RequestShutdown from any thread or a signal handler.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "common/config.h"
+#include "daemon/agent_service.h"
+#include "daemon/session_manager.h"
+#include "grpcpp/grpcpp.h"
+
+namespace agent::daemon {
+
+struct ServerOptions {
+  std::string socket_path;
+  int inherited_fd = -1;  // a listening socket from systemd; -1: bind socket_path
+  int ready_fd = -1;      // written to ("ok\n" or an error line) once accepting, then closed
+  Config config;
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();
+
+  // Binds (cleaning a stale socket file, refusing when a live daemon answers), starts gRPC and
+  // serves until shutdown is requested; then ends turns, saves and returns.
+  absl::Status Run();
+  // Async-signal-safe.
+  void RequestShutdown();
+
+ private:
+  absl::Status Bind();
+  void AcceptLoop();
+
+  ServerOptions options_;
+  int listen_fd_ = -1;
+  int wake_pipe_[2] = {-1, -1};
+  std::string epoch_;
+  std::unique_ptr<SessionManager> sessions_;
+  std::unique_ptr<AgentService> service_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+  std::thread accept_thread_;
+};
+
+}  // namespace agent::daemon

@@ -1,0 +1,181 @@
+// Session: one conversation. Owns its transcript (and so the one rule), its event log, its
+// prompt queue and the turn loop that answers the prompts: prompt → model → tools → … → idle.
+//
+// Threading: `mu_` guards all state. RPC handlers call the public methods from gRPC threads;
+// they take `mu_` briefly and never block on the model or a tool. The turn loop runs on a
+// thread of its own (started when a prompt arrives, ended when the queue is empty) and
+// releases `mu_` around every blocking call: the model request, tools, approval waits.
+// Events are appended under `mu_`, so a new subscriber's snapshot and the live events after it
+// never overlap or leave a gap.
+//
+// Persistence: the transcript and meta are saved after every message (Store). A save that
+// fails (a full disk) is reported as an Error event and retried with the next message; the
+// transcript in memory stays valid.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "agent/v1/agent.pb.h"
+#include "common/config.h"
+#include "common/protocol.h"
+#include "common/transcript.h"
+#include "daemon/event_log.h"
+#include "daemon/llm/model_client.h"
+#include "daemon/store.h"
+#include "daemon/tools/file_tracker.h"
+#include "daemon/tools/tool_registry.h"
+
+namespace agent::daemon {
+
+// What a session needs from outside, passed in so tests can replace the model.
+struct SessionDeps {
+  std::string epoch;
+  const tools::ToolRegistry* tools = nullptr;
+  std::function<std::unique_ptr<llm::ModelClient>()> make_model_client;
+  Config config;  // daemon defaults: thresholds, timeouts
+};
+
+struct SessionSettings {
+  ModelSettings model;
+  agent::v1::PolicyMode policy = agent::v1::POLICY_MODE_ASK;
+  int max_steps = 0;  // 0: config default
+};
+
+class Session {
+ public:
+  // A new session in `workdir` with the system prompt; saved before it returns.
+  static absl::StatusOr<std::shared_ptr<Session>> Create(const std::string& workdir,
+                                                         SessionSettings settings,
+                                                         std::string title, SessionDeps deps);
+  // Loads a saved session and seals calls a crash left unanswered. DataLoss/InvalidArgument
+  // name the file and the problem; FailedPrecondition when another daemon owns it.
+  static absl::StatusOr<std::shared_ptr<Session>> Load(const std::string& workdir,
+                                                       const std::string& id,
+                                                       SessionSettings settings,
+                                                       SessionDeps deps);
+  // A copy of `source`'s transcript (its first `at_message` messages, 0 = all) under a new id.
+  static absl::StatusOr<std::shared_ptr<Session>> Fork(Session& source, int at_message,
+                                                       SessionDeps deps);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::string& id() const { return meta_id_; }
+  const std::string& workdir() const { return workdir_; }
+  agent::v1::Session Info() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::string TranscriptJson() const ABSL_LOCKS_EXCLUDED(mu_);
+  bool Busy() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Registers `sub` and delivers, under the lock, either the events after (epoch, after_seq)
+  // or a snapshot; live events follow. `client_name` shows in ClientsChanged.
+  void Attach(Subscriber* sub, const std::string& client_name, bool read_only,
+              const std::string& epoch, uint64_t after_seq) ABSL_LOCKS_EXCLUDED(mu_);
+  void Detach(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
+  // Delivers a fresh snapshot to a subscriber that fell too far behind.
+  void Resync(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Queues a prompt; returns its position (0: it starts now).
+  absl::StatusOr<int> SendPrompt(std::string text, const std::string& client)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // FailedPrecondition when no approval with that id is pending (another client answered).
+  absl::Status Approve(const std::string& call_id, agent::v1::Decision decision,
+                       std::vector<std::string> rules, std::string reason,
+                       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the running turn; returns whether one was running.
+  absl::StatusOr<bool> Cancel(const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
+  // Compacts now (blocks on the summary request). FailedPrecondition while a turn runs.
+  absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(mu_);
+  // Non-empty fields of `m` replace the session's model settings (kept in memory only).
+  void OverrideModel(const ModelSettings& m) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow,
+                         const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
+  // Cancels the turn, seals, saves and waits for the turn thread.
+  void Shutdown(std::string_view reason) ABSL_LOCKS_EXCLUDED(mu_);
+
+  int attached_clients() const ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  struct QueuedPrompt {
+    std::string text;
+    std::string client;
+  };
+  struct PendingApprovalState {
+    agent::v1::PendingApproval approval;
+    bool answered = false;
+    agent::v1::Decision decision = agent::v1::DECISION_UNSPECIFIED;
+    std::vector<std::string> rules;
+    std::string reason;
+    std::string client;
+  };
+  class TurnSink;
+
+  Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
+          SessionDeps deps, SessionLock lock);
+
+  // Turn loop (turn thread).
+  void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
+  agent::v1::TurnOutcome RunTurn(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);
+  void RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_truncated)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  tools::ToolOutcome RunOneCall(const llm::ToolCall& call, bool truncated)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The policy's verdict for a gated call; asks the clients when rules do not decide.
+  // Returns an outcome when the call must not run (denied), nullopt to run it.
+  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<int> CompactNow(bool automatic) ABSL_LOCKS_EXCLUDED(mu_);
+  bool ShouldCompactLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EmitClientsChanged() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SaveLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  agent::v1::Event SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsReadOnlyClient(const std::string& client) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  tools::ToolContext MakeToolContext(const std::string& call_id);
+  llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::string workdir_;
+  const std::string meta_id_;
+  SessionDeps deps_;
+  std::unique_ptr<llm::ModelClient> model_;  // used by the turn thread only
+  tools::FileTracker files_;
+  SessionLock lock_;
+  std::atomic<bool> cancelled_{false};
+
+  mutable absl::Mutex mu_;
+  SessionMeta meta_ ABSL_GUARDED_BY(mu_);
+  Transcript transcript_ ABSL_GUARDED_BY(mu_);
+  SessionSettings settings_ ABSL_GUARDED_BY(mu_);
+  EventLog log_ ABSL_GUARDED_BY(mu_);
+  std::deque<QueuedPrompt> queue_ ABSL_GUARDED_BY(mu_);
+  bool running_ ABSL_GUARDED_BY(mu_) = false;
+  bool compacting_ ABSL_GUARDED_BY(mu_) = false;
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<PendingApprovalState> approval_ ABSL_GUARDED_BY(mu_);
+  absl::CondVar approval_cv_;
+  std::string partial_text_ ABSL_GUARDED_BY(mu_);
+  std::string partial_reasoning_ ABSL_GUARDED_BY(mu_);
+  struct Client {
+    Subscriber* sub;
+    std::string name;
+    bool read_only;
+  };
+  std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
+  bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread turn_thread_;  // joined before a new one starts and in Shutdown
+};
+
+}  // namespace agent::daemon

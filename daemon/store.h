@@ -1,0 +1,72 @@
+// Store: a session's files in <workdir>/.agent/sessions/.
+//   <id>.json             the transcript, exactly the message list sent to the model
+//   <id>.meta.json        title, model, workdir, times, parent, counters
+//   <id>.compacted.jsonl  what compaction removed, with the summary that replaced it
+//   <id>.lock             advisory lock: one daemon owns a session at a time
+// Every write is atomic (common/atomic_file.h). Stateless functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/json.h"
+
+namespace agent::daemon {
+
+struct SessionMeta {
+  std::string id;
+  std::string workdir;
+  std::string title;
+  std::string model;
+  std::string parent_id;
+  int64_t created_unix_ms = 0;
+  int64_t updated_unix_ms = 0;
+  int64_t message_count = 0;
+  int64_t turns = 0;
+  int64_t tool_calls = 0;
+  int64_t compactions = 0;
+  int64_t prompt_tokens = 0;      // last request
+  int64_t completion_tokens = 0;  // sum over the session
+
+  Json ToJson() const;
+  static SessionMeta FromJson(const Json& j);
+};
+
+std::string SessionsDir(const std::string& workdir);
+std::string TranscriptPath(const std::string& workdir, const std::string& id);
+std::string MetaPath(const std::string& workdir, const std::string& id);
+
+absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
+                            const Json& messages);
+absl::Status SaveMeta(const SessionMeta& meta);
+// Appends one JSON line {"unix_ms", "summary", "removed": [...]}.
+absl::Status AppendCompacted(const std::string& workdir, const std::string& id,
+                             const Json& removed, const std::string& summary);
+
+// The raw message list; DataLoss with the file name when it is not JSON.
+absl::StatusOr<Json> LoadTranscriptJson(const std::string& workdir, const std::string& id);
+absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id);
+// Ids of the sessions saved in `workdir` (those with a transcript file).
+std::vector<std::string> ListSessionIds(const std::string& workdir);
+absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id);
+
+// An exclusive advisory lock on <id>.lock, held while the object lives. FailedPrecondition
+// when another process holds it.
+class SessionLock {
+ public:
+  static absl::StatusOr<SessionLock> Acquire(const std::string& workdir, const std::string& id);
+  SessionLock(SessionLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  SessionLock& operator=(SessionLock&& other) noexcept;
+  SessionLock(const SessionLock&) = delete;
+  SessionLock& operator=(const SessionLock&) = delete;
+  ~SessionLock();
+
+ private:
+  explicit SessionLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace agent::daemon

@@ -1,0 +1,147 @@
+#include "daemon/tools/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "daemon/tools/text_util.h"
+
+namespace agent::daemon::tools {
+namespace {
+
+absl::Status ErrnoError(int err, std::string_view what, std::string_view name) {
+  std::string msg = absl::StrCat(AbslView(what), " ", AbslView(name), ": ", std::strerror(err));
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(absl::StrCat(AbslView(name), " does not exist"));
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(msg);
+    case ENOSPC:
+    case EDQUOT:
+      return absl::ResourceExhaustedError(msg);
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadRegularFile(const std::string& abs_path, uint64_t max_bytes,
+                                            std::string_view display) {
+  // O_NONBLOCK: opening a fifo must not wait for a writer; fstat then refuses it.
+  int fd = ::open(abs_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int err = errno;
+    if (err == EISDIR) return absl::FailedPreconditionError(absl::StrCat(AbslView(display), " is a directory"));
+    return ErrnoError(err, "open", display);
+  }
+  FdCloser closer(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoError(errno, "stat", display);
+  if (S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(AbslView(display), " is a directory"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(AbslView(display), " is not a regular file"));
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(AbslView(display), " is ", st.st_size,
+                                                     " bytes, over the limit of ", max_bytes));
+  }
+  std::string out;
+  out.reserve(static_cast<size_t>(st.st_size));
+  char buf[65536];
+  // A file growing while we read is cut at the limit rather than read forever.
+  while (out.size() <= max_bytes) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, "read", display);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  if (out.size() > max_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(AbslView(display), " is over the limit of ", max_bytes, " bytes"));
+  }
+  return out;
+}
+
+bool LooksBinary(std::string_view content) {
+  return content.substr(0, kBinarySniffBytes).find('\0') != std::string_view::npos;
+}
+
+absl::Status ReplaceFileContent(const std::string& abs_path, std::string_view content) {
+  static std::atomic<uint64_t> counter{0};
+  const std::string dir = DirName(abs_path);
+  if (absl::Status s = MakeDirs(dir, 0777); !s.ok()) return s;
+
+  struct stat st;
+  bool existed = ::stat(abs_path.c_str(), &st) == 0;
+  if (existed && !S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(abs_path, " is not a regular file"));
+  }
+  const std::string base = abs_path.substr(dir.size() == 1 ? 1 : dir.size() + 1);
+  const std::string tmp = absl::StrCat(dir == "/" ? "" : dir, "/.", base, ".agent-tmp.",
+                                       ::getpid(), ".", counter.fetch_add(1));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return ErrnoError(errno, "create", tmp);
+  absl::Status status;
+  if (existed && ::fchmod(fd, st.st_mode & 07777) != 0) {
+    status = ErrnoError(errno, "chmod", tmp);
+  }
+  std::string_view rest = content;
+  while (status.ok() && !rest.empty()) {
+    ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      status = ErrnoError(errno, "write", abs_path);
+      break;
+    }
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (::close(fd) != 0 && status.ok()) status = ErrnoError(errno, "close", abs_path);
+  if (status.ok() && ::rename(tmp.c_str(), abs_path.c_str()) != 0) {
+    status = ErrnoError(errno, "rename", abs_path);
+  }
+  if (!status.ok()) ::unlink(tmp.c_str());
+  return status;
+}
+
+size_t CountLines(std::string_view text) {
+  if (text.empty()) return 0;
+  size_t n = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  return text.back() == '\n' ? n : n + 1;
+}
+
+}  // namespace agent::daemon::tools

@@ -1,0 +1,69 @@
+#include "daemon/tools/file_tracker.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/tools/file_io.h"
+#include "daemon/tools/text_util.h"
+
+namespace agent::daemon::tools {
+
+uint64_t FileTracker::Hash(std::string_view content) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : content) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void FileTracker::RecordRead(const std::string& abs_path, std::string_view content) {
+  Seen seen{Hash(content), content.size()};
+  absl::MutexLock lock(&mu_);
+  seen_[abs_path] = seen;
+}
+
+void FileTracker::RecordWrite(const std::string& abs_path, std::string_view content) {
+  RecordRead(abs_path, content);
+}
+
+bool FileTracker::HasSeen(const std::string& abs_path) const {
+  absl::MutexLock lock(&mu_);
+  return seen_.count(abs_path) != 0;
+}
+
+void FileTracker::Forget(const std::string& abs_path) {
+  absl::MutexLock lock(&mu_);
+  seen_.erase(abs_path);
+}
+
+absl::Status FileTracker::CheckUnchanged(const std::string& abs_path, bool must_have_read,
+                                         std::string_view display) const {
+  const std::string name = display.empty() ? abs_path : std::string(display);
+  absl::StatusOr<std::string> current = ReadRegularFile(abs_path, kMaxTextFileBytes, name);
+  if (absl::IsNotFound(current.status())) return absl::OkStatus();
+  if (!current.ok()) return current.status();
+  return CheckKnown(abs_path, *current, must_have_read, name);
+}
+
+absl::Status FileTracker::CheckKnown(const std::string& abs_path, std::string_view current,
+                                     bool must_have_read, std::string_view display) const {
+  const absl::string_view name = display.empty() ? AbslView(abs_path) : AbslView(display);
+  std::optional<Seen> seen;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = seen_.find(abs_path);
+    if (it != seen_.end()) seen = it->second;
+  }
+  if (!seen.has_value()) {
+    if (!must_have_read) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("read ", name, " before editing it"));
+  }
+  if (seen->size != current.size() || seen->hash != Hash(current)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name, " changed since you read it; read it again"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace agent::daemon::tools

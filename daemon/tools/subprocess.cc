@@ -1,0 +1,299 @@
+#include "daemon/tools/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/tools/output_cap.h"
+
+extern char** environ;
+
+namespace agent::daemon::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// How often a running command checks its cancel flag and deadline.
+constexpr milliseconds kRunningPoll{20};
+// Once bash is gone we only wait for its leftovers: look more often.
+constexpr milliseconds kCleanupPoll{5};
+// Bytes read from one pipe before going back to check cancel and the clock.
+constexpr size_t kMaxReadPerWake = 1 << 20;
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { Close(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  bool open() const { return fd_ >= 0; }
+  void Reset(int fd) {
+    Close();
+    fd_ = fd;
+  }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+absl::Status MakePipe(Fd* read_end, Fd* write_end) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe2: ", std::strerror(errno)));
+  }
+  read_end->Reset(fds[0]);
+  write_end->Reset(fds[1]);
+  // Non-blocking, so draining a pipe never waits on a writer that is still alive.
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  return absl::OkStatus();
+}
+
+// posix_spawn attributes and file actions, destroyed on every path.
+class SpawnSetup {
+ public:
+  SpawnSetup() {
+    ::posix_spawnattr_init(&attr_);
+    ::posix_spawn_file_actions_init(&actions_);
+  }
+  ~SpawnSetup() {
+    ::posix_spawnattr_destroy(&attr_);
+    ::posix_spawn_file_actions_destroy(&actions_);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  posix_spawnattr_t* attr() { return &attr_; }
+  posix_spawn_file_actions_t* actions() { return &actions_; }
+
+ private:
+  posix_spawnattr_t attr_;
+  posix_spawn_file_actions_t actions_;
+};
+
+// Dispositions and masks the daemon may have changed that a command expects at default:
+// an ignored SIGPIPE would turn `yes | head` into an endless stream of EPIPE errors.
+void ResetSignals(posix_spawnattr_t* attr) {
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM,
+                  SIGTSTP, SIGTTIN, SIGTTOU}) {
+    sigaddset(&defaults, sig);
+  }
+  ::posix_spawnattr_setsigdefault(attr, &defaults);
+  sigset_t none;
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(attr, &none);
+  ::posix_spawnattr_setpgroup(attr, 0);  // its own group, led by bash
+  ::posix_spawnattr_setflags(
+      attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+}
+
+// Ends the process group: SIGTERM first, SIGKILL once the grace period is over.
+class GroupKiller {
+ public:
+  GroupKiller(pid_t pgid, milliseconds grace) : pgid_(pgid), grace_(grace) {}
+
+  void Terminate(Clock::time_point now) {
+    if (term_sent_.has_value()) return;
+    ::kill(-pgid_, SIGTERM);
+    term_sent_ = now;
+  }
+  void KillNow() {
+    if (kill_sent_) return;
+    ::kill(-pgid_, SIGKILL);
+    kill_sent_ = true;
+  }
+  // Sends SIGKILL when the grace period is over.
+  void Tick(Clock::time_point now) {
+    if (term_sent_.has_value() && !kill_sent_ && now - *term_sent_ >= grace_) KillNow();
+  }
+  bool terminating() const { return term_sent_.has_value(); }
+  bool GroupEmpty() const { return ::kill(-pgid_, 0) != 0 && errno == ESRCH; }
+  // Reaps members of the group that became our children (only when we are a subreaper).
+  void ReapOrphans() const {
+    int status;
+    while (::waitpid(-pgid_, &status, WNOHANG) > 0) {
+    }
+  }
+
+ private:
+  pid_t pgid_;
+  milliseconds grace_;
+  std::optional<Clock::time_point> term_sent_;
+  bool kill_sent_ = false;
+};
+
+struct Stream {
+  Fd fd;
+  bool is_stderr;
+};
+
+// Reads what is available; false when the pipe reached EOF or failed.
+bool ReadAvailable(Stream& s, OutputCap& cap, const SubprocessOptions& options) {
+  char buf[65536];
+  size_t total = 0;
+  while (total < kMaxReadPerWake) {
+    ssize_t n = ::read(s.fd.get(), buf, sizeof buf);
+    if (n > 0) {
+      total += static_cast<size_t>(n);
+      std::string_view chunk(buf, static_cast<size_t>(n));
+      cap.Append(chunk);
+      if (options.on_output) options.on_output(chunk, s.is_stderr);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return false;  // EOF or error
+  }
+  return true;
+}
+
+// Waits up to `timeout` for the open pipes (and `wake_fd`, when >= 0: a pidfd that turns
+// readable when bash exits) and reads them; closes those at EOF.
+void PumpOutput(Stream* streams, int wake_fd, OutputCap& cap, const SubprocessOptions& options,
+                milliseconds timeout) {
+  pollfd pfds[3];
+  Stream* by_index[3] = {nullptr, nullptr, nullptr};
+  nfds_t n = 0;
+  if (wake_fd >= 0) pfds[n++] = {wake_fd, POLLIN, 0};
+  for (int i = 0; i < 2; ++i) {
+    if (!streams[i].fd.open()) continue;
+    pfds[n] = {streams[i].fd.get(), POLLIN, 0};
+    by_index[n] = &streams[i];
+    ++n;
+  }
+  int ready = ::poll(n == 0 ? nullptr : pfds, n, static_cast<int>(timeout.count()));
+  if (ready <= 0) return;  // timeout, or EINTR: the caller's loop comes back soon
+  for (nfds_t i = 0; i < n; ++i) {
+    if (pfds[i].revents == 0 || by_index[i] == nullptr) continue;
+    if (!ReadAvailable(*by_index[i], cap, options)) by_index[i]->fd.Close();
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
+  const Clock::time_point start = Clock::now();
+  Stream streams[2] = {{Fd(), false}, {Fd(), true}};
+  Fd out_write, err_write;
+  if (absl::Status s = MakePipe(&streams[0].fd, &out_write); !s.ok()) return s;
+  if (absl::Status s = MakePipe(&streams[1].fd, &err_write); !s.ok()) return s;
+
+  SpawnSetup setup;
+  ResetSignals(setup.attr());
+  ::posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_adddup2(setup.actions(), out_write.get(), 1);
+  ::posix_spawn_file_actions_adddup2(setup.actions(), err_write.get(), 2);
+  ::posix_spawn_file_actions_addchdir_np(setup.actions(), options.cwd.c_str());
+
+  std::string command = options.command;
+  char arg0[] = "/bin/bash";
+  char arg1[] = "-c";
+  char* argv[] = {arg0, arg1, command.data(), nullptr};
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, "/bin/bash", setup.actions(), setup.attr(), argv, environ);
+  if (rc != 0) {
+    std::string msg = absl::StrCat("cannot run /bin/bash in ", options.cwd, ": ", std::strerror(rc));
+    return rc == ENOENT ? absl::NotFoundError(msg) : absl::InternalError(msg);
+  }
+  // Only the child may hold the write ends, or EOF never comes.
+  out_write.Close();
+  err_write.Close();
+
+  SubprocessResult result;
+  result.pid = pid;
+  // A pidfd wakes the poll as soon as bash exits; without one (old kernels) the poll
+  // interval bounds the delay instead.
+  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  OutputCap cap(options.head_bytes, options.tail_bytes);
+  GroupKiller killer(pid, options.kill_grace);
+  const bool has_deadline = options.timeout.count() > 0;
+  const Clock::time_point deadline = start + options.timeout;
+
+  // Phase 1: bash is running.
+  bool reaped = false;
+  while (!reaped) {
+    PumpOutput(streams, pidfd.get(), cap, options, kRunningPoll);
+    Clock::time_point now = Clock::now();
+    if (!killer.terminating()) {
+      if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+        result.cancelled = true;
+        killer.Terminate(now);
+      } else if (has_deadline && now >= deadline) {
+        result.timed_out = true;
+        killer.Terminate(now);
+      }
+    }
+    killer.Tick(now);
+    int status = 0;
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      reaped = true;
+      if (WIFEXITED(status)) {
+        result.exited = true;
+        result.exit_code = WEXITSTATUS(status);
+      } else if (WIFSIGNALED(status)) {
+        result.term_signal = WTERMSIG(status);
+      }
+    } else if (w < 0 && errno == ECHILD) {
+      reaped = true;  // someone else reaped it (SIGCHLD ignored); the status is lost
+    }
+  }
+
+  // Phase 2: bash is gone; end what is left of its group, bounded in time.
+  const Clock::time_point group_deadline =
+      Clock::now() + options.kill_grace + options.drain_limit;
+  for (;;) {
+    killer.ReapOrphans();
+    if (killer.GroupEmpty()) break;
+    Clock::time_point now = Clock::now();
+    if (now >= group_deadline) break;
+    killer.Terminate(now);
+    if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
+      killer.KillNow();
+    }
+    killer.Tick(now);
+    PumpOutput(streams, -1, cap, options, kCleanupPoll);
+  }
+
+  // Phase 3: read what is still in the pipes; bounded, since an escaped process may hold them.
+  const Clock::time_point drain_deadline = Clock::now() + options.drain_limit;
+  while (streams[0].fd.open() || streams[1].fd.open()) {
+    Clock::time_point now = Clock::now();
+    if (now >= drain_deadline) break;
+    auto left = std::chrono::duration_cast<milliseconds>(drain_deadline - now);
+    PumpOutput(streams, -1, cap, options, std::min(left + milliseconds(1), kRunningPoll));
+  }
+
+  result.output = cap.Render();
+  result.output_bytes = cap.total_bytes();
+  result.omitted_bytes = cap.omitted_bytes();
+  result.elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+  return result;
+}
+
+absl::Status BecomeChildSubreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    return absl::InternalError(absl::StrCat("PR_SET_CHILD_SUBREAPER: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace agent::daemon::tools

@@ -1,0 +1,71 @@
+// Runs one shell command for the bash tool: `/bin/bash -c <command>` in its own process group,
+// cwd set, stdin /dev/null, stdout and stderr on separate close-on-exec pipes read with poll().
+// Output streams through a callback as it arrives and is kept capped (head + tail). A timeout
+// or a cancel flag ends the whole group: SIGTERM, then SIGKILL after a grace period, so
+// grandchildren die too. When bash itself exits, whatever is left in its group (background
+// jobs) gets the same treatment and the pipes are drained for a bounded time, so a stray
+// `sleep 60 &` (or a process that left the group but kept the pipes) cannot hang the tool.
+//
+// RunSubprocess blocks its calling thread; run it on a worker. Independent calls may run
+// concurrently. The callback runs on the calling thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace agent::daemon::tools {
+
+struct SubprocessOptions {
+  std::string command;  // given to /bin/bash -c
+  std::string cwd;      // must exist
+  // Zero or negative: no timeout.
+  std::chrono::milliseconds timeout{0};
+  // Polled at least every 20 ms; may be null.
+  const std::atomic<bool>* cancelled = nullptr;
+  // Every chunk read, as it arrives; may be empty. Chunks may split UTF-8 characters.
+  std::function<void(std::string_view chunk, bool is_stderr)> on_output;
+  // The output kept for the result: the first and the last bytes of it.
+  size_t head_bytes = 16 << 10;
+  size_t tail_bytes = 16 << 10;
+  // Between SIGTERM and SIGKILL.
+  std::chrono::milliseconds kill_grace{100};
+  // How long the pipes may stay open once the group is gone (a process that escaped the
+  // group with setsid can hold them).
+  std::chrono::milliseconds drain_limit{200};
+};
+
+struct SubprocessResult {
+  pid_t pid = -1;          // bash's pid, which is also the process group id
+  bool exited = false;     // exited normally: exit_code is valid
+  int exit_code = -1;
+  int term_signal = 0;     // bash was killed by this signal
+  bool timed_out = false;
+  bool cancelled = false;
+  // stdout and stderr interleaved in the order they arrived, capped.
+  std::string output;
+  uint64_t output_bytes = 0;   // everything the command wrote
+  uint64_t omitted_bytes = 0;  // left out of `output`
+  std::chrono::milliseconds elapsed{0};
+};
+
+// Runs options.command. The result describes how it ended (a non-zero exit is not an error
+// here). kInternal / kNotFound when the process cannot be started (bad cwd, no /bin/bash).
+absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
+
+// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER), so that
+// RunSubprocess can reap a killed command's grandchildren itself instead of waiting for init,
+// which on some systems takes seconds and leaves zombies in the group meanwhile. Process-wide;
+// agentd calls it once at start-up. Escaped daemons (setsid) then become our zombies until a
+// later RunSubprocess or the daemon's own SIGCHLD handling reaps them.
+absl::Status BecomeChildSubreaper();
+
+}  // namespace agent::daemon::tools

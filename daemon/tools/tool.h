@@ -1,0 +1,52 @@
+// A tool the model can call: its name, the JSON schema sent to the model, and how it runs.
+// Tools are stateless apart from the ToolContext they are given; Run may be called from
+// several threads at once for read-only tools.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/json.h"
+
+namespace agent::daemon::tools {
+
+class FileTracker;
+
+// What a running tool may use. Owned by the caller for the duration of Run.
+struct ToolContext {
+  // The session's working directory, absolute and canonical. Every path is kept inside it.
+  std::string workdir;
+  // Hashes of files the agent read, to refuse overwriting a file changed since.
+  FileTracker* files = nullptr;
+  // Set by Cancel; a long-running tool stops promptly when it turns true.
+  const std::atomic<bool>* cancelled = nullptr;
+  // Streams partial output (bash) to the clients while the tool runs. May be empty.
+  std::function<void(std::string_view chunk, bool is_stderr)> on_output;
+  // Default bash timeout in seconds when the call gives none.
+  int default_timeout_s = 120;
+};
+
+// What the model is told. is_error marks a refusal or failure; the turn goes on either way.
+struct ToolOutcome {
+  std::string content;
+  bool is_error = false;
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual std::string_view Name() const = 0;
+  // {"type":"function","function":{"name":..., "description":..., "parameters":{...}}}
+  virtual Json Schema() const = 0;
+  // True for tools that change files or run commands: they pass through the policy.
+  virtual bool Gated() const = 0;
+  // Runs with already-parsed arguments. Argument and path errors are ToolOutcome with
+  // is_error, never a crash.
+  virtual ToolOutcome Run(const Json& args, ToolContext& ctx) const = 0;
+};
+
+}  // namespace agent::daemon::tools

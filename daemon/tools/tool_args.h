@@ -1,0 +1,35 @@
+// Turns the model's `arguments` string into a JSON object and reads typed fields out of it,
+// with errors worded for the model to fix its call. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/json.h"
+
+namespace agent::daemon::tools {
+
+// Empty or blank → {}. kInvalidArgument: "arguments are not valid JSON: <excerpt>" or
+// "arguments must be a JSON object, got <type>". A JSON string that itself holds an object
+// is unwrapped: some models encode the arguments twice.
+absl::StatusOr<Json> ParseToolArguments(std::string_view raw);
+
+// kInvalidArgument `<tool>: missing required argument "path"` or
+// `<tool>: argument "path" must be a string, got number`. `tool` may be empty.
+absl::StatusOr<std::string> RequireString(const Json& args, std::string_view field,
+                                          std::string_view tool = {});
+// nullopt when absent or null; an error when present with another type.
+absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args,
+                                                          std::string_view field,
+                                                          std::string_view tool = {});
+// Integers; also accepts integral floats (3.0) and decimal strings ("3"), which models send.
+absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& args, std::string_view field,
+                                                   std::string_view tool = {});
+// Booleans; also accepts the strings "true" / "false".
+absl::StatusOr<std::optional<bool>> OptionalBool(const Json& args, std::string_view field,
+                                                 std::string_view tool = {});
+
+}  // namespace agent::daemon::tools

@@ -1,0 +1,30 @@
+#include "daemon/tools/tool_helpers.h"
+
+namespace agent::daemon::tools {
+
+Json FunctionSchema(std::string_view name, std::string_view description, Json properties,
+                    std::initializer_list<std::string_view> required) {
+  Json req = Json::array();
+  for (std::string_view r : required) req.push_back(std::string(r));
+  Json parameters = {{"type", "object"},
+                     {"properties", std::move(properties)},
+                     {"required", std::move(req)},
+                     {"additionalProperties", false}};
+  return Json{{"type", "function"},
+              {"function",
+               {{"name", std::string(name)},
+                {"description", std::string(description)},
+                {"parameters", std::move(parameters)}}}};
+}
+
+Json Property(std::string_view type, std::string_view description) {
+  Json p = {{"type", std::string(type)}};
+  if (!description.empty()) p["description"] = std::string(description);
+  return p;
+}
+
+ToolOutcome ErrorOutcome(const absl::Status& status) {
+  return ToolOutcome{std::string(status.message()), /*is_error=*/true};
+}
+
+}  // namespace agent::daemon::tools
