@@ -112,7 +112,7 @@ absl::Status Server::Run() {
   deps.epoch = epoch_;
   deps.tools = &CoreTools();
   deps.config = options_.config;
-  TransportOptions transport{options_.config.connect_timeout_ms, options_.config.idle_timeout_ms,
+  llm::TransportOptions transport{options_.config.connect_timeout_ms, options_.config.idle_timeout_ms,
                              options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
   sessions_ = std::make_unique<SessionManager>(std::move(deps));

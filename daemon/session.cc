@@ -633,9 +633,11 @@ tools::ToolOutcome Session::RunOneCall(const llm::ToolCall& call, bool truncated
   }
   const tools::Tool* tool = deps_.tools->Find(call.name);
   if (tool == nullptr) {
-    return {absl::StrCat("Unknown tool \"", call.name, "\". Available: ",
-                         absl::StrJoin(deps_.tools->Names(), ", "), "."),
-            true};
+    std::string names;
+    for (std::string_view n : deps_.tools->Names()) {
+      absl::StrAppend(&names, names.empty() ? "" : ", ", std::string(n));
+    }
+    return {absl::StrCat("Unknown tool \"", call.name, "\". Available: ", names, "."), true};
   }
   absl::StatusOr<Json> args = tools::ParseToolArguments(call.arguments);
   if (!args.ok()) return {std::string(args.status().message()), true};

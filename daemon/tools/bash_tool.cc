@@ -1,0 +1,79 @@
+// bash {command, timeout_s?}: runs the command with /bin/bash -c in the project directory
+// (see subprocess.h). Output streams to ctx.on_output while it runs; the result holds the
+// capped output and how the command ended. Cancel (ctx.cancelled) kills the process group.
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "daemon/tools/core_tools.h"
+#include "daemon/tools/subprocess.h"
+#include "daemon/tools/tool_args.h"
+#include "daemon/tools/tool_helpers.h"
+
+namespace agent::daemon::tools {
+namespace {
+
+constexpr int64_t kMaxTimeoutS = 3600;
+
+std::string Ending(const SubprocessResult& r, int64_t timeout_s) {
+  if (r.timed_out) {
+    return absl::StrCat("[timed out after ", timeout_s, " s; the command was killed]");
+  }
+  if (r.cancelled) return "[cancelled by the user; the command was killed]";
+  if (r.exited) return absl::StrCat("[exit code ", r.exit_code, "]");
+  if (r.term_signal != 0) return absl::StrCat("[killed by signal ", r.term_signal, "]");
+  return "[exit status unknown]";
+}
+
+class BashTool : public Tool {
+ public:
+  std::string_view Name() const override { return "bash"; }
+  bool Gated() const override { return true; }
+
+  Json Schema() const override {
+    return FunctionSchema(Name(),
+                          "Run a bash command in the project directory; returns its output "
+                          "and exit code. No stdin.",
+                          {{"command", Property("string")},
+                           {"timeout_s", Property("integer", "default 120")}},
+                          {"command"});
+  }
+
+  ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
+    absl::StatusOr<ToolOutcome> out = RunInner(args, ctx);
+    if (!out.ok()) return ErrorOutcome(out.status());
+    return *std::move(out);
+  }
+
+ private:
+  absl::StatusOr<ToolOutcome> RunInner(const Json& args, ToolContext& ctx) const {
+    ASSIGN_OR_RETURN(std::string command, RequireString(args, "command", Name()));
+    ASSIGN_OR_RETURN(std::optional<int64_t> timeout_arg, OptionalInt(args, "timeout_s", Name()));
+    if (command.find_first_not_of(" \t\n") == std::string::npos) {
+      return absl::InvalidArgumentError("bash: command is empty");
+    }
+    int64_t timeout_s = timeout_arg.value_or(ctx.default_timeout_s);
+    if (timeout_s <= 0) timeout_s = ctx.default_timeout_s > 0 ? ctx.default_timeout_s : 120;
+    timeout_s = std::min(timeout_s, kMaxTimeoutS);
+
+    SubprocessOptions options;
+    options.command = std::move(command);
+    options.cwd = ctx.workdir;
+    options.timeout = std::chrono::seconds(timeout_s);
+    options.cancelled = ctx.cancelled;
+    options.on_output = ctx.on_output;
+    ASSIGN_OR_RETURN(SubprocessResult r, RunSubprocess(options));
+
+    std::string text = r.output.empty() ? "(no output)\n" : std::move(r.output);
+    if (text.back() != '\n') text.push_back('\n');
+    absl::StrAppend(&text, Ending(r, timeout_s));
+    return ToolOutcome{std::move(text), !(r.exited && r.exit_code == 0)};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> NewBashTool() { return std::make_unique<BashTool>(); }
+
+}  // namespace agent::daemon::tools

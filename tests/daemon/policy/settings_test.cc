@@ -1,0 +1,192 @@
+// LoadRules, MergeRules and AppendAllowRules against real files in a fresh temp directory.
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/atomic_file.h"
+#include "daemon/policy/rules.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace agent::daemon::policy {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::vector<std::string> Formatted(const std::vector<Rule>& rules) {
+  std::vector<std::string> out;
+  for (const Rule& r : rules) out.push_back(FormatRule(r));
+  return out;
+}
+
+class SettingsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string templ = (std::filesystem::temp_directory_path() / "policy_test.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string Write(const std::string& name, const std::string& content) {
+    const std::string path = Path(name);
+    EXPECT_TRUE(WriteFileAtomically(path, content).ok());
+    return path;
+  }
+
+  std::string Read(const std::string& path) {
+    absl::StatusOr<std::string> text = ReadFileToString(path);
+    EXPECT_TRUE(text.ok()) << text.status();
+    return text.ok() ? *text : "";
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SettingsTest, MissingFileIsAnEmptyRuleSet) {
+  absl::StatusOr<RuleSet> rules = LoadRules(Path("nope/settings.json"));
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_THAT(rules->allow, IsEmpty());
+  EXPECT_THAT(rules->deny, IsEmpty());
+}
+
+TEST_F(SettingsTest, LoadsAllowAndDenyAndIgnoresOtherFields) {
+  const std::string path = Write(
+      "settings.json",
+      R"({"model": "x", "allow": ["bash(pytest *)", "edit_file(src/**)"], "deny": ["bash(rm *)"]})");
+  absl::StatusOr<RuleSet> rules = LoadRules(path);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_THAT(Formatted(rules->allow), ElementsAre("bash(pytest *)", "edit_file(src/**)"));
+  EXPECT_THAT(Formatted(rules->deny), ElementsAre("bash(rm *)"));
+}
+
+TEST_F(SettingsTest, MissingOrNullListsAreEmpty) {
+  absl::StatusOr<RuleSet> rules = LoadRules(Write("s.json", R"({"allow": null})"));
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_THAT(rules->allow, IsEmpty());
+  EXPECT_THAT(rules->deny, IsEmpty());
+}
+
+TEST_F(SettingsTest, MalformedJsonIsInvalidArgumentNamingTheFile) {
+  const std::string path = Write("broken.json", R"({"allow": ["bash(ls)",)");
+  absl::StatusOr<RuleSet> rules = LoadRules(path);
+  EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(rules.status().message()), HasSubstr(path));
+}
+
+TEST_F(SettingsTest, MalformedRuleIsInvalidArgumentNamingFileAndIndex) {
+  const std::string path = Write("bad_rule.json", R"({"allow": ["bash(ls)"], "deny": ["bash(x"]})");
+  absl::StatusOr<RuleSet> rules = LoadRules(path);
+  EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(rules.status().message()), HasSubstr(path));
+  EXPECT_THAT(std::string(rules.status().message()), HasSubstr("deny[0]"));
+}
+
+TEST_F(SettingsTest, WrongShapesAreInvalidArgument) {
+  for (const char* content :
+       {R"([])", R"("allow")", R"({"allow": "bash"})", R"({"allow": [1]})", R"({"deny": {}})"}) {
+    absl::StatusOr<RuleSet> rules = LoadRules(Write("shape.json", content));
+    EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument) << content;
+  }
+}
+
+TEST(MergeRules, PutsFromFirstAndDropsDuplicates) {
+  RuleSet from;
+  from.allow = {Rule{"bash", "ls"}, Rule{"edit_file", ""}};
+  from.deny = {Rule{"bash", "rm *"}};
+  RuleSet into;
+  into.allow = {Rule{"Bash", "ls"}, Rule{"bash", "make"}};
+  MergeRules(from, &into);
+  EXPECT_THAT(Formatted(into.allow), ElementsAre("bash(ls)", "edit_file", "bash(make)"));
+  EXPECT_THAT(Formatted(into.deny), ElementsAre("bash(rm *)"));
+}
+
+TEST_F(SettingsTest, AppendCreatesFileAndDirectory) {
+  const std::string path = Path(".agent/settings.json");
+  ASSERT_TRUE(AppendAllowRules(path, {"bash(git status)", "bash(rm -rf tmp)"}).ok());
+  EXPECT_EQ(Read(path),
+            "{\n  \"allow\": [\n    \"bash(git status)\",\n    \"bash(rm -rf tmp)\"\n  ]\n}\n");
+  absl::StatusOr<RuleSet> rules = LoadRules(path);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_THAT(Formatted(rules->allow), ElementsAre("bash(git status)", "bash(rm -rf tmp)"));
+}
+
+TEST_F(SettingsTest, AppendKeepsOtherFieldsInTheirOrderAndDoesNotDuplicate) {
+  const std::string path = Write("settings.json", R"({
+    "zeta": {"nested": [1, 2.5, "x"]},
+    "deny": ["bash(rm *)"],
+    "allow": ["bash(ls)"],
+    "alpha": true
+  })");
+  ASSERT_TRUE(AppendAllowRules(path, {"bash(ls)", "  bash( make )", "bash(make)", "Bash(ls)"}).ok());
+  EXPECT_EQ(Read(path), R"({
+  "zeta": {
+    "nested": [
+      1,
+      2.5,
+      "x"
+    ]
+  },
+  "deny": [
+    "bash(rm *)"
+  ],
+  "allow": [
+    "bash(ls)",
+    "bash(make)"
+  ],
+  "alpha": true
+}
+)");
+}
+
+TEST_F(SettingsTest, AppendingOnlyKnownRulesLeavesTheFileUntouched) {
+  const std::string original = R"({"allow": ["bash(ls)"]})";
+  const std::string path = Write("settings.json", original);
+  ASSERT_TRUE(AppendAllowRules(path, {"bash(ls)"}).ok());
+  EXPECT_EQ(Read(path), original);
+}
+
+TEST_F(SettingsTest, AppendRefusesToOverwriteAMalformedFile) {
+  const std::string original = R"({"allow": [)";
+  const std::string path = Write("settings.json", original);
+  absl::Status s = AppendAllowRules(path, {"bash(ls)"});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()), HasSubstr(path));
+  EXPECT_EQ(Read(path), original);
+
+  const std::string bad_rule = R"({"allow": ["bash("]})";
+  const std::string path2 = Write("settings2.json", bad_rule);
+  EXPECT_EQ(AppendAllowRules(path2, {"bash(ls)"}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Read(path2), bad_rule);
+}
+
+TEST_F(SettingsTest, AppendRejectsAMalformedNewRuleWithoutWriting) {
+  const std::string path = Path("settings.json");
+  EXPECT_EQ(AppendAllowRules(path, {"bash(ls)", "bash("}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST_F(SettingsTest, AppendedRulesWithSpecialCharactersLoadBackIdentically) {
+  const std::vector<std::string> proposed =
+      ProposeRules("bash", Json{{"command", "cat > f <<'EOF'\n\"quoted\" \\ tab\t\nEOF\nrm -rf *"}});
+  ASSERT_EQ(proposed.size(), 2u);
+  const std::string path = Path("settings.json");
+  ASSERT_TRUE(AppendAllowRules(path, proposed).ok());
+  absl::StatusOr<RuleSet> rules = LoadRules(path);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_EQ(Formatted(rules->allow), proposed);
+}
+
+}  // namespace
+}  // namespace agent::daemon::policy

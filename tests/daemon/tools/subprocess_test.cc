@@ -1,0 +1,275 @@
+#include "daemon/tools/subprocess.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "test_util.h"
+
+namespace agent::daemon::tools {
+namespace {
+
+using ::agent::daemon::tools::testing::ReadFile;
+using ::agent::daemon::tools::testing::TempDir;
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using Clock = std::chrono::steady_clock;
+
+bool GroupGone(pid_t pgid) { return ::kill(-pgid, 0) == -1 && errno == ESRCH; }
+
+int CountOpenFds() {
+  int n = 0;
+  DIR* d = ::opendir("/proc/self/fd");
+  if (d == nullptr) return -1;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') ++n;
+  }
+  ::closedir(d);
+  return n;
+}
+
+class SubprocessTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // As agentd does: orphaned grandchildren come back to us and are reaped at once.
+    ASSERT_TRUE(BecomeChildSubreaper().ok());
+  }
+  SubprocessOptions Options(std::string command) {
+    SubprocessOptions o;
+    o.command = std::move(command);
+    o.cwd = dir_.path();
+    o.timeout = std::chrono::seconds(10);  // a safety net; no test should need it
+    return o;
+  }
+  TempDir dir_;
+};
+
+// Fires once when the streamed output contains `needle`.
+class OutputWatch {
+ public:
+  explicit OutputWatch(std::string needle) : needle_(std::move(needle)) {}
+  void operator()(std::string_view chunk, bool) {
+    absl::MutexLock lock(&mu_);
+    seen_.append(chunk);
+    if (!fired_ && seen_.find(needle_) != std::string::npos) {
+      fired_ = true;
+      note_.Notify();
+    }
+  }
+  bool Wait() { return note_.WaitForNotificationWithTimeout(absl::Seconds(10)); }
+
+ private:
+  std::string needle_;
+  absl::Mutex mu_;
+  std::string seen_ ABSL_GUARDED_BY(mu_);
+  bool fired_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Notification note_;
+};
+
+TEST_F(SubprocessTest, ReportsExitCodeAndOutput) {
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("echo out; echo err >&2; exit 3"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->exited);
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_THAT(r->output, HasSubstr("out\n"));
+  EXPECT_THAT(r->output, HasSubstr("err\n"));
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_FALSE(r->cancelled);
+  EXPECT_EQ(r->omitted_bytes, 0u);
+}
+
+TEST_F(SubprocessTest, ReportsTheSignalThatKilledBash) {
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("kill -KILL $$"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->exited);
+  EXPECT_EQ(r->term_signal, SIGKILL);
+}
+
+TEST_F(SubprocessTest, RunsInTheWorkdirWithStdinAtDevNull) {
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("pwd; cat; echo after-cat"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output, dir_.path() + "\nafter-cat\n");
+}
+
+TEST_F(SubprocessTest, RunsInItsOwnProcessGroup) {
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("ps -o pgid= -p $$"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::stoi(r->output), r->pid);
+  EXPECT_NE(r->pid, ::getpgrp());
+}
+
+TEST_F(SubprocessTest, MissingCwdIsAnError) {
+  SubprocessOptions o = Options("true");
+  o.cwd = dir_.Join("does-not-exist");
+  EXPECT_FALSE(RunSubprocess(o).ok());
+}
+
+TEST_F(SubprocessTest, StreamsStdoutAndStderrSeparately) {
+  std::string out, err;
+  SubprocessOptions o = Options("echo to-out; echo to-err >&2");
+  o.on_output = [&](std::string_view chunk, bool is_stderr) {
+    (is_stderr ? err : out).append(chunk);
+  };
+  ASSERT_TRUE(RunSubprocess(o).ok());
+  EXPECT_EQ(out, "to-out\n");
+  EXPECT_EQ(err, "to-err\n");
+}
+
+TEST_F(SubprocessTest, StreamingCallbackSeesOutputBeforeTheCommandExits) {
+  // The command prints, then blocks on a fifo that only the test writes to: the callback
+  // must have fired while the process is still blocked.
+  const std::string fifo = dir_.Join("gate");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  OutputWatch watch("ready");
+  SubprocessOptions o = Options("echo ready; read line < gate; echo got-$line");
+  o.on_output = std::ref(watch);
+  std::optional<absl::StatusOr<SubprocessResult>> result;
+  std::atomic<bool> finished{false};
+  std::thread runner([&] {
+    result = RunSubprocess(o);
+    finished = true;
+  });
+  bool saw_ready = watch.Wait();
+  EXPECT_TRUE(saw_ready);
+  EXPECT_FALSE(finished.load()) << "the command cannot finish before the fifo is written";
+  int fd = ::open(fifo.c_str(), O_WRONLY);  // bash holds the read end open by now or soon
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "go\n", 3), 3);
+  ::close(fd);
+  runner.join();
+  ASSERT_TRUE(result.has_value() && result->ok());
+  EXPECT_EQ((*result)->output, "ready\ngot-go\n");
+  EXPECT_EQ((*result)->exit_code, 0);
+}
+
+TEST_F(SubprocessTest, CancelKillsTheWholeGroupPromptly) {
+  std::atomic<bool> cancel{false};
+  OutputWatch watch("started");
+  SubprocessOptions o = Options("sleep 60 & echo started; sleep 60");
+  o.timeout = std::chrono::seconds(30);
+  o.cancelled = &cancel;
+  o.on_output = std::ref(watch);
+  std::optional<absl::StatusOr<SubprocessResult>> result;
+  Clock::time_point returned;
+  std::thread runner([&] {
+    result = RunSubprocess(o);
+    returned = Clock::now();
+  });
+  bool started = watch.Wait();
+  Clock::time_point cancelled_at = Clock::now();
+  cancel = true;
+  runner.join();
+  ASSERT_TRUE(started);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(returned - cancelled_at);
+  std::printf("cancel returned after %lld ms\n", static_cast<long long>(ms.count()));
+  EXPECT_LT(ms, std::chrono::seconds(1));
+  ASSERT_TRUE(result.has_value() && result->ok());
+  EXPECT_TRUE((*result)->cancelled);
+  EXPECT_FALSE((*result)->timed_out);
+  EXPECT_TRUE(GroupGone((*result)->pid)) << "a process of group " << (*result)->pid << " lives";
+}
+
+TEST_F(SubprocessTest, TimeoutKillsTheGroup) {
+  SubprocessOptions o = Options("sleep 30 & sleep 30");
+  o.timeout = std::chrono::milliseconds(200);
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_FALSE(r->cancelled);
+  EXPECT_TRUE(GroupGone(r->pid));
+}
+
+TEST_F(SubprocessTest, SigtermIgnoringCommandIsKilledAfterTheGrace) {
+  SubprocessOptions o = Options("trap '' TERM; echo armed; while :; do :; done");
+  o.timeout = std::chrono::milliseconds(100);
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_EQ(r->term_signal, SIGKILL);
+  EXPECT_TRUE(GroupGone(r->pid));
+}
+
+TEST_F(SubprocessTest, LeftoverBackgroundJobDoesNotHangTheTool) {
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("sleep 60 & echo done"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  EXPECT_EQ(r->output, "done\n");
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_TRUE(GroupGone(r->pid)) << "the background sleep was left running";
+}
+
+TEST_F(SubprocessTest, ProcessThatLeftTheGroupButHoldsThePipesIsNotWaitedFor) {
+  // setsid puts the sleeper in a session of its own, out of reach of the group kill; it
+  // keeps stdout open. The drain is bounded, so the tool returns anyway.
+  const std::string pidfile = dir_.Join("escaped.pid");
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options(
+      "setsid sh -c 'echo $$ > escaped.tmp && mv escaped.tmp escaped.pid && exec sleep 30' & "
+      "for i in $(seq 1000); do [ -s escaped.pid ] && break; sleep 0.01; done; echo bye"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+  EXPECT_THAT(r->output, HasSubstr("bye"));
+  std::string pid_text = ReadFile(pidfile);
+  ASSERT_FALSE(pid_text.empty());
+  ::kill(std::stoi(pid_text), SIGKILL);  // clean up the escapee
+}
+
+TEST_F(SubprocessTest, OutputIsCappedToHeadAndTailWithTheOmittedCount) {
+  SubprocessOptions o =
+      Options("printf START; head -c 100000 /dev/zero | tr '\\0' x; printf END");
+  o.head_bytes = 1024;
+  o.tail_bytes = 1024;
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output_bytes, 100006u);
+  EXPECT_EQ(r->omitted_bytes, 100006u - 2048u);
+  EXPECT_THAT(r->output, StartsWith("STARTxxx"));
+  EXPECT_THAT(r->output, EndsWith("xxxEND"));
+  EXPECT_THAT(r->output, HasSubstr("\n… 97958 bytes omitted …\n"));
+  EXPECT_LT(r->output.size(), 2200u);
+}
+
+TEST_F(SubprocessTest, ChildGetsDefaultSigpipeEvenWhenWeIgnoreIt) {
+  // The daemon ignores SIGPIPE; `yes | head` must still end (yes dies of SIGPIPE).
+  struct sigaction old_action, ignore = {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &old_action);
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("yes | head -n 2; echo status=${PIPESTATUS[0]}"));
+  ::sigaction(SIGPIPE, &old_action, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->output, "y\ny\nstatus=141\n");
+}
+
+TEST_F(SubprocessTest, DoesNotLeakFileDescriptors) {
+  int before = CountOpenFds();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(RunSubprocess(Options("echo hi; echo x >&2")).ok());
+  SubprocessOptions o = Options("sleep 10");
+  o.timeout = std::chrono::milliseconds(50);
+  ASSERT_TRUE(RunSubprocess(o).ok());
+  EXPECT_EQ(CountOpenFds(), before);
+}
+
+TEST_F(SubprocessTest, PipesAreNotInheritedByTheCommand) {
+  // Only 0, 1, 2 (and the fd ls uses for the listing) are open in the child.
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("ls /proc/self/fd | wc -l"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(std::stoi(r->output), 4);
+}
+
+}  // namespace
+}  // namespace agent::daemon::tools

@@ -1,0 +1,82 @@
+#include "daemon/tools/tool_args.h"
+
+#include "test_util.h"
+
+namespace agent::daemon::tools {
+namespace {
+
+using ::agent::daemon::tools::testing::StatusIs;
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(ToolArgsTest, EmptyOrBlankArgumentsAreAnEmptyObject) {
+  EXPECT_EQ(*ParseToolArguments(""), Json::object());
+  EXPECT_EQ(*ParseToolArguments("  \n"), Json::object());
+}
+
+TEST(ToolArgsTest, ObjectIsParsed) {
+  absl::StatusOr<Json> j = ParseToolArguments(R"({"path":"a.txt","limit":3})");
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["path"], "a.txt");
+}
+
+TEST(ToolArgsTest, NotJsonNamesTheProblemWithAnExcerpt) {
+  EXPECT_THAT(ParseToolArguments(R"({"path": "a.txt")"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       StartsWith("arguments are not valid JSON: {\"path\": \"a.txt\"")));
+  std::string long_garbage = "{" + std::string(500, 'x');
+  absl::StatusOr<Json> r = ParseToolArguments(long_garbage);
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.status().message().size(), 150u);
+  EXPECT_THAT(std::string(r.status().message()), EndsWith("…"));
+}
+
+TEST(ToolArgsTest, NonObjectIsRefused) {
+  EXPECT_THAT(ParseToolArguments("[1,2]"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("must be a JSON object, got array")));
+  EXPECT_THAT(ParseToolArguments("42"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(ToolArgsTest, DoublyEncodedObjectIsUnwrapped) {
+  absl::StatusOr<Json> j = ParseToolArguments(R"("{\"command\":\"ls\"}")");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ((*j)["command"], "ls");
+}
+
+TEST(ToolArgsTest, RequireStringNamesTheFieldAndTheTool) {
+  Json args = {{"path", 3}};
+  EXPECT_THAT(RequireString(Json::object(), "path", "read_file"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "read_file: missing required argument \"path\""));
+  EXPECT_THAT(RequireString(args, "path", "read_file"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("argument \"path\" must be a string, got number")));
+  EXPECT_THAT(RequireString(Json{{"path", nullptr}}, "path", "x"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("missing")));
+  EXPECT_EQ(*RequireString(Json{{"path", "a"}}, "path"), "a");
+}
+
+TEST(ToolArgsTest, OptionalIntAcceptsWhatModelsSend) {
+  EXPECT_EQ(OptionalInt(Json::object(), "limit")->has_value(), false);
+  EXPECT_EQ(**OptionalInt(Json{{"limit", 5}}, "limit"), 5);
+  EXPECT_EQ(**OptionalInt(Json{{"limit", 5.0}}, "limit"), 5);
+  EXPECT_EQ(**OptionalInt(Json{{"limit", " 7"}}, "limit"), 7);
+  EXPECT_THAT(OptionalInt(Json{{"limit", 5.5}}, "limit", "read_file"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be an integer")));
+  EXPECT_THAT(OptionalInt(Json{{"limit", "many"}}, "limit"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(ToolArgsTest, OptionalBoolAndString) {
+  EXPECT_EQ(**OptionalBool(Json{{"replace_all", true}}, "replace_all"), true);
+  EXPECT_EQ(**OptionalBool(Json{{"replace_all", "false"}}, "replace_all"), false);
+  EXPECT_THAT(OptionalBool(Json{{"replace_all", 1}}, "replace_all"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be a boolean")));
+  EXPECT_EQ(**OptionalString(Json{{"path", "p"}}, "path"), "p");
+  EXPECT_FALSE(OptionalString(Json::object(), "path")->has_value());
+}
+
+}  // namespace
+}  // namespace agent::daemon::tools

@@ -1,0 +1,147 @@
+"""Test harness: a private agentd/agent world per test, against the scripted model server.
+
+Each Env has its own temp dir with a project, a socket (short path: Unix sockets allow 108
+bytes), XDG dirs and a strict scripted model server. close() stops the daemon, the server
+and any agentd still serving that socket, and removes the dir. Nothing here sleeps to wait:
+it waits on process exit, on lines of output, or on files with a bounded number of polls of
+the daemon's own answers.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "model_server"))
+import scripted_model  # noqa: E402  (the rule checker, shared with the server)
+
+BIN = os.environ.get("AGENT_BIN_DIR", os.path.join(HERE, "..", "..", "build", "bin"))
+SERVER = os.path.join(HERE, "..", "model_server", "scripted_model.py")
+
+
+def transcript_problems(messages):
+    """None when `messages` keeps the one rule, else the strict server's complaint."""
+    body = {"model": "check", "messages": messages}
+    return scripted_model.validate_openai(body)
+
+
+class Env:
+    def __init__(self, replies, strict=True, extra_env=None):
+        self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
+        self.project = os.path.join(self.dir, "project")
+        os.makedirs(self.project)
+        self.socket = os.path.join(self.dir, "d.sock")
+        self.log = os.path.join(self.dir, "model.log")
+        script = os.path.join(self.dir, "script.json")
+        with open(script, "w") as f:
+            json.dump({"replies": replies}, f)
+        args = [sys.executable, SERVER, "--script", script, "--log", self.log]
+        if strict:
+            args.append("--strict")
+        self.server = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+        line = self.server.stdout.readline()  # "PORT <n>" once it listens
+        if not line.startswith("PORT "):
+            raise RuntimeError("model server did not start: %r" % line)
+        self.port = int(line.split()[1])
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("AGENT_", "OPENAI_", "ANTHROPIC_", "XDG_"))}
+        self.env.update({
+            "AGENT_SOCKET": self.socket,
+            "XDG_STATE_HOME": os.path.join(self.dir, "state"),
+            "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
+            "HOME": self.dir,
+            "AGENT_BASE_URL": "http://127.0.0.1:%d/v1" % self.port,
+            "AGENT_MODEL": "scripted",
+            "AGENT_API_KEY": "test-key-not-secret",
+            "NO_COLOR": "1",
+        })
+        if extra_env:
+            self.env.update(extra_env)
+
+    # ---- running the client -----------------------------------------------------------
+    def agent(self, *args, timeout=60, env=None, cwd=None):
+        e = dict(self.env, **(env or {}))
+        return subprocess.run([os.path.join(BIN, "agent"), *args], cwd=cwd or self.project,
+                              env=e, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+
+    def popen_agent(self, *args, env=None, **kw):
+        e = dict(self.env, **(env or {}))
+        return subprocess.Popen([os.path.join(BIN, "agent"), *args], cwd=self.project, env=e,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, **kw)
+
+    # ---- what happened ------------------------------------------------------------------
+    def requests(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def stats(self):
+        with urllib.request.urlopen("http://127.0.0.1:%d/stats" % self.port, timeout=10) as r:
+            return json.load(r)
+
+    def sessions_dir(self):
+        return os.path.join(self.project, ".agent", "sessions")
+
+    def session_ids(self):
+        d = self.sessions_dir()
+        if not os.path.isdir(d):
+            return []
+        return sorted(n[:-5] for n in os.listdir(d)
+                      if n.endswith(".json") and not n.endswith(".meta.json"))
+
+    def transcript(self, session_id=None):
+        sid = session_id or self.session_ids()[-1]
+        with open(os.path.join(self.sessions_dir(), sid + ".json")) as f:
+            return json.load(f)
+
+    def daemon_pids(self):
+        """Pids of agentd processes serving this Env's socket."""
+        pids = []
+        for p in os.listdir("/proc"):
+            if not p.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    cmd = f.read().split(b"\0")
+            except OSError:
+                continue
+            if cmd and cmd[0].endswith(b"agentd") and self.socket.encode() in cmd:
+                pids.append(int(p))
+        return pids
+
+    def kill_daemon(self, sig=signal.SIGKILL):
+        """Kills agentd and waits (bounded) until it is gone."""
+        pids = self.daemon_pids()
+        for pid in pids:
+            os.kill(pid, sig)
+        deadline = time.monotonic() + 10
+        while self.daemon_pids() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling /proc for a process that is not our child
+        return pids
+
+    def close(self):
+        try:
+            self.agent("daemon", "stop", timeout=20)
+        except Exception:
+            pass
+        self.kill_daemon()
+        self.server.send_signal(signal.SIGTERM)
+        try:
+            self.server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+            self.server.wait()
+        self.server.stdout.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def tool_call(name, **arguments):
+    return {"name": name, "arguments": arguments}
