@@ -33,7 +33,8 @@ std::string_view StripKeywords(std::string_view text) {
   while (stripped) {
     stripped = false;
     for (std::string_view kw : kLeadingKeywords) {
-      if (text.substr(0, kw.size()) == kw && (text.size() == kw.size() || IsBlank(text[kw.size()]))) {
+      if (text.substr(0, kw.size()) == kw &&
+          (text.size() == kw.size() || IsBlank(text[kw.size()]))) {
         text.remove_prefix(kw.size());
         while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
         stripped = true;
@@ -85,7 +86,7 @@ class Parser {
   struct Cmd {
     std::string text;
     int slot = -1;
-    bool word_start = true;  // the next character starts a word (a `#` there is a comment)
+    bool word_start = true;   // the next character starts a word (a `#` there is a comment)
     bool prev_redir = false;  // the previous character was an unquoted `<` or `>`
     // Kept up to date word by word so that "is this still the command position?" costs O(1)
     // (recomputing it per character would make `! ! ! …{{{` quadratic).
@@ -490,7 +491,8 @@ class Parser {
     std::string inner;
     inner.reserve(j - i_);
     for (size_t k = i_ + 1; k < j; ++k) {
-      if (s_[k] == '\\' && k + 1 < j && (s_[k + 1] == '\\' || s_[k + 1] == '`' || s_[k + 1] == '$')) {
+      if (s_[k] == '\\' && k + 1 < j &&
+          (s_[k + 1] == '\\' || s_[k + 1] == '`' || s_[k + 1] == '$')) {
         ++k;
       }
       inner.push_back(s_[k]);
@@ -516,7 +518,9 @@ class Parser {
       const char c = s_[i_];
       if (c == '\'') {
         const size_t close = s_.find('\'', i_ + 1);
-        if (close == std::string_view::npos) return Fail("unterminated quote in here-document word");
+        if (close == std::string_view::npos) {
+          return Fail("unterminated quote in here-document word");
+        }
         h.delimiter.append(s_.substr(i_ + 1, close - i_ - 1));
         i_ = close + 1;
         quoted = true;
@@ -628,7 +632,8 @@ std::string StripLeadingAssignments(std::string_view text) {
     size_t i = 0;
     while (i < text.size() && IsBlank(text[i])) ++i;
     const size_t name_start = i;
-    while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+    while (i < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
       ++i;
     }
     if (i == name_start || i >= text.size() || text[i] != '=' ||
@@ -662,7 +667,9 @@ BashCommandParts ParseBashCommand(std::string_view command) {
   BashCommandParts result;
   std::vector<std::string> slots;
   Parser parser(command, /*depth=*/0, &slots);
-  const bool ok = parser.Run();
+  // bash receives the command as a C string: whatever follows a NUL byte is not what runs.
+  const bool has_nul = command.find('\0') != std::string_view::npos;
+  const bool ok = !has_nul && parser.Run();
   std::vector<std::string>& dest = ok ? result.parts : result.fragments;
   for (std::string& slot : slots) {
     if (slot.empty()) continue;
@@ -671,7 +678,7 @@ BashCommandParts ParseBashCommand(std::string_view command) {
   }
   if (!ok) {
     result.exact_only = true;
-    result.error = parser.error();
+    result.error = has_nul ? "NUL byte in command" : parser.error();
     std::string whole = NormalizeCommandWhitespace(command);
     if (!whole.empty()) result.parts.push_back(std::move(whole));
   }

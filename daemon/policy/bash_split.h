@@ -19,7 +19,8 @@
 //
 // Anything the splitter does not understand fails closed: an unterminated quote, substitution or
 // here-document, an unbalanced `)`, `(` after a word (function definitions, arrays), or nesting
-// deeper than kMaxNestingDepth makes the whole command one part that only an exact rule can match.
+// deeper than kMaxNestingDepth, or a NUL byte makes the whole command one part that only an
+// exact rule can match.
 // Time and memory are linear in the input, times the nesting depth for backticks.
 #pragma once
 

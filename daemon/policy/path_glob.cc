@@ -105,7 +105,9 @@ bool MatchPathGlob(std::string_view pattern, const std::vector<std::string>& pat
   const size_t ns = path.size();
   std::vector<std::vector<Token>> compiled;
   compiled.reserve(np);
-  for (const std::string& segment : normalized.segments) compiled.push_back(CompileSegment(segment));
+  for (const std::string& segment : normalized.segments) {
+    compiled.push_back(CompileSegment(segment));
+  }
 
   // can[p][s]: pattern segments p.. match path segments s.. . Filled backwards; a `**` cell is
   // the OR of the next row from s (or s+1 when trailing) on, kept as a running OR, so the

@@ -102,6 +102,8 @@ Verdict EvaluateBash(const ToolRules& rules, const std::string& command) {
   }
   if (rules.allow_all) return Verdict::kAllow;
   if (split.parts.empty()) return Verdict::kAsk;  // nothing to approve: a person decides
+  // What runs stops at a NUL byte, so no rule written for the text can vouch for it.
+  if (command.find('\0') != std::string::npos) return Verdict::kAsk;
 
   std::vector<CommandPattern> allow;
   allow.reserve(rules.allow.size());
@@ -125,8 +127,12 @@ Verdict EvaluatePath(const ToolRules& rules, const std::string& raw_path) {
   for (const Rule* r : rules.deny) {
     if (MatchPathGlob(r->pattern, resolved)) return Verdict::kDeny;
   }
-  // Outside the workdir, or not knowably inside it: never allowed by a rule.
-  if (path.has_dotdot || path.absolute || raw_path.empty()) return Verdict::kAsk;
+  // Outside the workdir, not knowably inside it, or cut short at a NUL by the file system
+  // call: never allowed by a rule.
+  if (path.has_dotdot || path.absolute || raw_path.empty() ||
+      raw_path.find('\0') != std::string::npos) {
+    return Verdict::kAsk;
+  }
   if (rules.allow_all) return Verdict::kAllow;
   for (const Rule* r : rules.allow) {
     if (!r->pattern.empty() && r->pattern.front() == '/') continue;
@@ -172,9 +178,7 @@ absl::StatusOr<RuleSet> RulesFromText(const std::string& text, const std::string
 }
 
 // The form rules are compared in for de-duplication.
-std::string RuleKey(const Rule& rule) {
-  return FormatRule(Rule{Lower(rule.tool), rule.pattern});
-}
+std::string RuleKey(const Rule& rule) { return FormatRule(Rule{Lower(rule.tool), rule.pattern}); }
 
 bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
 
@@ -185,7 +189,9 @@ absl::StatusOr<Rule> ParseRule(std::string_view text) {
   const std::string quoted(text);  // for messages
   const size_t open = text.find('(');
   const std::string_view tool = text.substr(0, open);
-  if (tool.empty()) return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: no tool name"));
+  if (tool.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: no tool name"));
+  }
   if (!std::all_of(tool.begin(), tool.end(), IsToolNameChar)) {
     return absl::InvalidArgumentError(
         absl::StrCat("rule `", quoted, "`: tool name may hold only letters, digits and _-.:"));
@@ -197,11 +203,10 @@ absl::StatusOr<Rule> ParseRule(std::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("rule `", quoted, "`: unbalanced parentheses (expected `tool(pattern)`)"));
   }
-  const std::string_view pattern =
-      Trim(text.substr(open + 1, text.size() - open - 2));
+  const std::string_view pattern = Trim(text.substr(open + 1, text.size() - open - 2));
   if (pattern.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rule `", quoted, "`: empty pattern (write `", rule.tool, "` to match every call)"));
+    return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: empty pattern (write `",
+                                                   rule.tool, "` to match every call)"));
   }
   rule.pattern = std::string(pattern);
   return rule;
@@ -229,7 +234,7 @@ Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args) 
 std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
   std::vector<std::string> out;
   const std::string* subject = PatternArgument(tool, args);
-  if (subject == nullptr) return out;
+  if (subject == nullptr || subject->find('\0') != std::string::npos) return out;
   if (SameTool(tool, kBash)) {
     for (const std::string& part : ParseBashCommand(*subject).parts) {
       std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part)});
@@ -309,8 +314,8 @@ absl::Status AppendAllowRules(const std::string& path, const std::vector<std::st
     changed = true;
   }
   if (!changed) return absl::OkStatus();  // nothing new: the file is left untouched
-  const std::string out =
-      settings.dump(2, ' ', /*ensure_ascii=*/false, nlohmann::ordered_json::error_handler_t::replace);
+  const std::string out = settings.dump(2, ' ', /*ensure_ascii=*/false,
+                                        nlohmann::ordered_json::error_handler_t::replace);
   return WriteFileAtomically(path, out + "\n");
 }
 

@@ -202,6 +202,8 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   ::posix_spawn_file_actions_adddup2(setup.actions(), out_write.get(), 1);
   ::posix_spawn_file_actions_adddup2(setup.actions(), err_write.get(), 2);
   ::posix_spawn_file_actions_addchdir_np(setup.actions(), options.cwd.c_str());
+  // Whatever else this process has open without O_CLOEXEC stays out of the command.
+  ::posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3);
 
   std::string command = options.command;
   char arg0[] = "/bin/bash";

@@ -30,6 +30,9 @@ struct CorpusEntry {
   std::filesystem::path expected;
 };
 
+// So that gtest names the stream instead of dumping the struct's bytes.
+void PrintTo(const CorpusEntry& e, std::ostream* os) { *os << e.sse.filename().string(); }
+
 std::vector<CorpusEntry> ListCorpus() {
   std::vector<CorpusEntry> entries;
   std::error_code ec;
@@ -59,7 +62,7 @@ std::string ReadOrDie(const std::filesystem::path& p) {
   return s.ok() ? *s : std::string();
 }
 
-StreamRun Run(const CorpusEntry& e, std::string_view bytes, const std::vector<size_t>& cuts) {
+StreamRun RunCorpusStream(const CorpusEntry& e, std::string_view bytes, const std::vector<size_t>& cuts) {
   return e.anthropic ? RunStream<AnthropicStreamAssembler>(bytes, cuts)
                      : RunStream<OpenAiStreamAssembler>(bytes, cuts);
 }
@@ -82,7 +85,7 @@ TEST_P(Corpus, AssemblesToExpectedReplyForEverySplit) {
   const Json expected = Json::parse(ReadOrDie(e.expected), nullptr, false);
   ASSERT_FALSE(expected.is_discarded()) << e.expected;
 
-  const StreamRun whole = Run(e, bytes, {});
+  const StreamRun whole = RunCorpusStream(e, bytes, {});
   ASSERT_EQ(whole.reply, expected) << "got:\n" << whole.reply.dump(2);
   EXPECT_GT(whole.events, 0u);
   if (!whole.reply.contains("error")) {
@@ -94,7 +97,7 @@ TEST_P(Corpus, AssemblesToExpectedReplyForEverySplit) {
 
   std::vector<size_t> every_byte;
   for (size_t i = 1; i < bytes.size(); ++i) every_byte.push_back(i);
-  ExpectSameRun(Run(e, bytes, every_byte), whole, "one byte at a time");
+  ExpectSameRun(RunCorpusStream(e, bytes, every_byte), whole, "one byte at a time");
 
   for (uint64_t seed = 0; seed < 200; ++seed) {
     std::mt19937_64 rng(seed);
@@ -106,7 +109,7 @@ TEST_P(Corpus, AssemblesToExpectedReplyForEverySplit) {
     for (size_t& c : cuts) c = pos_dist(rng);
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    ExpectSameRun(Run(e, bytes, cuts), whole, "seed " + std::to_string(seed));
+    ExpectSameRun(RunCorpusStream(e, bytes, cuts), whole, "seed " + std::to_string(seed));
     if (::testing::Test::HasFailure()) break;  // one failing pattern is enough to debug
   }
 }

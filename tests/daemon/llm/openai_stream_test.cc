@@ -25,8 +25,10 @@ Json Chunk(const Json& delta, const Json& finish_reason = nullptr) {
           {"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish_reason}}}}};
 }
 
-Json Calls(const Json& entries, const Json& finish_reason = nullptr) {
-  return Chunk({{"tool_calls", entries}}, finish_reason);
+// A vector, not a Json: `Calls({entry})` must be an array of one entry, while a Json
+// parameter would be copy-initialised from the entry itself (CWG 1467).
+Json Calls(const std::vector<Json>& entries, const Json& finish_reason = nullptr) {
+  return Chunk({{"tool_calls", Json(entries)}}, finish_reason);
 }
 
 Json Call(const Json& index, const Json& id, const Json& name, const Json& arguments) {

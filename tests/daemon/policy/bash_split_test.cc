@@ -76,7 +76,8 @@ TEST(BashSplit, NestedBackticksAreUnescapedBeforeSplitting) {
 }
 
 TEST(BashSplit, ProcessSubstitutionsAreCommands) {
-  EXPECT_THAT(Split("diff <(ls a) >(wc -l)"), ElementsAre("diff <(ls a) >(wc -l)", "ls a", "wc -l"));
+  EXPECT_THAT(Split("diff <(ls a) >(wc -l)"),
+              ElementsAre("diff <(ls a) >(wc -l)", "ls a", "wc -l"));
 }
 
 TEST(BashSplit, SubstitutionsInParameterAndArithmeticExpansionsAreCommands) {
@@ -235,7 +236,9 @@ TEST(BashSplit, AdversarialMixturesNeverCrash) {
     }
     const BashCommandParts r = ParseBashCommand(input);
     for (const std::string& part : r.parts) EXPECT_FALSE(part.empty()) << input;
-    if (r.exact_only) EXPECT_LE(r.parts.size(), 1u) << input;
+    if (r.exact_only) {
+      EXPECT_LE(r.parts.size(), 1u) << input;
+    }
   }
 }
 

@@ -27,6 +27,10 @@ Verdict Edit(const RuleSet& rules, std::string_view path) {
   return Evaluate(rules, "edit_file", Json{{"path", std::string(path)}});
 }
 
+std::vector<std::string> ProposeBash(std::string_view command) {
+  return ProposeRules("bash", Json{{"command", std::string(command)}});
+}
+
 // ---- ParseRule / FormatRule ----
 
 TEST(ParseRule, ToolAlone) {
@@ -148,6 +152,17 @@ TEST(EvaluateBash, UnterminatedQuoteIsAllowedOnlyByAnExactRule) {
   EXPECT_EQ(Bash(Rules({"bash"}), command), Verdict::kAllow);
 }
 
+TEST(EvaluateBash, NulByteIsNeverVouchedForByAPattern) {
+  // bash would run only `rm -rf /`: the text after the NUL never reaches it.
+  const std::string command("rm -rf /\0 --dry-run", 19);
+  EXPECT_EQ(Bash(Rules({"bash(rm * --dry-run)"}), command), Verdict::kAsk);
+  EXPECT_EQ(Bash(Rules({"bash(" + command + ")"}), command), Verdict::kAsk);
+  EXPECT_EQ(Bash(Rules({"bash"}, {"bash(rm *)"}), command), Verdict::kDeny);
+  EXPECT_THAT(ProposeBash(command), IsEmpty());
+  const std::string path("src/a\0/x", 8);
+  EXPECT_EQ(Edit(Rules({"edit_file(src/**)"}), path), Verdict::kAsk);
+}
+
 TEST(EvaluateBash, EmptyCommandIsAsked) {
   EXPECT_EQ(Bash(Rules({"bash(*)"}), ""), Verdict::kAsk);
   EXPECT_EQ(Bash(Rules({"bash(*)"}), "# nothing"), Verdict::kAsk);
@@ -248,10 +263,6 @@ TEST(Evaluate, NoRulesAsks) {
 
 // ---- ProposeRules ----
 
-std::vector<std::string> ProposeBash(std::string_view command) {
-  return ProposeRules("bash", Json{{"command", std::string(command)}});
-}
-
 TEST(ProposeRules, OneExactRulePerPartNeverAWildcard) {
   EXPECT_THAT(ProposeBash("git status && rm -rf tmp"),
               ElementsAre("bash(git status)", "bash(rm -rf tmp)"));
@@ -271,7 +282,8 @@ TEST(ProposeRules, StarsInTheCommandAreWrittenLiterally) {
 }
 
 TEST(ProposeRules, UnsplittableCommandProposesExactlyItsText) {
-  EXPECT_THAT(ProposeBash("git status && echo 'oops"), ElementsAre("bash(git status && echo 'oops)"));
+  EXPECT_THAT(ProposeBash("git status && echo 'oops"),
+              ElementsAre("bash(git status && echo 'oops)"));
 }
 
 TEST(ProposeRules, EmptyCommandProposesNothing) {

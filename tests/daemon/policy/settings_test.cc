@@ -63,7 +63,7 @@ TEST_F(SettingsTest, MissingFileIsAnEmptyRuleSet) {
 TEST_F(SettingsTest, LoadsAllowAndDenyAndIgnoresOtherFields) {
   const std::string path = Write(
       "settings.json",
-      R"({"model": "x", "allow": ["bash(pytest *)", "edit_file(src/**)"], "deny": ["bash(rm *)"]})");
+      R"j({"model": "x", "allow": ["bash(pytest *)", "edit_file(src/**)"], "deny": ["bash(rm *)"]})j");
   absl::StatusOr<RuleSet> rules = LoadRules(path);
   ASSERT_TRUE(rules.ok()) << rules.status();
   EXPECT_THAT(Formatted(rules->allow), ElementsAre("bash(pytest *)", "edit_file(src/**)"));
@@ -71,21 +71,22 @@ TEST_F(SettingsTest, LoadsAllowAndDenyAndIgnoresOtherFields) {
 }
 
 TEST_F(SettingsTest, MissingOrNullListsAreEmpty) {
-  absl::StatusOr<RuleSet> rules = LoadRules(Write("s.json", R"({"allow": null})"));
+  absl::StatusOr<RuleSet> rules = LoadRules(Write("s.json", R"j({"allow": null})j"));
   ASSERT_TRUE(rules.ok()) << rules.status();
   EXPECT_THAT(rules->allow, IsEmpty());
   EXPECT_THAT(rules->deny, IsEmpty());
 }
 
 TEST_F(SettingsTest, MalformedJsonIsInvalidArgumentNamingTheFile) {
-  const std::string path = Write("broken.json", R"({"allow": ["bash(ls)",)");
+  const std::string path = Write("broken.json", R"j({"allow": ["bash(ls)",)j");
   absl::StatusOr<RuleSet> rules = LoadRules(path);
   EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(rules.status().message()), HasSubstr(path));
 }
 
 TEST_F(SettingsTest, MalformedRuleIsInvalidArgumentNamingFileAndIndex) {
-  const std::string path = Write("bad_rule.json", R"({"allow": ["bash(ls)"], "deny": ["bash(x"]})");
+  const std::string path =
+      Write("bad_rule.json", R"j({"allow": ["bash(ls)"], "deny": ["bash(x"]})j");
   absl::StatusOr<RuleSet> rules = LoadRules(path);
   EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(rules.status().message()), HasSubstr(path));
@@ -122,14 +123,15 @@ TEST_F(SettingsTest, AppendCreatesFileAndDirectory) {
 }
 
 TEST_F(SettingsTest, AppendKeepsOtherFieldsInTheirOrderAndDoesNotDuplicate) {
-  const std::string path = Write("settings.json", R"({
+  const std::string path = Write("settings.json", R"j({
     "zeta": {"nested": [1, 2.5, "x"]},
     "deny": ["bash(rm *)"],
     "allow": ["bash(ls)"],
     "alpha": true
-  })");
-  ASSERT_TRUE(AppendAllowRules(path, {"bash(ls)", "  bash( make )", "bash(make)", "Bash(ls)"}).ok());
-  EXPECT_EQ(Read(path), R"({
+  })j");
+  ASSERT_TRUE(
+      AppendAllowRules(path, {"bash(ls)", "  bash( make )", "bash(make)", "Bash(ls)"}).ok());
+  EXPECT_EQ(Read(path), R"j({
   "zeta": {
     "nested": [
       1,
@@ -146,25 +148,25 @@ TEST_F(SettingsTest, AppendKeepsOtherFieldsInTheirOrderAndDoesNotDuplicate) {
   ],
   "alpha": true
 }
-)");
+)j");
 }
 
 TEST_F(SettingsTest, AppendingOnlyKnownRulesLeavesTheFileUntouched) {
-  const std::string original = R"({"allow": ["bash(ls)"]})";
+  const std::string original = R"j({"allow": ["bash(ls)"]})j";
   const std::string path = Write("settings.json", original);
   ASSERT_TRUE(AppendAllowRules(path, {"bash(ls)"}).ok());
   EXPECT_EQ(Read(path), original);
 }
 
 TEST_F(SettingsTest, AppendRefusesToOverwriteAMalformedFile) {
-  const std::string original = R"({"allow": [)";
+  const std::string original = R"j({"allow": [)j";
   const std::string path = Write("settings.json", original);
   absl::Status s = AppendAllowRules(path, {"bash(ls)"});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr(path));
   EXPECT_EQ(Read(path), original);
 
-  const std::string bad_rule = R"({"allow": ["bash("]})";
+  const std::string bad_rule = R"j({"allow": ["bash("]})j";
   const std::string path2 = Write("settings2.json", bad_rule);
   EXPECT_EQ(AppendAllowRules(path2, {"bash(ls)"}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Read(path2), bad_rule);
@@ -178,8 +180,8 @@ TEST_F(SettingsTest, AppendRejectsAMalformedNewRuleWithoutWriting) {
 }
 
 TEST_F(SettingsTest, AppendedRulesWithSpecialCharactersLoadBackIdentically) {
-  const std::vector<std::string> proposed =
-      ProposeRules("bash", Json{{"command", "cat > f <<'EOF'\n\"quoted\" \\ tab\t\nEOF\nrm -rf *"}});
+  const std::vector<std::string> proposed = ProposeRules(
+      "bash", Json{{"command", "cat > f <<'EOF'\n\"quoted\" \\ tab\t\nEOF\nrm -rf *"}});
   ASSERT_EQ(proposed.size(), 2u);
   const std::string path = Path("settings.json");
   ASSERT_TRUE(AppendAllowRules(path, proposed).ok());

@@ -1,0 +1,78 @@
+#include <atomic>
+
+#include "daemon/tools/subprocess.h"
+#include "test_util.h"
+
+namespace agent::daemon::tools {
+namespace {
+
+using ::agent::daemon::tools::testing::ToolTest;
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+
+class BashToolTest : public ToolTest {
+ protected:
+  static void SetUpTestSuite() { ASSERT_TRUE(BecomeChildSubreaper().ok()); }
+};
+
+TEST_F(BashToolTest, ResultIncludesOutputAndExitCode) {
+  ToolOutcome ok = Call("bash", {{"command", "echo hi"}});
+  EXPECT_FALSE(ok.is_error);
+  EXPECT_EQ(ok.content, "hi\n[exit code 0]");
+  ToolOutcome fail = Call("bash", {{"command", "echo oops >&2; exit 3"}});
+  EXPECT_TRUE(fail.is_error);
+  EXPECT_EQ(fail.content, "oops\n[exit code 3]");
+}
+
+TEST_F(BashToolTest, NoOutputSaysSo) {
+  EXPECT_EQ(Call("bash", {{"command", "true"}}).content, "(no output)\n[exit code 0]");
+}
+
+TEST_F(BashToolTest, RunsInTheWorkdir) {
+  EXPECT_EQ(Call("bash", {{"command", "pwd"}}).content, dir_.path() + "\n[exit code 0]");
+}
+
+TEST_F(BashToolTest, TimeoutArgumentIsHonoured) {
+  ToolOutcome out = Call("bash", {{"command", "sleep 30"}, {"timeout_s", 1}});
+  EXPECT_TRUE(out.is_error);
+  EXPECT_THAT(out.content, EndsWith("[timed out after 1 s; the command was killed]"));
+}
+
+TEST_F(BashToolTest, DefaultTimeoutComesFromTheContext) {
+  ctx_.default_timeout_s = 1;
+  ToolOutcome out = Call("bash", {{"command", "sleep 30"}});
+  EXPECT_THAT(out.content, HasSubstr("[timed out after 1 s"));
+}
+
+TEST_F(BashToolTest, StreamsOutputThroughTheContext) {
+  std::string streamed;
+  ctx_.on_output = [&](std::string_view chunk, bool) { streamed.append(chunk); };
+  Call("bash", {{"command", "echo one; echo two >&2"}});
+  EXPECT_THAT(streamed, HasSubstr("one\n"));
+  EXPECT_THAT(streamed, HasSubstr("two\n"));
+}
+
+TEST_F(BashToolTest, RespectsTheCancelFlag) {
+  std::atomic<bool> cancelled{true};
+  ctx_.cancelled = &cancelled;
+  auto start = std::chrono::steady_clock::now();
+  ToolOutcome out = Call("bash", {{"command", "sleep 30"}});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_TRUE(out.is_error);
+  EXPECT_THAT(out.content, HasSubstr("[cancelled"));
+}
+
+TEST_F(BashToolTest, LargeOutputIsCappedForTheModel) {
+  ToolOutcome out = Call("bash", {{"command", "seq 1 100000"}});
+  EXPECT_THAT(out.content, HasSubstr(" bytes omitted …\n"));
+  EXPECT_LT(out.content.size(), 33u * 1024 + 200);
+  EXPECT_THAT(out.content, HasSubstr("\n100000\n[exit code 0]"));
+}
+
+TEST_F(BashToolTest, MissingOrEmptyCommandIsAnError) {
+  EXPECT_EQ(Call("bash", Json::object()).content, "bash: missing required argument \"command\"");
+  EXPECT_TRUE(Call("bash", {{"command", "  "}}).is_error);
+}
+
+}  // namespace
+}  // namespace agent::daemon::tools
