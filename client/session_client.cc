@@ -195,7 +195,7 @@ int FollowTurn(v1::AgentDaemon::Stub& stub, EventStream& events, Renderer& r,
       (void)stub.Approve(&ctx, req, &resp);  // FAILED_PRECONDITION: another client was first
     }
     if (e->has_turn_ended()) {
-      if (!o.json && e->turn_ended().outcome() == v1::TURN_OUTCOME_ERROR && !interactive) {
+      if (e->turn_ended().outcome() == v1::TURN_OUTCOME_ERROR && !interactive) {
         // The renderer showed it; scripts read the one-line reason on stderr.
         std::fprintf(stderr, "agent: %s\n", e->turn_ended().error().c_str());
       }
