@@ -1,26 +1,20 @@
 // AttachReactor: one attached client's event stream. It is a Subscriber of its session and
-// writes the queued events one at a time (only one write may be in flight).
-//
-// Queue policy: bounded by kMaxQueuedEvents and kMaxQueuedBytes. Past a few queued events,
-// consecutive text deltas are merged into one, so a lagging client gets the same text in
-// fewer messages. Past the bound the backlog is dropped and, once the in-flight write is done,
-// the client is sent a fresh snapshot, after which live events continue. The session never
-// waits for a client, and a client that never reads costs at most the bound.
+// writes events one at a time through a SubscriberQueue (whose header states the policy for
+// slow clients). The session never waits for a client.
 //
 // Lifetime: created by the Attach handler, deletes itself in OnDone after detaching.
 // Thread-safety: `mu_` guards the queue; Deliver runs under the session's mutex, OnWriteDone
 // on a gRPC thread. StartWrite is never called with `mu_` held.
 #pragma once
 
-#include <deque>
 #include <memory>
-#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "agent/v1/agent.pb.h"
 #include "daemon/event_log.h"
 #include "daemon/session.h"
+#include "daemon/subscriber_queue.h"
 #include "grpcpp/grpcpp.h"
 
 namespace agent::daemon {
@@ -35,18 +29,15 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>, public 
   void OnDone() override;
 
  private:
-  // Takes the next event to write, or null; sets writing_.
-  EventPtr NextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishOnce(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   std::shared_ptr<Session> session_;
   absl::Mutex mu_;
-  std::deque<EventPtr> queue_ ABSL_GUARDED_BY(mu_);
-  size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool lagged_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  EventPtr current_;  // the event being written; untouched until OnWriteDone
+  SubscriberQueue queue_ ABSL_GUARDED_BY(mu_);
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;     // no more writes start
+  bool finish_sent_ ABSL_GUARDED_BY(mu_) = false;  // Finish was called
+  grpc::Status finish_status_;                      // written before finished_ is set
+  EventPtr current_ ABSL_GUARDED_BY(mu_);  // kept alive until its write completes
 };
 
 }  // namespace agent::daemon

@@ -74,8 +74,8 @@ absl::StatusOr<std::string> Summarize(llm::ModelClient& model, const ModelSettin
 }
 
 std::string SummaryMessage(const std::string& summary) {
-  return "[Earlier conversation, compacted. Summary written for your own future reference:]\n" +
-         summary;
+  // Worded unlike the request above, so the summary is never mistaken for a new request.
+  return "[The earlier part of this conversation was compacted. Your summary of it:]\n" + summary;
 }
 
 }  // namespace agent::daemon

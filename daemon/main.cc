@@ -10,6 +10,7 @@
 #include "common/protocol.h"
 #include "common/version.h"
 #include "daemon/server.h"
+#include "daemon/tools/subprocess.h"
 
 namespace {
 
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::signal(SIGPIPE, SIG_IGN);
+  // Orphaned grandchildren of tools become ours, so a cancelled group is reaped at once
+  // instead of lingering until init gets to it.
+  agent::daemon::tools::BecomeChildSubreaper();
   agent::daemon::ServerOptions options;
   options.socket_path = socket_path;
   options.inherited_fd = InheritedSocket();

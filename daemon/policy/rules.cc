@@ -177,8 +177,13 @@ absl::StatusOr<RuleSet> RulesFromText(const std::string& text, const std::string
   return rules;
 }
 
-// The form rules are compared in for de-duplication.
-std::string RuleKey(const Rule& rule) { return FormatRule(Rule{Lower(rule.tool), rule.pattern}); }
+// The form rules are compared in for de-duplication: `Bash( make )` is `bash(make)`.
+std::string RuleKey(const Rule& rule) {
+  const std::string tool = Lower(rule.tool);
+  const std::string pattern =
+      tool == kBash ? NormalizeCommandWhitespace(rule.pattern) : rule.pattern;
+  return FormatRule(Rule{tool, pattern});
+}
 
 bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
 
@@ -203,8 +208,10 @@ absl::StatusOr<Rule> ParseRule(std::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("rule `", quoted, "`: unbalanced parentheses (expected `tool(pattern)`)"));
   }
-  const std::string_view pattern = Trim(text.substr(open + 1, text.size() - open - 2));
-  if (pattern.empty()) {
+  // Kept verbatim: bash patterns are whitespace-normalised when compiled (quote-aware, so the
+  // exact rule for `echo 'a ` keeps its quoted trailing space), path patterns are literal.
+  const std::string_view pattern = text.substr(open + 1, text.size() - open - 2);
+  if (Trim(pattern).empty()) {
     return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: empty pattern (write `",
                                                    rule.tool, "` to match every call)"));
   }

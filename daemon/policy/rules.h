@@ -41,10 +41,11 @@ struct Rule {
   std::string pattern;  // empty: any call of the tool
 };
 
-// Parses `bash(pytest *)`: the tool name (letters, digits, `_-.:`), then optionally a pattern
-// that is everything between the first `(` and the final `)`, trimmed (so the exact rule for
-// `echo $(date)` is `bash(echo $(date))`). InvalidArgument for unbalanced outer parentheses
-// (`bash(x`, `bash)`, `bash(x)y`), an empty tool name or an empty pattern (`bash()`).
+// Parses `bash(pytest *)`: surrounding whitespace is ignored; the tool name (letters, digits,
+// `_-.:`), then optionally a pattern that is everything between the first `(` and the final
+// `)`, verbatim (so the exact rule for `echo $(date)` is `bash(echo $(date))`; bash patterns
+// are whitespace-normalised when matched). InvalidArgument for unbalanced outer parentheses
+// (`bash(x`, `bash)`, `bash(x)y`), an empty tool name or a blank pattern (`bash()`).
 absl::StatusOr<Rule> ParseRule(std::string_view text);
 // The inverse of ParseRule: `tool` or `tool(pattern)`.
 std::string FormatRule(const Rule& rule);

@@ -32,12 +32,12 @@ class BashTool : public Tool {
   bool Gated() const override { return true; }
 
   Json Schema() const override {
-    return FunctionSchema(Name(),
-                          "Run a bash command in the project directory; returns its output "
-                          "and exit code. No stdin.",
-                          {{"command", Property("string")},
-                           {"timeout_s", Property("integer", "default 120")}},
-                          {"command"});
+    return FunctionSchema(
+        Name(),
+        "Run a bash command in the project directory; returns its output "
+        "and exit code. No stdin.",
+        {{"command", Property("string")}, {"timeout_s", Property("integer", "seconds")}},
+        {"command"});
   }
 
   ToolOutcome Run(const Json& args, ToolContext& ctx) const override {

@@ -15,13 +15,13 @@ ChangePreview FromPlan(std::string_view verb, const PlannedChange& change) {
   ChangePreview p;
   p.diff = UnifiedDiff(change.old_content, change.new_content, change.display);
   if (!change.exists) {
-    p.summary = absl::StrCat("create ", change.display, " (", CountLines(change.new_content),
-                             " lines)");
+    p.summary =
+        absl::StrCat("create ", change.display, " (", CountLines(change.new_content), " lines)");
     return p;
   }
   DiffStat stat = ComputeDiffStat(change.old_content, change.new_content);
-  p.summary = absl::StrCat(AbslView(verb), " ", change.display, " (+", stat.added, " -",
-                           stat.removed, ")");
+  p.summary =
+      absl::StrCat(AbslView(verb), " ", change.display, " (+", stat.added, " -", stat.removed, ")");
   return p;
 }
 

@@ -52,8 +52,7 @@ size_t CountOccurrences(std::string_view haystack, std::string_view needle) {
 std::string ReplaceAll(std::string_view text, std::string_view from, std::string_view to) {
   std::string out;
   size_t pos = 0;
-  for (size_t hit = text.find(from); hit != std::string_view::npos;
-       hit = text.find(from, pos)) {
+  for (size_t hit = text.find(from); hit != std::string_view::npos; hit = text.find(from, pos)) {
     out.append(text.substr(pos, hit - pos)).append(to);
     pos = hit + from.size();
   }
@@ -100,9 +99,9 @@ absl::StatusOr<PlannedChange> PlanEditFile(const Json& args, const ToolContext& 
                                             "; read the file again and copy the text exactly"));
   }
   if (count > 1 && !replace_all.value_or(false)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "old_string occurs ", count, " times in ", change.display,
-        "; include more surrounding lines to make it unique, or set replace_all"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("old_string occurs ", count, " times in ", change.display,
+                     "; include more surrounding lines to make it unique, or set replace_all"));
   }
   change.new_content = ReplaceAll(change.old_content, old_string, new_string);
   change.replacements = static_cast<int>(count);

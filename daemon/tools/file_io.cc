@@ -20,8 +20,10 @@ absl::Status ErrnoError(int err, std::string_view what, std::string_view name) {
   std::string msg = absl::StrCat(AbslView(what), " ", AbslView(name), ": ", std::strerror(err));
   switch (err) {
     case ENOENT:
-    case ENOTDIR:
       return absl::NotFoundError(absl::StrCat(AbslView(name), " does not exist"));
+    case ENOTDIR:
+      return absl::FailedPreconditionError(
+          absl::StrCat(AbslView(name), ": a parent in the path is not a directory"));
     case EACCES:
     case EPERM:
       return absl::PermissionDeniedError(msg);
@@ -61,7 +63,8 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& abs_path, uint64_
   int fd = ::open(abs_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
-    if (err == EISDIR) return absl::FailedPreconditionError(absl::StrCat(AbslView(display), " is a directory"));
+    if (err == EISDIR)
+      return absl::FailedPreconditionError(absl::StrCat(AbslView(display), " is a directory"));
     return ErrnoError(err, "open", display);
   }
   FdCloser closer(fd);
@@ -111,11 +114,15 @@ absl::Status ReplaceFileContent(const std::string& abs_path, std::string_view co
   if (existed && !S_ISREG(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(abs_path, " is not a regular file"));
   }
+  // The rename below would replace a read-only file regardless; respect the bit instead.
+  if (existed && ::access(abs_path.c_str(), W_OK) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(abs_path, " is read-only"));
+  }
   const std::string base = abs_path.substr(dir.size() == 1 ? 1 : dir.size() + 1);
-  const std::string tmp = absl::StrCat(dir == "/" ? "" : dir, "/.", base, ".agent-tmp.",
-                                       ::getpid(), ".", counter.fetch_add(1));
+  const std::string tmp = absl::StrCat(dir == "/" ? "" : dir, "/.", base, ".agent-tmp.", ::getpid(),
+                                       ".", counter.fetch_add(1));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return ErrnoError(errno, "create", tmp);
+  if (fd < 0) return ErrnoError(errno, "create", abs_path);
   absl::Status status;
   if (existed && ::fchmod(fd, st.st_mode & 07777) != 0) {
     status = ErrnoError(errno, "chmod", tmp);

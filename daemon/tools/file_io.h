@@ -29,6 +29,7 @@ bool LooksBinary(std::string_view content);
 // Replaces `abs_path` with `content`: temp file in the same directory, then rename, so readers
 // see the old or the new file, never half of one. An existing file's mode is kept; a new file
 // gets 0666 minus the umask. Missing parent directories are created (0777 minus the umask).
+// kPermissionDenied for an existing file we may not write (the rename would bypass that).
 absl::Status ReplaceFileContent(const std::string& abs_path, std::string_view content);
 
 // Splits into lines the way tools count them: "a\nb" and "a\nb\n" both have two lines.

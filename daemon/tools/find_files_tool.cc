@@ -37,7 +37,7 @@ class FindFilesTool : public Tool {
         "Find files by glob (*, ?, **, {a,b}); a pattern without '/' matches names at any "
         "depth. Skips .gitignored files.",
         {{"pattern", Property("string", "e.g. \"*.cc\" or \"src/**/test_*.py\"")},
-         {"path", Property("string", "directory to search (default: project root)")}},
+         {"path", Property("string", "directory to search")}},
         {"pattern"});
   }
 

@@ -46,7 +46,8 @@ uint64_t OutputCap::omitted_bytes() const { return Compute().omitted; }
 std::string OutputCap::Render() const {
   Cut cut = Compute();
   if (cut.omitted == 0) return absl::StrCat(AbslView(cut.head), AbslView(cut.tail));
-  return absl::StrCat(AbslView(cut.head), "\n… ", cut.omitted, " bytes omitted …\n", AbslView(cut.tail));
+  return absl::StrCat(AbslView(cut.head), "\n… ", cut.omitted, " bytes omitted …\n",
+                      AbslView(cut.tail));
 }
 
 }  // namespace agent::daemon::tools

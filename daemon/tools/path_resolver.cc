@@ -70,8 +70,8 @@ absl::StatusOr<std::string> ResolveInside(const std::string& workdir, std::strin
       PopLastComponent(&resolved);
       continue;
     }
-    std::string candidate = resolved == "/" ? absl::StrCat("/", part)
-                                            : absl::StrCat(resolved, "/", part);
+    std::string candidate =
+        resolved == "/" ? absl::StrCat("/", part) : absl::StrCat(resolved, "/", part);
     if (missing) {
       resolved = std::move(candidate);
       continue;

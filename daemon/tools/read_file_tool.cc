@@ -67,18 +67,23 @@ class ReadFileTool : public Tool {
       return absl::FailedPreconditionError(
           absl::StrCat(display, " is a directory; use list_dir to see what is in it"));
     }
-    ASSIGN_OR_RETURN(std::string content_value, ReadRegularFile(abs, kMaxTextFileBytes, display));
-    const std::string* content = &content_value;
+    absl::StatusOr<std::string> read = ReadRegularFile(abs, kMaxTextFileBytes, display);
+    if (absl::IsResourceExhausted(read.status())) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          read.status().message(), "; use search, or bash with head/sed, to see parts of it"));
+    }
+    if (!read.ok()) return read.status();
+    const std::string* content = &*read;
     if (LooksBinary(*content)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          display, " looks like a binary file (", content->size(), " bytes); not shown"));
+      return absl::FailedPreconditionError(absl::StrCat(display, " looks like a binary file (",
+                                                        content->size(), " bytes); not shown"));
     }
     if (ctx.files != nullptr) ctx.files->RecordRead(abs, *content);
     const size_t total_lines = CountLines(*content);
     if (total_lines == 0) return absl::StrCat("(", display, " is empty)");
     if (static_cast<size_t>(offset) > total_lines) {
-      return absl::OutOfRangeError(absl::StrCat("offset ", offset, " is past the end of ",
-                                                display, " (", total_lines, " lines)"));
+      return absl::OutOfRangeError(absl::StrCat("offset ", offset, " is past the end of ", display,
+                                                " (", total_lines, " lines)"));
     }
 
     std::string out;
@@ -114,7 +119,6 @@ class ReadFileTool : public Tool {
     }
     return out;
   }
-
 };
 
 }  // namespace

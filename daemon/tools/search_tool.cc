@@ -2,8 +2,9 @@
 // may be a file (searched even if gitignored: it was named) or a directory (walked like
 // find_files: .gitignore honoured, .git/ and .agent/ skipped). Binary files, symlinks and
 // files over 8 MiB are skipped. Matches are capped, with a count of the rest.
-#include <optional>
 #include <sys/stat.h>
+
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -76,8 +77,8 @@ class SearchTool : public Tool {
         "Search file contents with an RE2 regex; prints path:line: text. Skips .gitignored "
         "and binary files.",
         {{"pattern", Property("string", "RE2 regex, e.g. \"(?i)todo\"")},
-         {"path", Property("string", "file or directory (default: project root)")},
-         {"glob", Property("string", "only files matching this glob, e.g. \"*.py\"")}},
+         {"path", Property("string", "file or directory")},
+         {"glob", Property("string", "file filter, e.g. \"*.py\"")}},
         {"pattern"});
   }
 

@@ -1,5 +1,6 @@
 #include "daemon/tools/subprocess.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 
@@ -126,6 +128,9 @@ class GroupKiller {
   }
   bool terminating() const { return term_sent_.has_value(); }
   bool GroupEmpty() const { return ::kill(-pgid_, 0) != 0 && errno == ESRCH; }
+  // False when every member left is a zombie: dead, only waiting for its parent (init, when
+  // we are not a subreaper) to reap it. Reads /proc; only asked when the group is not empty.
+  bool HasLiveMembers() const;
   // Reaps members of the group that became our children (only when we are a subreaper).
   void ReapOrphans() const {
     int status;
@@ -139,6 +144,34 @@ class GroupKiller {
   std::optional<Clock::time_point> term_sent_;
   bool kill_sent_ = false;
 };
+
+bool GroupKiller::HasLiveMembers() const {
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return true;  // cannot tell: assume the worst
+  bool live = false;
+  while (!live) {
+    dirent* e = ::readdir(proc);
+    if (e == nullptr) break;
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    const std::string path = absl::StrCat("/proc/", e->d_name, "/stat");
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char buf[512];
+    ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+    ::close(fd);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    const char* close_paren = std::strrchr(buf, ')');
+    if (close_paren == nullptr) continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(close_paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+    if (pgrp == pgid_ && state != 'Z' && state != 'X') live = true;
+  }
+  ::closedir(proc);
+  return live;
+}
 
 struct Stream {
   Fd fd;
@@ -212,7 +245,8 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   pid_t pid = -1;
   int rc = ::posix_spawn(&pid, "/bin/bash", setup.actions(), setup.attr(), argv, environ);
   if (rc != 0) {
-    std::string msg = absl::StrCat("cannot run /bin/bash in ", options.cwd, ": ", std::strerror(rc));
+    std::string msg =
+        absl::StrCat("cannot run /bin/bash in ", options.cwd, ": ", std::strerror(rc));
     return rc == ENOENT ? absl::NotFoundError(msg) : absl::InternalError(msg);
   }
   // Only the child may hold the write ends, or EOF never comes.
@@ -260,11 +294,15 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   }
 
   // Phase 2: bash is gone; end what is left of its group, bounded in time.
-  const Clock::time_point group_deadline =
-      Clock::now() + options.kill_grace + options.drain_limit;
+  const Clock::time_point group_deadline = Clock::now() + options.kill_grace + options.drain_limit;
   for (;;) {
     killer.ReapOrphans();
     if (killer.GroupEmpty()) break;
+    if (!killer.HasLiveMembers()) {
+      // Only zombies: reap those that are ours; the others wait for init, harmlessly.
+      killer.ReapOrphans();
+      break;
+    }
     Clock::time_point now = Clock::now();
     if (now >= group_deadline) break;
     killer.Terminate(now);

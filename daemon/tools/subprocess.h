@@ -44,10 +44,10 @@ struct SubprocessOptions {
 };
 
 struct SubprocessResult {
-  pid_t pid = -1;          // bash's pid, which is also the process group id
-  bool exited = false;     // exited normally: exit_code is valid
+  pid_t pid = -1;       // bash's pid, which is also the process group id
+  bool exited = false;  // exited normally: exit_code is valid
   int exit_code = -1;
-  int term_signal = 0;     // bash was killed by this signal
+  int term_signal = 0;  // bash was killed by this signal
   bool timed_out = false;
   bool cancelled = false;
   // stdout and stderr interleaved in the order they arrived, capped.

@@ -28,8 +28,11 @@ size_t Utf8CompleteLength(std::string_view s) {
   for (size_t back = 1; back <= 4 && back <= s.size(); ++back) {
     unsigned char c = static_cast<unsigned char>(s[s.size() - back]);
     if ((c & 0xC0) == 0x80) continue;  // continuation byte: keep looking for the lead
-    size_t need = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    size_t need = c < 0x80             ? 1
+                  : (c & 0xE0) == 0xC0 ? 2
+                  : (c & 0xF0) == 0xE0 ? 3
+                  : (c & 0xF8) == 0xF0 ? 4
+                                       : 1;
     return back >= need ? s.size() : s.size() - back;
   }
   return s.size();  // no lead byte in reach: not UTF-8, leave it alone

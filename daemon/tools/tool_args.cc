@@ -19,7 +19,8 @@ std::string Prefix(std::string_view tool) {
 absl::Status WrongType(std::string_view tool, std::string_view field, std::string_view want,
                        const Json& got) {
   return absl::InvalidArgumentError(absl::StrCat(Prefix(tool), "argument \"", AbslView(field),
-                                                 "\" must be ", AbslView(want), ", got ", got.type_name()));
+                                                 "\" must be ", AbslView(want), ", got ",
+                                                 got.type_name()));
 }
 
 const Json* FindField(const Json& args, std::string_view field) {
@@ -41,6 +42,8 @@ absl::StatusOr<Json> ParseToolArguments(std::string_view raw) {
     if (trimmed.size() > kExcerptBytes) absl::StrAppend(&excerpt, "…");
     return absl::InvalidArgumentError(absl::StrCat("arguments are not valid JSON: ", excerpt));
   }
+  // vLLM sends `null` for a call without arguments.
+  if (parsed.is_null()) return Json::object();
   if (parsed.is_string()) {
     Json inner = Json::parse(parsed.get_ref<const std::string&>(), nullptr, false);
     if (!inner.is_discarded() && inner.is_object()) return inner;
@@ -63,8 +66,7 @@ absl::StatusOr<std::string> RequireString(const Json& args, std::string_view fie
   return v->get<std::string>();
 }
 
-absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args,
-                                                          std::string_view field,
+absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args, std::string_view field,
                                                           std::string_view tool) {
   const Json* v = FindField(args, field);
   if (v == nullptr) return std::optional<std::string>();

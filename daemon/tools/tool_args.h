@@ -12,7 +12,7 @@
 
 namespace agent::daemon::tools {
 
-// Empty or blank → {}. kInvalidArgument: "arguments are not valid JSON: <excerpt>" or
+// Empty, blank or `null` → {}. kInvalidArgument: "arguments are not valid JSON: <excerpt>" or
 // "arguments must be a JSON object, got <type>". A JSON string that itself holds an object
 // is unwrapped: some models encode the arguments twice.
 absl::StatusOr<Json> ParseToolArguments(std::string_view raw);
@@ -22,8 +22,7 @@ absl::StatusOr<Json> ParseToolArguments(std::string_view raw);
 absl::StatusOr<std::string> RequireString(const Json& args, std::string_view field,
                                           std::string_view tool = {});
 // nullopt when absent or null; an error when present with another type.
-absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args,
-                                                          std::string_view field,
+absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args, std::string_view field,
                                                           std::string_view tool = {});
 // Integers; also accepts integral floats (3.0) and decimal strings ("3"), which models send.
 absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& args, std::string_view field,

@@ -6,10 +6,9 @@ Json FunctionSchema(std::string_view name, std::string_view description, Json pr
                     std::initializer_list<std::string_view> required) {
   Json req = Json::array();
   for (std::string_view r : required) req.push_back(std::string(r));
-  Json parameters = {{"type", "object"},
-                     {"properties", std::move(properties)},
-                     {"required", std::move(req)},
-                     {"additionalProperties", false}};
+  Json parameters = {
+      {"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
+  if (!req.empty()) parameters["required"] = std::move(req);
   return Json{{"type", "function"},
               {"function",
                {{"name", std::string(name)},

@@ -12,7 +12,7 @@
 namespace agent::daemon::tools {
 
 // {"type":"function","function":{"name","description","parameters":{"type":"object",
-// "properties", "required", "additionalProperties":false}}}
+// "properties", "required", "additionalProperties":false}}}; "required" only when non-empty.
 Json FunctionSchema(std::string_view name, std::string_view description, Json properties,
                     std::initializer_list<std::string_view> required);
 

@@ -68,8 +68,8 @@ absl::Status WalkFiles(const std::string& workdir, const std::string& start_abs,
                        const std::function<bool(const WalkEntry&)>& visit, WalkStats* stats) {
   struct stat st;
   if (::stat(start_abs.c_str(), &st) != 0) {
-    return absl::NotFoundError(absl::StrCat(RelativeToWorkdir(workdir, start_abs),
-                                            " does not exist"));
+    return absl::NotFoundError(
+        absl::StrCat(RelativeToWorkdir(workdir, start_abs), " does not exist"));
   }
   if (!S_ISDIR(st.st_mode)) {
     return absl::FailedPreconditionError(

@@ -123,8 +123,8 @@ std::vector<Edit> ComputeEdits(const std::vector<std::string_view>& a,
   const int hi_a = n - suffix;
   const int hi_b = m - suffix;
   const int64_t span = static_cast<int64_t>(hi_a - prefix) + (hi_b - prefix);
-  int max_d = span == 0 ? 0 : static_cast<int>(std::min<int64_t>(kMaxEditDistance,
-                                                                 kMaxDiffWork / span));
+  int max_d =
+      span == 0 ? 0 : static_cast<int>(std::min<int64_t>(kMaxEditDistance, kMaxDiffWork / span));
   max_d = std::min<int64_t>(max_d, span);
   if (!MyersDiff(a, prefix, hi_a, b, prefix, hi_b, max_d, &edits)) {
     for (int i = prefix; i < hi_a; ++i) edits.push_back({Op::kDelete, i, -1});
@@ -151,8 +151,8 @@ std::string Range(int start, int count) {
 
 }  // namespace
 
-std::string UnifiedDiff(std::string_view old_text, std::string_view new_text,
-                        std::string_view path, int context) {
+std::string UnifiedDiff(std::string_view old_text, std::string_view new_text, std::string_view path,
+                        int context) {
   if (old_text == new_text) return "";
   if (context < 0) context = 0;
   std::vector<std::string_view> a = SplitLines(old_text);

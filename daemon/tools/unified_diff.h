@@ -12,8 +12,8 @@ namespace agent::daemon::tools {
 // Identical texts give "". Lines are compared whole. The common head and tail are stripped
 // first; the rest is diffed with Myers' algorithm, and when that would cost too much (huge,
 // unrelated texts) the differing middle becomes one delete-all / insert-all hunk.
-std::string UnifiedDiff(std::string_view old_text, std::string_view new_text,
-                        std::string_view path, int context = 3);
+std::string UnifiedDiff(std::string_view old_text, std::string_view new_text, std::string_view path,
+                        int context = 3);
 
 // Lines added and removed by the same diff, for summaries ("+3 -1").
 struct DiffStat {

@@ -31,15 +31,20 @@ def transcript_problems(messages):
 
 
 class Env:
-    def __init__(self, replies, strict=True, extra_env=None):
+    def __init__(self, replies, strict=True, extra_env=None, summary=None):
         self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
         self.project = os.path.join(self.dir, "project")
         os.makedirs(self.project)
         self.socket = os.path.join(self.dir, "d.sock")
         self.log = os.path.join(self.dir, "model.log")
         script = os.path.join(self.dir, "script.json")
+        if callable(replies):  # a script that needs to name this Env's dir
+            replies = replies(self)
         with open(script, "w") as f:
-            json.dump({"replies": replies}, f)
+            script_obj = {"replies": replies}
+            if summary is not None:
+                script_obj["summary"] = summary
+            json.dump(script_obj, f)
         args = [sys.executable, SERVER, "--script", script, "--log", self.log]
         if strict:
             args.append("--strict")
@@ -87,6 +92,14 @@ class Env:
         with urllib.request.urlopen("http://127.0.0.1:%d/stats" % self.port, timeout=10) as r:
             return json.load(r)
 
+    def load_script(self, replies):
+        """Replaces the model server's replies; the next request gets the first one."""
+        req = urllib.request.Request("http://127.0.0.1:%d/script" % self.port,
+                                     data=json.dumps({"replies": replies}).encode(),
+                                     method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            json.load(r)
+
     def sessions_dir(self):
         return os.path.join(self.project, ".agent", "sessions")
 
@@ -101,6 +114,26 @@ class Env:
         sid = session_id or self.session_ids()[-1]
         with open(os.path.join(self.sessions_dir(), sid + ".json")) as f:
             return json.load(f)
+
+    def kill_marked_processes(self):
+        """Kills the process groups of tool commands that carry this Env's dir in their
+        command line (a tool still running when a test killed the daemon)."""
+        for p in os.listdir("/proc"):
+            if not p.isdigit():
+                continue
+            try:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if (self.dir.encode() in cmd and b"agentd" not in cmd
+                    and int(p) not in (os.getpid(), self.server.pid)):
+                try:
+                    pgid = os.getpgid(int(p))
+                    if pgid != os.getpgrp():  # tools run in groups of their own
+                        os.killpg(pgid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     def daemon_pids(self):
         """Pids of agentd processes serving this Env's socket."""
@@ -133,6 +166,7 @@ class Env:
         except Exception:
             pass
         self.kill_daemon()
+        self.kill_marked_processes()
         self.server.send_signal(signal.SIGTERM)
         try:
             self.server.wait(timeout=10)

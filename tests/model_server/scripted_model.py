@@ -102,6 +102,30 @@ def load_script(path):
     return replies
 
 
+def load_summary(path):
+    """The script's optional "summary" reply: the answer to every compaction request (one
+    whose last user message asks for a summary "for your own future reference"). It does
+    not use up a reply, so a script need not know when the agent compacts."""
+    with open(path, "r", encoding="utf-8") as f:
+        summary = json.load(f).get("summary")
+    if summary is not None and not isinstance(summary, dict):
+        raise ScriptError("\"summary\" must be a reply object")
+    return summary
+
+
+SUMMARY_MARKER = "for your own future reference"
+
+
+def is_summary_request(body):
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return False
+    for m in reversed(messages):
+        if isinstance(m, dict) and m.get("role") == "user":
+            return SUMMARY_MARKER in _content_text(m.get("content"))
+    return False
+
+
 # ---------------------------------------------------------------------------------------
 # Shared state: script cursor, counters, log. All access under one lock.
 
@@ -119,6 +143,8 @@ class State:
         self.tcp_connections = 0
         self.rejected = 0
         self.expect_failed = 0
+        self.summary = None      # the script's "summary" reply, see load_summary
+        self.summaries = 0
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
 
     def next_reply(self):
@@ -148,6 +174,7 @@ class State:
             "rejected": self.rejected,
             "expect_failed": self.expect_failed,
             "replies_remaining": max(len(self.replies) - self.cursor, 0),
+            "summaries": self.summaries,
         }
 
     def reset_stats(self):
@@ -808,6 +835,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 st.reset_stats()
             self.send_json(200, {"ok": True})
             return
+        if path == "/script":
+            # Replaces the replies and starts over from the first (tests that crash the agent
+            # mid-script load what comes next this way).
+            try:
+                new = json.loads(raw.decode("utf-8"))
+                replies = new["replies"]
+                if not isinstance(replies, list) or not all(isinstance(r, dict) for r in replies):
+                    raise ValueError("replies must be a list of objects")
+            except (ValueError, KeyError, UnicodeDecodeError) as e:
+                self.send_json(400, {"error": {"message": f"bad script: {e}"}})
+                return
+            st = self.server.state
+            with st.lock:
+                st.replies = replies
+                st.cursor = 0
+                st.used = 0
+                if "summary" in new:
+                    st.summary = new["summary"]
+            self.send_json(200, {"ok": True})
+            return
         if path not in ("/v1/chat/completions", "/v1/messages"):
             self.send_json(404, openai_error_body(404, f"Invalid URL (POST {path})",
                                                   code="unknown_url"))
@@ -853,6 +900,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if rejection is not None:
                 st.rejected += 1
                 entry["rejected"] = rejection[0]
+            elif parse_error is None and st.summary is not None and is_summary_request(body):
+                st.summaries += 1
+                entry["summary"] = True
+                reply = st.summary
             elif parse_error is None:
                 reply = st.next_reply()
                 if reply is None:
@@ -1095,6 +1146,7 @@ def main(argv=None):
         return 2
     try:
         server.state = State(replies, args.strict, args.log)
+        server.state.summary = load_summary(args.script)
     except OSError as e:
         sys.stderr.write(f"scripted_model: cannot open log {args.log}: {e}\n")
         return 2

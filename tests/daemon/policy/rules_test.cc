@@ -40,11 +40,15 @@ TEST(ParseRule, ToolAlone) {
   EXPECT_EQ(r->pattern, "");
 }
 
-TEST(ParseRule, ToolWithPatternTrimmed) {
+TEST(ParseRule, ToolWithPatternKeptVerbatim) {
   absl::StatusOr<Rule> r = ParseRule("  bash( pytest * )  ");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tool, "bash");
-  EXPECT_EQ(r->pattern, "pytest *");
+  EXPECT_EQ(r->pattern, " pytest * ");
+  // ... and still matches as `pytest *` once normalised.
+  RuleSet rules;
+  rules.allow.push_back(*r);
+  EXPECT_EQ(Evaluate(rules, "bash", Json{{"command", "pytest -x"}}), Verdict::kAllow);
 }
 
 TEST(ParseRule, PatternRunsToTheFinalParenthesis) {
@@ -312,6 +316,8 @@ TEST(ProposeRules, ProposedRulesAllowExactlyTheApprovedCall) {
            "cat > f <<'EOF'\nit's  here\n  indented\nEOF",
            "FOO=1 make -j2 2>&1 | tee log &",
            "echo 'unterminated  *",
+           "echo 'trailing quoted spaces   ",
+           "echo escaped\\ ",
            "if true; then (cd a && ls *); fi",
        }) {
     RuleSet rules;

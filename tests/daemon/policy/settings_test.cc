@@ -144,7 +144,7 @@ TEST_F(SettingsTest, AppendKeepsOtherFieldsInTheirOrderAndDoesNotDuplicate) {
   ],
   "allow": [
     "bash(ls)",
-    "bash(make)"
+    "bash( make )"
   ],
   "alpha": true
 }

@@ -27,19 +27,18 @@ TEST_F(ChangePreviewTest, EditPreviewIsTheDiffAndWritesNothing) {
 TEST_F(ChangePreviewTest, EditThatWouldFailReturnsTheErrorWithoutAsking) {
   Write("a.cc", "x x\n");
   Call("read_file", {{"path", "a.cc"}});
-  EXPECT_THAT(PreviewGatedCall("edit_file",
-                               {{"path", "a.cc"}, {"old_string", "nope"}, {"new_string", "y"}},
-                               ctx_),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("not found")));
   EXPECT_THAT(
-      PreviewGatedCall("edit_file", {{"path", "a.cc"}, {"old_string", "x"}, {"new_string", "y"}},
+      PreviewGatedCall("edit_file", {{"path", "a.cc"}, {"old_string", "nope"}, {"new_string", "y"}},
                        ctx_),
-      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("occurs 2 times")));
-  Write("unread.cc", "u\n");
+      StatusIs(absl::StatusCode::kNotFound, HasSubstr("not found")));
   EXPECT_THAT(PreviewGatedCall("edit_file",
-                               {{"path", "unread.cc"}, {"old_string", "u"}, {"new_string", "v"}},
-                               ctx_),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("read unread.cc")));
+                               {{"path", "a.cc"}, {"old_string", "x"}, {"new_string", "y"}}, ctx_),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("occurs 2 times")));
+  Write("unread.cc", "u\n");
+  EXPECT_THAT(
+      PreviewGatedCall("edit_file",
+                       {{"path", "unread.cc"}, {"old_string", "u"}, {"new_string", "v"}}, ctx_),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("read unread.cc")));
   EXPECT_THAT(PreviewGatedCall("write_file", {{"path", "../x"}, {"content", ""}}, ctx_),
               StatusIs(absl::StatusCode::kPermissionDenied));
 }

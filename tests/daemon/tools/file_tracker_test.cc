@@ -17,9 +17,9 @@ TEST(FileTrackerTest, UnreadExistingFileNeedsARead) {
   TempDir dir;
   FileTracker t;
   WriteFile(dir.Join("a.txt"), "one");
-  EXPECT_THAT(t.CheckUnchanged(dir.Join("a.txt"), true, "a.txt"),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("read a.txt before editing it")));
+  EXPECT_THAT(
+      t.CheckUnchanged(dir.Join("a.txt"), true, "a.txt"),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("read a.txt before editing it")));
   EXPECT_TRUE(t.CheckUnchanged(dir.Join("a.txt"), false).ok());
 }
 
@@ -63,7 +63,8 @@ TEST(FileTrackerTest, ConcurrentReadsAreSafe) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) {
     threads.emplace_back([&t, i] {
-      for (int j = 0; j < 500; ++j) t.RecordRead("/p/" + std::to_string(j % 50), "c" + std::to_string(i));
+      for (int j = 0; j < 500; ++j)
+        t.RecordRead("/p/" + std::to_string(j % 50), "c" + std::to_string(i));
     });
   }
   for (auto& th : threads) th.join();

@@ -59,8 +59,8 @@ TEST(GlobTest, PathGlobWithoutSlashMatchesNamesAtAnyDepth) {
 using Verdict = GitignoreRules::Verdict;
 
 TEST(GitignoreTest, CommentsBlanksNegationAndDirOnly) {
-  GitignoreRules r = GitignoreRules::Parse(
-      "# comment\n\n*.log\n!keep.log\nbuild/\n\\#literal\ntrailing   \n");
+  GitignoreRules r =
+      GitignoreRules::Parse("# comment\n\n*.log\n!keep.log\nbuild/\n\\#literal\ntrailing   \n");
   EXPECT_EQ(r.Check("x.log", false), Verdict::kIgnored);
   EXPECT_EQ(r.Check("sub/x.log", false), Verdict::kIgnored);
   EXPECT_EQ(r.Check("keep.log", false), Verdict::kIncluded);

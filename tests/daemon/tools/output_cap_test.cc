@@ -28,11 +28,21 @@ TEST(OutputCapTest, OneHugeChunk) {
 }
 
 TEST(OutputCapTest, CutsDoNotSplitUtf8Characters) {
-  OutputCap cap(4, 4);
-  // "aaé" is 4 bytes, then "é" (2 bytes) would straddle the head limit.
-  cap.Append("aaa\xC3\xA9" "0123456789" "\xC3\xA9zz");
-  std::string out = cap.Render();
-  EXPECT_EQ(out, "aaa\n… 14 bytes omitted …\n\xC3\xA9zz");
+  // The head limit falls inside the first "é", the tail limit inside the last one: both
+  // characters go to the omitted middle rather than being split.
+  OutputCap cap(4, 3);
+  cap.Append(
+      "aaa\xC3\xA9"
+      "0123456789"
+      "\xC3\xA9zz");
+  EXPECT_EQ(cap.Render(), "aaa\n… 14 bytes omitted …\nzz");
+  EXPECT_EQ(cap.omitted_bytes(), 14u);
+  OutputCap whole(4, 4);
+  whole.Append(
+      "aaa\xC3\xA9"
+      "0123456789"
+      "\xC3\xA9zz");
+  EXPECT_EQ(whole.Render(), "aaa\n… 12 bytes omitted …\n\xC3\xA9zz");
 }
 
 }  // namespace

@@ -40,9 +40,9 @@ TEST_F(PathResolverTest, DotDotThatStaysInsideIsAccepted) {
 
 TEST_F(PathResolverTest, DotDotEscapeIsRefusedWithAClearMessage) {
   absl::StatusOr<std::string> r = ResolveInside(work_.path(), "../x");
-  EXPECT_THAT(r, StatusIs(absl::StatusCode::kPermissionDenied,
-                          HasSubstr("path \"../x\" is outside the project (" + work_.path() +
-                                    ")")));
+  EXPECT_THAT(r,
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("path \"../x\" is outside the project (" + work_.path() + ")")));
   EXPECT_THAT(ResolveInside(work_.path(), "src/../../x"),
               StatusIs(absl::StatusCode::kPermissionDenied));
   EXPECT_THAT(ResolveInside(work_.path(), "missing/../../x"),

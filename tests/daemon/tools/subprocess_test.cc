@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -212,6 +213,26 @@ TEST_F(SubprocessTest, LeftoverBackgroundJobDoesNotHangTheTool) {
   EXPECT_TRUE(GroupGone(r->pid)) << "the background sleep was left running";
 }
 
+// Dead or reaped: no /proc entry, or state Z.
+bool ProcessDead(pid_t pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return true;
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+}
+
+TEST_F(SubprocessTest, WithoutSubreaperLeftoversAreKilledAndNotWaitedForAsZombies) {
+  // Orphans then go to init, which may take seconds to reap them; the tool must not wait
+  // for that, only for them to be dead.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("sleep 60 & echo $!"));
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+  ASSERT_TRUE(r.ok());
+  std::printf("returned after %lld ms\n", static_cast<long long>(r->elapsed.count()));
+  EXPECT_LT(r->elapsed, std::chrono::milliseconds(250));
+  EXPECT_TRUE(ProcessDead(std::stoi(r->output)));
+}
+
 TEST_F(SubprocessTest, ProcessThatLeftTheGroupButHoldsThePipesIsNotWaitedFor) {
   // setsid puts the sleeper in a session of its own, out of reach of the group kill; it
   // keeps stdout open. The drain is bounded, so the tool returns anyway.
@@ -229,17 +250,16 @@ TEST_F(SubprocessTest, ProcessThatLeftTheGroupButHoldsThePipesIsNotWaitedFor) {
 }
 
 TEST_F(SubprocessTest, OutputIsCappedToHeadAndTailWithTheOmittedCount) {
-  SubprocessOptions o =
-      Options("printf START; head -c 100000 /dev/zero | tr '\\0' x; printf END");
+  SubprocessOptions o = Options("printf START; head -c 100000 /dev/zero | tr '\\0' x; printf END");
   o.head_bytes = 1024;
   o.tail_bytes = 1024;
   absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->output_bytes, 100006u);
-  EXPECT_EQ(r->omitted_bytes, 100006u - 2048u);
+  EXPECT_EQ(r->output_bytes, 100008u);
+  EXPECT_EQ(r->omitted_bytes, 100008u - 2048u);
   EXPECT_THAT(r->output, StartsWith("STARTxxx"));
   EXPECT_THAT(r->output, EndsWith("xxxEND"));
-  EXPECT_THAT(r->output, HasSubstr("\n… 97958 bytes omitted …\n"));
+  EXPECT_THAT(r->output, HasSubstr("\n… 97960 bytes omitted …\n"));
   EXPECT_LT(r->output.size(), 2200u);
 }
 
@@ -248,7 +268,8 @@ TEST_F(SubprocessTest, ChildGetsDefaultSigpipeEvenWhenWeIgnoreIt) {
   struct sigaction old_action, ignore = {};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &old_action);
-  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("yes | head -n 2; echo status=${PIPESTATUS[0]}"));
+  absl::StatusOr<SubprocessResult> r =
+      RunSubprocess(Options("yes | head -n 2; echo status=${PIPESTATUS[0]}"));
   ::sigaction(SIGPIPE, &old_action, nullptr);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->timed_out);

@@ -26,8 +26,8 @@ class TempDir {
  public:
   TempDir() {
     const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                       "/agent-tools-test-XXXXXX";
+    std::string tmpl =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/agent-tools-test-XXXXXX";
     char* made = ::mkdtemp(tmpl.data());
     if (made == nullptr) {
       ADD_FAILURE() << "mkdtemp failed";
@@ -89,8 +89,7 @@ MATCHER_P2(StatusIs, code, message_matcher, "") {
   const absl::Status& s = GetStatus(arg);
   *result_listener << "status is " << s.ToString();
   return s.code() == code &&
-         ::testing::ExplainMatchResult(message_matcher, std::string(s.message()),
-                                       result_listener);
+         ::testing::ExplainMatchResult(message_matcher, std::string(s.message()), result_listener);
 }
 
 // A workdir, a tracker and the core tools, for calling tools as the session would.

@@ -10,9 +10,10 @@ using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-TEST(ToolArgsTest, EmptyOrBlankArgumentsAreAnEmptyObject) {
+TEST(ToolArgsTest, EmptyBlankOrNullArgumentsAreAnEmptyObject) {
   EXPECT_EQ(*ParseToolArguments(""), Json::object());
   EXPECT_EQ(*ParseToolArguments("  \n"), Json::object());
+  EXPECT_EQ(*ParseToolArguments("null"), Json::object());
 }
 
 TEST(ToolArgsTest, ObjectIsParsed) {
@@ -33,9 +34,8 @@ TEST(ToolArgsTest, NotJsonNamesTheProblemWithAnExcerpt) {
 }
 
 TEST(ToolArgsTest, NonObjectIsRefused) {
-  EXPECT_THAT(ParseToolArguments("[1,2]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("must be a JSON object, got array")));
+  EXPECT_THAT(ParseToolArguments("[1,2]"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    HasSubstr("must be a JSON object, got array")));
   EXPECT_THAT(ParseToolArguments("42"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

@@ -35,7 +35,8 @@ std::string Apply(const std::string& old_text, const std::string& diff) {
       EXPECT_TRUE(absl::SimpleAtoi(range.substr(range.find(',') + 1), &count)) << l;
       size_t first = count == 0 ? old_start : old_start - 1;
       EXPECT_GE(first, next_old) << "hunks overlap or go backwards";
-      for (; next_old < first && next_old < old_lines.size(); ++next_old) out += old_lines[next_old];
+      for (; next_old < first && next_old < old_lines.size(); ++next_old)
+        out += old_lines[next_old];
       prev = '@';
       continue;
     }

@@ -61,6 +61,17 @@ TEST_F(WriteFileToolTest, KeepsTheFileMode) {
   EXPECT_EQ(st.st_mode & 07777, 0750u);
 }
 
+TEST_F(WriteFileToolTest, ReadOnlyFileIsNotReplaced) {
+  Write("ro.txt", "keep\n");
+  ASSERT_EQ(::chmod(Path("ro.txt").c_str(), 0444), 0);
+  Call("read_file", {{"path", "ro.txt"}});
+  ToolOutcome out = Call("write_file", {{"path", "ro.txt"}, {"content", "x"}});
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write anything";
+  EXPECT_TRUE(out.is_error);
+  EXPECT_THAT(out.content, HasSubstr("read-only"));
+  EXPECT_EQ(ReadFile(Path("ro.txt")), "keep\n");
+}
+
 TEST_F(WriteFileToolTest, WritesThroughAnInsideSymlinkToItsTarget) {
   Write("real.txt", "r\n");
   ASSERT_EQ(::symlink("real.txt", Path("alias.txt").c_str()), 0);
@@ -86,6 +97,13 @@ TEST_F(WriteFileToolTest, RefusesPathsOutsideAndDirectories) {
   Write("d/f", "");
   EXPECT_THAT(Call("write_file", {{"path", "d"}, {"content", "x"}}).content,
               HasSubstr("is a directory"));
+}
+
+TEST_F(WriteFileToolTest, FileInPlaceOfAParentDirectoryIsAnError) {
+  Write("a.txt", "");
+  ToolOutcome out = Call("write_file", {{"path", "a.txt/b.txt"}, {"content", "x"}});
+  EXPECT_TRUE(out.is_error);
+  EXPECT_THAT(out.content, HasSubstr("not a directory"));
 }
 
 TEST_F(WriteFileToolTest, MissingContentIsNamed) {
@@ -133,10 +151,9 @@ TEST_F(EditFileToolTest, SeveralMatchesNameTheCountUnlessReplaceAll) {
   EXPECT_TRUE(out.is_error);
   EXPECT_THAT(out.content, HasSubstr("old_string occurs 3 times in a.cc"));
   EXPECT_EQ(ReadFile(Path("a.cc")), "foo foo\nfoo\n");
-  out = Call("edit_file", {{"path", "a.cc"},
-                           {"old_string", "foo"},
-                           {"new_string", "bar"},
-                           {"replace_all", true}});
+  out =
+      Call("edit_file",
+           {{"path", "a.cc"}, {"old_string", "foo"}, {"new_string", "bar"}, {"replace_all", true}});
   EXPECT_FALSE(out.is_error) << out.content;
   EXPECT_EQ(out.content, "Edited a.cc (3 replacements)");
   EXPECT_EQ(ReadFile(Path("a.cc")), "bar bar\nbar\n");
