@@ -1,29 +1,84 @@
-// Line editing for the interactive client, on libedit: history kept per project in the state
-// dir, Up/Down, Ctrl-R, Unicode, and multi-line input (a line ending in `\` continues).
-// Not thread-safe: used from the main thread only.
+// Line editing for the interactive client, on libedit's native API in its unbuffered mode:
+// the UI's poll loop reads the terminal and feeds the bytes here, so events can be shown
+// while a line is being typed (the UI erases the editor, writes, and asks it to redraw).
+// History is kept per project in the state dir; Up/Down, Ctrl-R (incremental search),
+// Unicode (the locale must be UTF-8: main sets one), multi-line input (a line ending in `\`
+// continues; a newline that arrives with more input behind it, as in a paste, is inserted
+// instead of ending the line).
+// Not thread-safe: used from the main thread only. One LineEditor per process (libedit's
+// terminal state is per process in practice: there is one terminal).
 #pragma once
 
+#include <histedit.h>
+
+#include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace agent::client {
 
 class LineEditor {
  public:
+  // Input is fd 0, output stdout. `prompt` may hold escapes between "\1" markers.
   explicit LineEditor(const std::string& project_dir);
   ~LineEditor();
   LineEditor(const LineEditor&) = delete;
   LineEditor& operator=(const LineEditor&) = delete;
 
-  // One prompt's text; nullopt on Ctrl-D at an empty line (or end of input).
-  std::optional<std::string> ReadLine(const std::string& prompt);
+  // Takes the terminal (raw mode) and draws the prompt at the cursor, which must be at
+  // column 0 of a blank line. Returns false when the terminal cannot be edited.
+  bool Start();
+  // Gives the terminal back (cooked mode); the screen is left as it is.
+  void Stop();
+  bool started() const { return started_; }
+
+  // Prompt shown from the next redraw; "\1…\1" encloses escapes that take no columns.
+  void SetPrompt(const std::string& prompt);
+  // Draws the prompt and the text at the cursor (column 0 of a blank line).
+  void Redraw();
+  // The row of the cursor counted from the editor's first row, at `cols` columns.
+  int CursorRow(int cols) const;
+  // Rows the editor takes at `cols` columns.
+  int Rows(int cols) const;
+
+  struct Result {
+    enum Kind { kLine, kEof } kind;
+    std::string text;
+  };
+  // Feeds bytes read from the terminal; libedit redraws the line as it edits. Returns the
+  // lines finished (and end of input): after one, the editor is empty and drawn as nothing
+  // (the cursor is at column 0 under the finished line) until the next Redraw.
+  std::vector<Result> Feed(const std::string& bytes);
+  // The text being edited.
+  std::string Text() const;
+  // Empties it (the caller erases and redraws the screen around this).
+  void Clear();
+  // Puts `text` in the editor with the cursor at its end.
+  void SetText(const std::string& text);
   void AddHistory(const std::string& line);
+  // libedit must learn the new width (SIGWINCH; we handle signals ourselves).
+  void Resized();
 
  private:
-  std::string history_path_;
-};
+  static int ReadChar(EditLine* el, wchar_t* out);
+  static char* Prompt(EditLine* el);
+  int NextChar(wchar_t* out);
+  void ResetLine();
+  std::string StripPromptMarkers() const;
 
-// Asks y/n/a on the terminal for an approval. nullopt when there is no terminal.
-std::optional<char> AskApproval(const std::string& always_rules);
+  EditLine* el_ = nullptr;
+  History* hist_ = nullptr;
+  std::string history_path_;
+  std::string prompt_;
+  bool hidden_ = false;  // draw nothing (between a finished line and the next Redraw)
+  bool started_ = false;
+  std::deque<char> input_;
+  std::deque<wchar_t> pushed_;  // characters ReadChar hands out before new input
+  bool submitted_ = false;      // ReadChar handed out a newline that ends the line
+  bool eof_ = false;            // end of input on fd 0
+  bool last_was_eof_key_ = false;
+  int finished_rows_ = 0;  // rows of a finished line above the cursor, while hidden
+};
 
 }  // namespace agent::client

@@ -1,9 +1,11 @@
 #include "client/renderer.h"
 
-#include <vector>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "client/terminal_text.h"
 
 namespace agent::client {
 namespace {
@@ -11,6 +13,7 @@ namespace {
 namespace v1 = agent::v1;
 
 constexpr size_t kMaxArgsChars = 100;
+constexpr const char* kSpinnerFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
 
 std::string OneLine(std::string s, size_t max) {
   for (char& c : s) {
@@ -22,6 +25,29 @@ std::string OneLine(std::string s, size_t max) {
     s = s.substr(0, cut) + "…";
   }
   return s;
+}
+
+// Control characters a program printed (colours, cursor moves, bells) must not reach our
+// terminal from a tool's output: they are shown as nothing, tabs as spaces.
+std::string Sanitized(const std::string& s) {
+  std::string out;
+  std::string stripped = StripAnsi(s);
+  out.reserve(stripped.size());
+  for (char c : stripped) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\t') {
+      out += "    ";
+    } else if (u >= 0x20 || c == '\n') {
+      if (u != 0x7F) out += c;
+    }
+  }
+  return out;
+}
+
+std::string Thousands(int64_t n) {
+  if (n >= 10000) return absl::StrCat(n / 1000, "k");
+  if (n >= 1000) return absl::StrCat(n / 1000, ".", (n % 1000) / 100, "k");
+  return absl::StrCat(n);
 }
 
 }  // namespace
@@ -38,6 +64,49 @@ std::string ArgsSummary(const std::string& name, const std::string& arguments) {
   return OneLine(DumpJson(*j), kMaxArgsChars);
 }
 
+std::string FitToColumns(const std::string& s, int cols) {
+  if (cols <= 0 || DisplayWidth(s) <= cols) return s;
+  std::string out;
+  int width = 0;
+  bool styled = false;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '\x1b') {
+      // Copy the whole escape so it is never cut in two.
+      size_t j = i + 1;
+      if (j < s.size() && s[j] == '[') {
+        ++j;
+        while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7E)) ++j;
+      }
+      j = std::min(j + 1, s.size());
+      out.append(s, i, j - i);
+      styled = true;
+      i = j;
+      continue;
+    }
+    size_t len = 1;
+    unsigned char b = static_cast<unsigned char>(s[i]);
+    if (b >= 0xF0) {
+      len = 4;
+    } else if (b >= 0xE0) {
+      len = 3;
+    } else if (b >= 0xC0) {
+      len = 2;
+    }
+    len = std::min(len, s.size() - i);
+    std::string cp = s.substr(i, len);
+    int w = DisplayWidth(cp);
+    if (width + w > cols - 1) break;
+    out += cp;
+    width += w;
+    i += len;
+  }
+  out += "…";
+  if (styled) out += "\x1b[0m";
+  return out;
+}
+
+Renderer::Renderer(RenderOptions options) : options_(options), markdown_(options.color) {}
+
 std::string Renderer::Dim(const std::string& s) const {
   return options_.color ? absl::StrCat("\x1b[2m", s, "\x1b[0m") : s;
 }
@@ -46,8 +115,30 @@ std::string Renderer::Colored(const char* code, const std::string& s) const {
   return options_.color ? absl::StrCat("\x1b[", code, "m", s, "\x1b[0m") : s;
 }
 
+void Renderer::SetPhase(Phase p, absl::Time now, std::string what) {
+  phase_ = p;
+  phase_since_ = now;
+  phase_what_ = std::move(what);
+}
+
+void Renderer::PromptSent(absl::Time now) {
+  if (phase_ == Phase::kIdle) SetPhase(Phase::kThinking, now);
+}
+
+std::string Renderer::StyleLine(const std::string& line, TextKind kind) {
+  if (kind == TextKind::kReasoning) return Colored("2;3", line);
+  return markdown_.Line(line);
+}
+
 std::string Renderer::EndLine() {
   std::string out;
+  if (options_.live) {
+    if (!partial_.empty()) {
+      out = StyleLine(partial_, partial_kind_) + "\n";
+      partial_.clear();
+    }
+    return out;
+  }
   if (in_reasoning_ && options_.color) out += "\x1b[0m";
   in_reasoning_ = false;
   if (mid_line_) out += "\n";
@@ -55,18 +146,40 @@ std::string Renderer::EndLine() {
   return out;
 }
 
-std::string Renderer::Text(const std::string& text) {
+std::string Renderer::Text(const std::string& text, TextKind kind) {
   if (text.empty()) return "";
-  mid_line_ = text.back() != '\n';
-  return text;
+  if (!options_.live) {
+    std::string out;
+    if (kind == TextKind::kAnswer && in_reasoning_) out += EndLine();
+    if (kind == TextKind::kReasoning && !in_reasoning_) {
+      if (options_.color) out += "\x1b[2m";
+      in_reasoning_ = true;
+    }
+    mid_line_ = text.back() != '\n';
+    return out + text;
+  }
+  std::string out;
+  if (kind != partial_kind_) {
+    out += EndLine();
+    partial_kind_ = kind;
+  }
+  partial_ += text;
+  size_t nl;
+  while ((nl = partial_.find('\n')) != std::string::npos) {
+    std::string line = partial_.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out += StyleLine(line, kind) + "\n";
+    partial_.erase(0, nl + 1);
+  }
+  return out;
 }
 
-std::string Renderer::CallLine(const std::string& name, const std::string& arguments) {
+std::string Renderer::CallLine(const std::string& name, const std::string& arguments) const {
   return Colored("36", absl::StrCat("→ ", name, "(", ArgsSummary(name, arguments), ")")) + "\n";
 }
 
 std::string Renderer::Clipped(const std::string& text) const {
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  std::vector<std::string> lines = absl::StrSplit(Sanitized(text), '\n');
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
   std::string out;
   size_t shown = std::min<size_t>(lines.size(), static_cast<size_t>(options_.tool_output_lines));
@@ -77,21 +190,96 @@ std::string Renderer::Clipped(const std::string& text) const {
 
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) {
   std::string out = EndLine();
-  absl::StrAppend(&out, Colored("33", absl::StrCat("? ", a.tool(), " wants to run: ")),
-                  a.summary(), "\n");
-  if (!a.diff().empty()) {
-    for (absl::string_view line : absl::StrSplit(a.diff(), '\n')) {
-      std::string l(line);
-      if (!l.empty() && l[0] == '+' && l.rfind("+++", 0) != 0) {
-        l = Colored("32", l);
-      } else if (!l.empty() && l[0] == '-' && l.rfind("---", 0) != 0) {
-        l = Colored("31", l);
-      } else if (l.rfind("@@", 0) == 0) {
-        l = Colored("36", l);
-      }
-      absl::StrAppend(&out, l, "\n");
+  const char* verb = a.tool() == "bash" ? " wants to run: " : " wants to change: ";
+  absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", a.tool(), verb)),
+                  Sanitized(a.summary()), "\n");
+  std::string diff = a.diff();
+  while (!diff.empty() && diff.back() == '\n') diff.pop_back();
+  if (diff.empty()) return out;
+  for (absl::string_view line : absl::StrSplit(diff, '\n')) {
+    std::string l = Sanitized(std::string(line));
+    if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) {
+      l = Colored("1", l);
+    } else if (!l.empty() && l[0] == '+') {
+      l = Colored("32", l);
+    } else if (!l.empty() && l[0] == '-') {
+      l = Colored("31", l);
+    } else if (l.rfind("@@", 0) == 0) {
+      l = Colored("36", l);
     }
+    absl::StrAppend(&out, "  ", l, "\n");
   }
+  return out;
+}
+
+std::string Renderer::ApprovalQuestion(const v1::PendingApproval& a) const {
+  std::string rules = absl::StrJoin(a.proposed_rules(), ", ");
+  std::string always = rules.empty() ? "[a]lways" : absl::StrCat("[a]lways: ", rules);
+  return absl::StrCat(Colored("1;33", "Allow?"), " ", Colored("1", "[y]es"), " / ",
+                      Colored("1", "[n]o"), " / ", Colored("1", always), " ");
+}
+
+std::string Renderer::ApprovalOutcome(const v1::ApprovalResolved& r) const {
+  std::string by;
+  if (!r.client_name().empty()) {
+    by = r.client_name() == options_.own_client ? " by you" : " by " + r.client_name();
+  }
+  if (r.decision() == v1::DECISION_DENY) {
+    std::string why = r.reason().empty() ? "" : absl::StrCat(" (", r.reason(), ")");
+    return Colored("31", absl::StrCat("✗ denied", by, why)) + "\n";
+  }
+  if (r.decision() == v1::DECISION_ALLOW_ALWAYS) {
+    std::string rules = absl::StrJoin(r.rules(), ", ");
+    return Colored("32", absl::StrCat("✓ allowed always", by, rules.empty() ? "" : ": " + rules)) +
+           "\n";
+  }
+  return Colored("32", absl::StrCat("✓ allowed", by)) + "\n";
+}
+
+std::string Renderer::UserLine(const std::string& text, const std::string& from) const {
+  std::string out;
+  bool first = true;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    absl::StrAppend(&out, Colored("1", absl::StrCat(first ? "› " : "  ", std::string(line))), "\n");
+    first = false;
+  }
+  if (!from.empty()) {
+    out.pop_back();
+    absl::StrAppend(&out, Dim(absl::StrCat("  (from ", from, ")")), "\n");
+  }
+  return out;
+}
+
+std::string Renderer::Notice(const std::string& text) const { return Dim(text) + "\n"; }
+
+std::string Renderer::ErrorLine(const std::string& text) const {
+  return Colored("31", "error: " + text) + "\n";
+}
+
+std::string Renderer::StatusLine(const StatusInfo& s) const {
+  std::vector<std::string> parts;
+  parts.push_back(s.session_id.substr(0, 8));
+  if (!s.model.empty()) parts.push_back(s.model);
+  if (s.prompt_tokens >= 0) {
+    parts.push_back(absl::StrCat(Thousands(s.prompt_tokens), " in / ",
+                                 Thousands(s.completion_tokens), " out tokens"));
+  }
+  if (!s.clients.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& c : s.clients) names.push_back(c == s.own_client ? "you" : c);
+    parts.push_back(absl::StrCat(s.clients.size(), s.clients.size() == 1 ? " client" : " clients",
+                                 " (", absl::StrJoin(names, ", "), ")"));
+  }
+  if (s.read_only) parts.push_back("read-only");
+  return Dim(absl::StrCat("── ", absl::StrJoin(parts, " · "), " ──")) + "\n";
+}
+
+std::string Renderer::Markdown(const std::string& text) {
+  std::string out;
+  MarkdownStyler md(options_.color);
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  for (const std::string& l : lines) absl::StrAppend(&out, md.Line(l), "\n");
   return out;
 }
 
@@ -102,10 +290,10 @@ std::string Renderer::RenderTranscript(const Json& messages) {
     std::string role = GetString(m, "role");
     std::string content = GetString(m, "content");
     if (role == "user") {
-      absl::StrAppend(&out, EndLine(), Colored("1", "> " + content), "\n");
+      absl::StrAppend(&out, EndLine(), UserLine(content, ""));
     } else if (role == "assistant") {
       out += EndLine();
-      if (!content.empty()) absl::StrAppend(&out, content, content.back() == '\n' ? "" : "\n");
+      if (!content.empty()) out += Markdown(content);
       if (m.contains("tool_calls") && m["tool_calls"].is_array()) {
         for (const Json& c : m["tool_calls"]) {
           Json fn = c.value("function", Json::object());
@@ -119,32 +307,128 @@ std::string Renderer::RenderTranscript(const Json& messages) {
   return out;
 }
 
-std::string Renderer::Render(const v1::Event& e) {
+std::vector<std::string> Renderer::LiveLines(absl::Time now, int cols) const {
+  std::vector<std::string> lines;
+  if (!options_.live) return lines;
+  if (!partial_.empty()) {
+    std::string p = partial_kind_ == TextKind::kReasoning ? Colored("2;3", partial_)
+                                                          : markdown_.Partial(partial_);
+    lines.push_back(p);
+  }
+  if (phase_ == Phase::kTool) {
+    std::vector<std::string> tail = tool_tail_;
+    if (!tool_tail_open_.empty()) tail.push_back(tool_tail_open_);
+    int hidden = tool_lines_seen_ + (tool_tail_open_.empty() ? 0 : 1) - static_cast<int>(tail.size());
+    if (hidden > 0) lines.push_back(Dim(absl::StrCat("  … ", hidden, " earlier lines")));
+    for (const std::string& t : tail) lines.push_back(Dim(FitToColumns("  " + t, cols - 1)));
+  }
+  if (pending_approval_.has_value()) {
+    lines.push_back(can_answer_ ? ApprovalQuestion(*pending_approval_)
+                                : Dim("waiting for another client to answer…"));
+  } else if (Animating()) {
+    int64_t ms = std::max<int64_t>(0, absl::ToInt64Milliseconds(now - phase_since_));
+    const char* frame = kSpinnerFrames[(ms / 100) % 10];
+    std::string what = "thinking";
+    if (phase_ == Phase::kPreparing) what = absl::StrCat("writing the ", phase_what_, " call");
+    if (phase_ == Phase::kTool) what = absl::StrCat("running ", phase_what_);
+    lines.push_back(
+        FitToColumns(Colored("36", frame) + " " + Dim(absl::StrCat(what, " · ", ms / 1000, "s")),
+                     cols - 1));
+  }
+  return lines;
+}
+
+bool Renderer::Animating() const {
+  if (!options_.live || !options_.spinner || pending_approval_.has_value()) return false;
+  return phase_ == Phase::kThinking || phase_ == Phase::kPreparing || phase_ == Phase::kTool;
+}
+
+std::string Renderer::Render(const v1::Event& e, absl::Time now) {
   switch (e.kind_case()) {
     case v1::Event::kSnapshot: {
-      auto j = ParseJson(e.snapshot().transcript_json());
+      const v1::Snapshot& s = e.snapshot();
+      auto j = ParseJson(s.transcript_json());
       std::string out = j.ok() ? RenderTranscript(*j) : "";
-      out += Text(e.snapshot().partial_text());
+      pending_approval_.reset();
+      if (s.state() == v1::SESSION_STATE_IDLE) {
+        SetPhase(Phase::kIdle, now);
+      } else {
+        SetPhase(Phase::kThinking, now);
+        if (s.state() == v1::SESSION_STATE_WAITING_APPROVAL && s.has_pending_approval()) {
+          out += ApprovalPrompt(s.pending_approval());
+          pending_approval_ = s.pending_approval();
+          SetPhase(Phase::kApproval, now);
+        }
+      }
+      out += Text(s.partial_text(), TextKind::kAnswer);
       return out;
     }
-    case v1::Event::kTextDelta: {
-      std::string out;
-      if (in_reasoning_) {
-        out += EndLine();
+    case v1::Event::kTurnStarted:
+      markdown_.Reset();
+      SetPhase(Phase::kThinking, now);
+      return EndLine();
+    case v1::Event::kUserMessage:
+      if (!options_.echo_prompts) return "";
+      return EndLine() + UserLine(e.user_message().text(), e.user_message().client_name());
+    case v1::Event::kTextDelta:
+      if (phase_ != Phase::kApproval) SetPhase(Phase::kStreaming, now);
+      return Text(e.text_delta().text(), TextKind::kAnswer);
+    case v1::Event::kReasoningDelta:
+      if (phase_ != Phase::kApproval) SetPhase(Phase::kStreaming, now);
+      return Text(e.reasoning_delta().text(), TextKind::kReasoning);
+    case v1::Event::kToolCallStarted:
+      SetPhase(Phase::kPreparing, now, e.tool_call_started().name());
+      return EndLine();
+    case v1::Event::kToolCallReady: {
+      const v1::ToolCall& c = e.tool_call_ready().call();
+      SetPhase(Phase::kTool, now, c.name());
+      tool_tail_.clear();
+      tool_tail_open_.clear();
+      tool_lines_seen_ = 0;
+      return EndLine() + CallLine(c.name(), c.arguments());
+    }
+    case v1::Event::kToolOutput: {
+      if (!options_.live) return "";
+      std::string chunk = Sanitized(e.tool_output().chunk());
+      tool_tail_open_ += chunk;
+      size_t nl;
+      while ((nl = tool_tail_open_.find('\n')) != std::string::npos) {
+        tool_tail_.push_back(tool_tail_open_.substr(0, nl));
+        tool_tail_open_.erase(0, nl + 1);
+        ++tool_lines_seen_;
       }
-      return out + Text(e.text_delta().text());
+      // The open line of a program that never ends its lines must not grow without bound.
+      if (tool_tail_open_.size() > 4096) tool_tail_open_.erase(0, tool_tail_open_.size() - 4096);
+      size_t keep = static_cast<size_t>(std::max(1, options_.live_output_lines - 1));
+      if (tool_tail_.size() > keep) {
+        tool_tail_.erase(tool_tail_.begin(), tool_tail_.end() - static_cast<long>(keep));
+      }
+      return "";
     }
-    case v1::Event::kReasoningDelta: {
-      std::string out;
-      if (!in_reasoning_ && options_.color) out += "\x1b[2m";
-      in_reasoning_ = true;
-      return out + Text(e.reasoning_delta().text());
-    }
-    case v1::Event::kToolCallReady:
-      return EndLine() + CallLine(e.tool_call_ready().call().name(),
-                                  e.tool_call_ready().call().arguments());
     case v1::Event::kToolResult:
+      tool_tail_.clear();
+      tool_tail_open_.clear();
+      tool_lines_seen_ = 0;
+      markdown_.Reset();
+      SetPhase(Phase::kThinking, now);
       return EndLine() + Clipped(e.tool_result().content());
+    case v1::Event::kApprovalRequested: {
+      pending_approval_ = e.approval_requested().approval();
+      SetPhase(Phase::kApproval, now, phase_what_);
+      return ApprovalPrompt(*pending_approval_);
+    }
+    case v1::Event::kApprovalResolved: {
+      const v1::ApprovalResolved& r = e.approval_resolved();
+      if (pending_approval_.has_value() && pending_approval_->call_id() == r.call_id()) {
+        pending_approval_.reset();
+      }
+      if (r.decision() == v1::DECISION_DENY) {
+        SetPhase(Phase::kThinking, now);
+      } else {
+        SetPhase(Phase::kTool, now, phase_what_);
+      }
+      return EndLine() + ApprovalOutcome(r);
+    }
     case v1::Event::kRetrying: {
       const auto& r = e.retrying();
       return EndLine() + Colored("33", absl::StrCat("[", r.reason(), " | retry ", r.attempt(), "/",
@@ -156,22 +440,18 @@ std::string Renderer::Render(const v1::Event& e) {
       return EndLine() + Dim(absl::StrCat("[compacted: ", e.compacted().removed_messages(),
                                           " earlier messages summarised]")) +
              "\n";
-    case v1::Event::kApprovalResolved: {
-      const auto& r = e.approval_resolved();
-      const char* what = r.decision() == v1::DECISION_DENY ? "denied" : "allowed";
-      std::string by = r.client_name().empty() ? "" : " by " + r.client_name();
-      return EndLine() + Dim(absl::StrCat("[", what, by, "]")) + "\n";
-    }
     case v1::Event::kTurnEnded: {
       std::string out = EndLine();
+      pending_approval_.reset();
+      SetPhase(Phase::kIdle, now);
       const auto& t = e.turn_ended();
       if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) out += Dim("[cancelled]") + "\n";
       if (t.outcome() == v1::TURN_OUTCOME_MAX_STEPS) out += Dim("[stopped: step limit]") + "\n";
-      if (t.outcome() == v1::TURN_OUTCOME_ERROR) out += Colored("31", "error: " + t.error()) + "\n";
+      if (t.outcome() == v1::TURN_OUTCOME_ERROR) out += ErrorLine(t.error());
       return out;
     }
     case v1::Event::kError:
-      return EndLine() + Colored("31", "error: " + e.error().message()) + "\n";
+      return EndLine() + ErrorLine(e.error().message());
     default:
       return "";
   }

@@ -1,45 +1,126 @@
-// Renderer: events -> terminal text. Pure (returns the text to write), so it is tested
-// without a terminal. Colour and Markdown touches only when `color` is set (a TTY, no
-// NO_COLOR, no --plain). Not thread-safe: one renderer per output stream.
+// Renderer: events -> terminal text. Pure (returns the text to write and the live lines to
+// show; the time is passed in), so it is tested without a terminal. Not thread-safe: one
+// renderer per output stream.
+//
+// Two ways to write:
+//   - committed text, which scrolls up like any program's output;
+//   - in live mode (stdout is a terminal), live lines kept under it and redrawn in place:
+//     the line of streamed text not yet complete, the last lines of a running tool's output,
+//     the spinner. A streamed line moves from the live lines to the committed text when its
+//     newline arrives, so nothing above the live area is ever redrawn.
+// Outside live mode (a pipe, a file) text is written as it arrives and nothing is live.
+// Colour and Markdown only with `color` (a terminal, no NO_COLOR, no --plain).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "absl/time/time.h"
 #include "agent/v1/agent.pb.h"
+#include "client/markdown.h"
 #include "common/json.h"
 
 namespace agent::client {
 
 struct RenderOptions {
   bool color = false;
+  bool live = false;
+  bool spinner = true;        // in live mode: show the spinner while waiting
+  bool echo_prompts = false;  // render UserMessage events (interactive: other clients' prompts)
   int tool_output_lines = 6;  // lines of a tool result shown before "… N more lines"
+  int live_output_lines = 4;  // lines of a running tool's output shown while it runs
+  std::string own_client;     // our client name: answers by it read "by you"
+};
+
+// What the status line shows.
+struct StatusInfo {
+  std::string session_id;
+  std::string model;
+  int64_t prompt_tokens = -1;  // of the last request; -1: none yet
+  int64_t completion_tokens = 0;
+  std::vector<std::string> clients;
+  std::string own_client;
+  bool read_only = false;
 };
 
 class Renderer {
  public:
-  explicit Renderer(RenderOptions options) : options_(options) {}
+  explicit Renderer(RenderOptions options);
 
-  std::string Render(const agent::v1::Event& event);
+  // The committed text for `event`; updates the live state.
+  std::string Render(const agent::v1::Event& event, absl::Time now);
+  // The live lines now, each cut to `cols` columns (empty outside live mode).
+  std::vector<std::string> LiveLines(absl::Time now, int cols) const;
+  // True while the live lines change with time alone (the spinner turns).
+  bool Animating() const;
+  // A turn is running as far as the events tell.
+  bool TurnRunning() const { return phase_ != Phase::kIdle; }
+  // The UI sent a prompt: show the spinner before the daemon's TurnStarted arrives.
+  void PromptSent(absl::Time now);
+
   // The history of a snapshot's transcript, as it would have streamed.
   std::string RenderTranscript(const Json& messages);
   // `→ name(args)`: the one-line form of a tool call.
-  std::string CallLine(const std::string& name, const std::string& arguments);
+  std::string CallLine(const std::string& name, const std::string& arguments) const;
+  // What is asked: the tool and command or path, and the coloured diff of an edit.
   std::string ApprovalPrompt(const agent::v1::PendingApproval& approval);
-  // Ends a line of streamed text if one is open.
+  // The question line: "[y]es / [n]o / [a]lways (rule)".
+  std::string ApprovalQuestion(const agent::v1::PendingApproval& approval) const;
+  // Who answered and how.
+  std::string ApprovalOutcome(const agent::v1::ApprovalResolved& resolved) const;
+  // A prompt as typed ("› text"), with the sender when it was another client.
+  std::string UserLine(const std::string& text, const std::string& from) const;
+  std::string Notice(const std::string& text) const;  // a dim line
+  std::string ErrorLine(const std::string& text) const;
+  std::string StatusLine(const StatusInfo& status) const;
+  // Ends a line of streamed text if one is open (committing it in live mode).
   std::string EndLine();
 
- private:
+  // The pending approval shown in the live lines: with `can_answer` the question, else a
+  // note that another client must answer. Cleared by ApprovalResolved or TurnEnded.
+  void SetApprovalLine(bool can_answer) { can_answer_ = can_answer; }
+  const std::optional<agent::v1::PendingApproval>& pending_approval() const {
+    return pending_approval_;
+  }
+
   std::string Dim(const std::string& s) const;
   std::string Colored(const char* code, const std::string& s) const;
+
+ private:
+  enum class Phase { kIdle, kThinking, kStreaming, kPreparing, kTool, kApproval };
+  enum class TextKind { kAnswer, kReasoning };
+
   std::string Clipped(const std::string& text) const;
-  std::string Text(const std::string& text);
+  std::string Text(const std::string& text, TextKind kind);
+  std::string StyleLine(const std::string& line, TextKind kind);
+  std::string Markdown(const std::string& text);
+  void SetPhase(Phase p, absl::Time now, std::string what = "");
 
   RenderOptions options_;
-  bool mid_line_ = false;    // the last text written did not end with a newline
+  MarkdownStyler markdown_;
+  // Outside live mode: the last text written did not end with a newline.
+  bool mid_line_ = false;
   bool in_reasoning_ = false;
+  // Live mode: the streamed line not yet complete, and what kind of text it is.
+  std::string partial_;
+  TextKind partial_kind_ = TextKind::kAnswer;
+  // Live mode: the tail of the running tool's output.
+  std::vector<std::string> tool_tail_;
+  std::string tool_tail_open_;  // its incomplete last line
+  int tool_lines_seen_ = 0;
+
+  Phase phase_ = Phase::kIdle;
+  absl::Time phase_since_ = absl::InfinitePast();
+  std::string phase_what_;  // the tool name
+  std::optional<agent::v1::PendingApproval> pending_approval_;
+  bool can_answer_ = false;
 };
 
 // Short display form of a call's arguments: the path or command when there is one.
 std::string ArgsSummary(const std::string& name, const std::string& arguments);
+
+// `s` cut to `cols` display columns, with "…" when cut; escapes are kept whole.
+std::string FitToColumns(const std::string& s, int cols);
 
 }  // namespace agent::client

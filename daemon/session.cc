@@ -323,7 +323,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
   if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   queue_.push_back({std::move(text), client});
-  int position = static_cast<int>(queue_.size()) - 1 + (running_ ? 1 : 0);
+  int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
   if (!running_ && !compacting_) {
     // The previous turn thread has finished (running_ is false only after its last lock).
     if (turn_thread_.joinable()) turn_thread_.join();
@@ -428,6 +428,7 @@ void Session::TurnThreadMain() {
       }
       prompt = std::move(queue_.front());
       queue_.pop_front();
+      in_turn_ = true;
       cancelled_ = false;
       if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
       // Cannot fail: turns end with nothing pending.
@@ -451,6 +452,7 @@ void Session::TurnThreadMain() {
     }
     partial_text_.clear();
     partial_reasoning_.clear();
+    in_turn_ = false;
     v1::Event ended;
     ended.mutable_turn_ended()->set_outcome(outcome);
     ended.mutable_turn_ended()->set_error(error);

@@ -160,7 +160,8 @@ class Session {
   SessionSettings settings_ ABSL_GUARDED_BY(mu_);
   EventLog log_ ABSL_GUARDED_BY(mu_);
   std::deque<QueuedPrompt> queue_ ABSL_GUARDED_BY(mu_);
-  bool running_ ABSL_GUARDED_BY(mu_) = false;
+  bool running_ ABSL_GUARDED_BY(mu_) = false;  // the turn thread is alive
+  bool in_turn_ ABSL_GUARDED_BY(mu_) = false;  // it took a prompt and has not ended its turn
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<PendingApprovalState> approval_ ABSL_GUARDED_BY(mu_);

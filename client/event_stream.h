@@ -1,0 +1,69 @@
+// The Attach stream, read on a thread of its own into a mailbox that the UI's loop drains.
+// The mailbox also carries the results of commands run off the loop's thread (a Compact
+// takes as long as a summary request), and wakes the loop through an eventfd it can poll
+// together with the terminal. Thread-safe.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/v1/agent.grpc.pb.h"
+
+namespace agent::client {
+
+class Mailbox {
+ public:
+  Mailbox();
+  ~Mailbox();
+  Mailbox(const Mailbox&) = delete;
+  Mailbox& operator=(const Mailbox&) = delete;
+
+  // Readable while anything waits; poll it beside the terminal.
+  int fd() const { return fd_; }
+  void PostEvent(agent::v1::Event e);
+  // A line for the UI to show (a command's result or error), from any thread.
+  void PostNotice(std::string text, bool error = false);
+  // The stream ended; `status` says why.
+  void PostEnd(grpc::Status status);
+
+  struct Item {
+    enum Kind { kEvent, kNotice, kEnd } kind;
+    agent::v1::Event event;
+    std::string text;
+    bool error = false;
+    grpc::Status status;
+  };
+  // Everything posted so far, in order (and clears the wake-up).
+  std::vector<Item> Take();
+  // Waits up to `timeout` for one item (the one-shot loop without a terminal).
+  std::optional<Item> Next(absl::Duration timeout);
+
+ private:
+  void Wake();
+  absl::Mutex mu_;
+  std::deque<Item> items_ ABSL_GUARDED_BY(mu_);
+  int fd_ = -1;
+};
+
+// Attach(req) on `stub`; events go to `mailbox` until the stream ends or this is destroyed.
+class EventStream {
+ public:
+  EventStream(agent::v1::AgentDaemon::Stub& stub, const agent::v1::AttachRequest& req,
+              Mailbox& mailbox);
+  ~EventStream();
+  EventStream(const EventStream&) = delete;
+  EventStream& operator=(const EventStream&) = delete;
+
+ private:
+  grpc::ClientContext ctx_;
+  std::unique_ptr<grpc::ClientReader<agent::v1::Event>> reader_;
+  std::thread thread_;
+};
+
+}  // namespace agent::client

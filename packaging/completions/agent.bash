@@ -1,0 +1,72 @@
+# bash completion for agent(1), the client of agentd.
+
+# Session ids of the current directory: the first column of `agent ls`. Only a daemon that is
+# already running is asked, so pressing Tab never starts one.
+_agent_session_ids() {
+  local agent=$1
+  timeout 2 "$agent" daemon status >/dev/null 2>&1 || return 0
+  timeout 2 "$agent" ls 2>/dev/null | while read -r id _; do printf '%s\n' "$id"; done
+}
+
+_agent() {
+  local cur prev cword
+  local -a words
+  if declare -F _init_completion >/dev/null; then
+    _init_completion || return
+  else
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  fi
+  local agent=${words[0]}
+  [[ $agent == \~* ]] && agent=agent
+
+  # agent only takes a subcommand as its first word; anything else is a prompt.
+  local sub=
+  if ((cword > 1)); then
+    case ${words[1]} in
+      ls | attach | resume | fork | rm | daemon) sub=${words[1]} ;;
+    esac
+  fi
+
+  case $sub in
+    ls)
+      COMPREPLY=($(compgen -W '-a --all --help' -- "$cur"))
+      ;;
+    attach)
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '-r --read-only --plain --help' -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
+      ;;
+    resume)
+      COMPREPLY=($(compgen -W '-y --yes --plain --help' -- "$cur"))
+      ;;
+    fork | rm)
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--help' -- "$cur"))
+      elif ((cword == 2)); then
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
+      ;;
+    daemon)
+      ((cword == 2)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
+      ;;
+    *)
+      case $prev in
+        -r | --resume)
+          COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+          return
+          ;;
+      esac
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--json -y --yes --plain -r --resume -c --continue
+                                  --version -h --help' -- "$cur"))
+      elif ((cword == 1)); then
+        COMPREPLY=($(compgen -W 'ls attach resume fork rm daemon' -- "$cur"))
+      fi
+      ;;
+  esac
+} && complete -F _agent agent

@@ -1,0 +1,448 @@
+#include "daemon/session.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_model_client.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+using ::agent::testing::CallsReply;
+using ::agent::testing::FakeModelClient;
+using ::agent::testing::FakeScript;
+using ::agent::testing::TextReply;
+using ::testing::HasSubstr;
+
+// Collects a session's events; tests wait on a condition over them.
+class Recorder : public Subscriber {
+ public:
+  void Deliver(const EventPtr& e) override {
+    absl::MutexLock l(&mu_);
+    events_.push_back(e);
+  }
+  // Waits (bounded) until the `n`-th event for which `pred` holds; returns it. `pred` must
+  // be free of side effects: the mutex may evaluate the wait condition several times.
+  EventPtr WaitFor(std::function<bool(const v1::Event&)> pred, int n = 1,
+                   absl::Duration timeout = absl::Seconds(20)) {
+    absl::MutexLock l(&mu_);
+    EventPtr found;
+    auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      int matches = 0;
+      for (const EventPtr& e : events_) {
+        if (pred(*e) && ++matches == n) {
+          found = e;
+          return true;
+        }
+      }
+      return false;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+    return found;
+  }
+  EventPtr WaitTurnEnded(int n = 1) {
+    return WaitFor([](const v1::Event& e) { return e.has_turn_ended(); }, n);
+  }
+  std::vector<EventPtr> events() {
+    absl::MutexLock l(&mu_);
+    return events_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<EventPtr> events_ ABSL_GUARDED_BY(mu_);
+};
+
+// A read-only tool that takes `ms` milliseconds (the wait is the workload being measured).
+class SlowReadTool : public tools::Tool {
+ public:
+  std::string_view Name() const override { return "slow_read"; }
+  Json Schema() const override {
+    return {{"type", "function"}, {"function", {{"name", "slow_read"}, {"parameters", {{"type", "object"}}}}}};
+  }
+  bool Gated() const override { return false; }
+  tools::ToolOutcome Run(const Json& args, tools::ToolContext&) const override {
+    int ms = static_cast<int>(GetInt(args, "ms"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return {absl::StrCat("slept ", ms), false};
+  }
+};
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/session-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    workdir_ = std::filesystem::canonical(tmpl).string();
+    setenv("XDG_CONFIG_HOME", (workdir_ + "/config").c_str(), 1);
+    registry_ = tools::ToolRegistry::CreateCore();
+    registry_.Add(std::make_unique<SlowReadTool>());
+    script_ = std::make_shared<FakeScript>();
+  }
+  void TearDown() override {
+    session_.reset();
+    std::filesystem::remove_all(workdir_);
+  }
+
+  SessionDeps Deps() {
+    SessionDeps d;
+    d.epoch = "test-epoch";
+    d.tools = &registry_;
+    auto script = script_;
+    d.make_model_client = [script] { return std::make_unique<FakeModelClient>(script); };
+    d.config.max_steps = 10;
+    return d;
+  }
+
+  std::shared_ptr<Session> NewSession(v1::PolicyMode policy = v1::POLICY_MODE_YES, int max_steps = 0) {
+    SessionSettings s;
+    s.model.model = "fake";
+    s.policy = policy;
+    s.max_steps = max_steps;
+    auto created = Session::Create(workdir_, s, "", Deps());
+    EXPECT_TRUE(created.ok()) << created.status();
+    session_ = *created;
+    return session_;
+  }
+
+  Json SavedTranscript() {
+    auto text = ReadFileToString(TranscriptPath(workdir_, session_->id()));
+    EXPECT_TRUE(text.ok());
+    return Json::parse(*text);
+  }
+
+  std::string workdir_;
+  tools::ToolRegistry registry_;
+  std::shared_ptr<FakeScript> script_;
+  std::shared_ptr<Session> session_;
+};
+
+TEST_F(SessionTest, TurnEmitsEventsInOrderAndSavesEveryMessage) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(TextReply("hello there"));
+  ASSERT_TRUE(s->SendPrompt("hi", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  std::vector<std::string> kinds;
+  for (const EventPtr& e : rec.events()) {
+    kinds.push_back(std::string(e->GetDescriptor()->FindFieldByNumber(e->kind_case())->name()));
+  }
+  EXPECT_THAT(kinds, ::testing::ElementsAre("snapshot", "clients_changed", "turn_started",
+                                            "user_message", "text_delta", "text_delta",
+                                            "assistant_message", "turn_ended"));
+  uint64_t prev = 0;
+  for (const EventPtr& e : rec.events()) {
+    if (e->has_snapshot()) continue;
+    EXPECT_EQ(e->seq(), prev + 1);
+    prev = e->seq();
+  }
+  Json saved = SavedTranscript();
+  ASSERT_EQ(saved.size(), 3u);
+  EXPECT_EQ(saved[2]["content"], "hello there");
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, ReadOnlyCallsRunConcurrentlyAndResultsKeepCallOrder) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  // The first call is the slowest, so completion order differs from call order.
+  script_->Add(CallsReply({{"slow_read", R"({"ms":400})"},
+                           {"slow_read", R"({"ms":300})"},
+                           {"slow_read", R"({"ms":200})"},
+                           {"slow_read", R"({"ms":100})"}},
+                          "c"));
+  script_->Add(TextReply("done"));
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(s->SendPrompt("go", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("four concurrent slow reads (400+300+200+100 ms sequentially): %.0f ms\n", ms);
+  EXPECT_LT(ms, 800);  // sequential would take 1000 ms
+  Json saved = SavedTranscript();
+  std::vector<std::string> order;
+  for (const Json& m : saved) {
+    if (m["role"] == "tool") order.push_back(m["tool_call_id"]);
+  }
+  EXPECT_THAT(order, ::testing::ElementsAre("c0", "c1", "c2", "c3"));
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, FirstApprovalWinsAndEveryClientSeesIt) {
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder a, b;
+  s->Attach(&a, "alice", false, "", 0);
+  s->Attach(&b, "bob", false, "", 0);
+  script_->Add(CallsReply({{"write_file", R"({"path":"new.txt","content":"x\n"})"}}, "w"));
+  script_->Add(TextReply("written"));
+  ASSERT_TRUE(s->SendPrompt("write", "alice").ok());
+  EventPtr req = b.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); });
+  ASSERT_TRUE(req);
+  EXPECT_THAT(req->approval_requested().approval().diff(), HasSubstr("+x"));
+  EXPECT_EQ(s->Info().state(), v1::SESSION_STATE_WAITING_APPROVAL);
+  EXPECT_TRUE(s->Approve("w0", v1::DECISION_ALLOW_ONCE, {}, "", "bob").ok());
+  absl::Status second = s->Approve("w0", v1::DECISION_DENY, {}, "no", "alice");
+  EXPECT_TRUE(absl::IsFailedPrecondition(second)) << second;
+  ASSERT_TRUE(a.WaitTurnEnded());
+  EventPtr resolved = a.WaitFor([](const v1::Event& e) { return e.has_approval_resolved(); });
+  ASSERT_TRUE(resolved);
+  EXPECT_EQ(resolved->approval_resolved().client_name(), "bob");
+  EXPECT_TRUE(std::filesystem::exists(workdir_ + "/new.txt"));
+  s->Detach(&a);
+  s->Detach(&b);
+}
+
+TEST_F(SessionTest, PendingApprovalIsInTheSnapshotOfALateClient) {
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder first;
+  s->Attach(&first, "first", false, "", 0);
+  script_->Add(CallsReply({{"bash", R"({"command":"echo hi"})"}}, "b"));
+  script_->Add(TextReply("ran"));
+  ASSERT_TRUE(s->SendPrompt("run", "first").ok());
+  ASSERT_TRUE(first.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
+  s->Detach(&first);  // nobody attached: the approval waits
+  Recorder late;
+  s->Attach(&late, "late", false, "", 0);
+  EventPtr snap = late.events().front();
+  ASSERT_TRUE(snap->has_snapshot());
+  EXPECT_EQ(snap->snapshot().state(), v1::SESSION_STATE_WAITING_APPROVAL);
+  EXPECT_EQ(snap->snapshot().pending_approval().call_id(), "b0");
+  EXPECT_EQ(snap->snapshot().pending_approval().summary(), "echo hi");
+  ASSERT_TRUE(s->Approve("b0", v1::DECISION_DENY, {}, "not now", "late").ok());
+  ASSERT_TRUE(late.WaitTurnEnded());
+  EXPECT_THAT(DumpJson(SavedTranscript()), HasSubstr("The user denied this call: not now"));
+  s->Detach(&late);
+}
+
+TEST_F(SessionTest, AllowAlwaysRecordsNarrowRulesAndTheNextCallRunsWithoutAsking) {
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"bash", R"({"command":"echo one && echo two"})"}}, "x"));
+  script_->Add(TextReply("ok"));
+  script_->Add(CallsReply({{"bash", R"({"command":"echo one && echo two"})"}}, "y"));
+  script_->Add(TextReply("ok again"));
+  ASSERT_TRUE(s->SendPrompt("first", "t").ok());
+  EventPtr req = rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); });
+  ASSERT_TRUE(req);
+  EXPECT_THAT(req->approval_requested().approval().proposed_rules(),
+              ::testing::ElementsAre("bash(echo one)", "bash(echo two)"));
+  ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(1));
+  auto settings = ReadFileToString(workdir_ + "/.agent/settings.json");
+  ASSERT_TRUE(settings.ok());
+  EXPECT_THAT(*settings, HasSubstr("bash(echo one)"));
+  ASSERT_TRUE(s->SendPrompt("second", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(2));
+  int asked = 0;
+  for (const EventPtr& e : rec.events()) asked += e->has_approval_requested();
+  EXPECT_EQ(asked, 1);
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, CancelWhileWaitingForApprovalSealsTheCall) {
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"bash", R"({"command":"echo hi"})"}, {"read_file", R"({"path":"a"})"}}, "k"));
+  ASSERT_TRUE(s->SendPrompt("go", "t").ok());
+  ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
+  auto was = s->Cancel("t");
+  ASSERT_TRUE(was.ok());
+  EXPECT_TRUE(*was);
+  EventPtr end = rec.WaitTurnEnded();
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_CANCELLED);
+  auto t = Transcript::FromJson(SavedTranscript());
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->ValidateForRequest().ok());
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, CancelDuringTheModelRequestEndsTheTurnAndTheNextOneWorks) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  {
+    absl::MutexLock l(&script_->mu);
+    script_->hold = true;
+  }
+  ASSERT_TRUE(s->SendPrompt("slow", "t").ok());
+  {
+    absl::MutexLock l(&script_->mu);
+    auto holding = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(script_->mu) { return script_->holding; };
+    ASSERT_TRUE(script_->mu.AwaitWithTimeout(absl::Condition(&holding), absl::Seconds(10)));
+  }
+  ASSERT_TRUE(s->Cancel("t").ok());
+  EventPtr end = rec.WaitTurnEnded();
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_CANCELLED);
+  {
+    absl::MutexLock l(&script_->mu);
+    script_->hold = false;
+  }
+  script_->Add(TextReply("fine"));
+  ASSERT_TRUE(s->SendPrompt("again", "t").ok());
+  EventPtr end2 = rec.WaitTurnEnded(2);
+  ASSERT_TRUE(end2);
+  EXPECT_EQ(end2->turn_ended().outcome(), v1::TURN_OUTCOME_DONE);
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, PromptsFromTwoClientsAreQueuedInOrderAndBothAnswered) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "watch", false, "", 0);
+  {
+    absl::MutexLock l(&script_->mu);
+    script_->hold = true;
+  }
+  script_->Add(TextReply("answer A"));
+  script_->Add(TextReply("answer B"));
+  ASSERT_EQ(*s->SendPrompt("prompt A", "client-1"), 0);
+  auto pos = s->SendPrompt("prompt B", "client-2");
+  ASSERT_TRUE(pos.ok());
+  EXPECT_EQ(*pos, 1);
+  {
+    absl::MutexLock l(&script_->mu);
+    script_->hold = false;
+  }
+  ASSERT_TRUE(rec.WaitTurnEnded(2));
+  std::vector<std::string> users;
+  for (const EventPtr& e : rec.events()) {
+    if (e->has_user_message()) {
+      users.push_back(e->user_message().text() + "/" + e->user_message().client_name());
+    }
+  }
+  EXPECT_THAT(users, ::testing::ElementsAre("prompt A/client-1", "prompt B/client-2"));
+  Json saved = SavedTranscript();
+  EXPECT_EQ(saved.back()["content"], "answer B");
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "observer", /*read_only=*/true, "", 0);
+  EXPECT_TRUE(absl::IsPermissionDenied(s->SendPrompt("hi", "observer").status()));
+  EXPECT_TRUE(absl::IsPermissionDenied(s->Cancel("observer").status()));
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      s->Approve("x", v1::DECISION_ALLOW_ONCE, {}, "", "observer")));
+  s->Detach(&rec);
+  // Once it has left, the name is an ordinary client again.
+  script_->Add(TextReply("ok"));
+  EXPECT_TRUE(s->SendPrompt("hi", "observer").ok());
+}
+
+TEST_F(SessionTest, AttachAfterSeqReplaysExactlyTheMissedEvents) {
+  auto s = NewSession();
+  Recorder first;
+  s->Attach(&first, "c", false, "", 0);
+  script_->Add(TextReply("one"));
+  ASSERT_TRUE(s->SendPrompt("a", "c").ok());
+  ASSERT_TRUE(first.WaitTurnEnded());
+  uint64_t left_at = first.events().back()->seq();
+  s->Detach(&first);
+  script_->Add(TextReply("two"));
+  Recorder during;  // sees everything of the second turn
+  s->Attach(&during, "d", false, "", 0);
+  ASSERT_TRUE(s->SendPrompt("b", "d").ok());
+  ASSERT_TRUE(during.WaitTurnEnded());
+  Recorder back;
+  s->Attach(&back, "c", false, "test-epoch", left_at);
+  std::vector<EventPtr> replay = back.events();
+  ASSERT_FALSE(replay.empty());
+  EXPECT_FALSE(replay.front()->has_snapshot());
+  EXPECT_EQ(replay.front()->seq(), left_at + 1);
+  // Exactly the events it missed: every seq after left_at, in order, none twice, and the
+  // same events `during` saw live.
+  std::map<uint64_t, std::string> live;
+  for (const EventPtr& e : during.events()) {
+    if (!e->has_snapshot()) live[e->seq()] = e->SerializeAsString();
+  }
+  for (size_t i = 0; i < replay.size(); ++i) {
+    EXPECT_EQ(replay[i]->seq(), left_at + 1 + i);
+    if (live.count(replay[i]->seq())) {
+      EXPECT_EQ(live[replay[i]->seq()], replay[i]->SerializeAsString());
+    }
+  }
+  EXPECT_GE(replay.back()->seq(), during.events().back()->seq());
+  // Another epoch's numbers mean nothing: a snapshot instead.
+  Recorder other;
+  s->Attach(&other, "e", false, "old-epoch", left_at);
+  EXPECT_TRUE(other.events().front()->has_snapshot());
+  s->Detach(&during);
+  s->Detach(&back);
+  s->Detach(&other);
+}
+
+TEST_F(SessionTest, StepLimitEndsTheTurnWithMaxSteps) {
+  auto s = NewSession(v1::POLICY_MODE_YES, /*max_steps=*/2);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"slow_read", R"({"ms":0})"}}, "m"));
+  script_->Add(CallsReply({{"slow_read", R"({"ms":0})"}}, "n"));
+  script_->Add(CallsReply({{"slow_read", R"({"ms":0})"}}, "o"));
+  ASSERT_TRUE(s->SendPrompt("loop", "t").ok());
+  EventPtr end = rec.WaitTurnEnded();
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_MAX_STEPS);
+  auto t = Transcript::FromJson(SavedTranscript());
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->ValidateForRequest().ok());
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, CallCutByTheOutputLimitIsAnsweredNotRun) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  auto reply = CallsReply({{"write_file", R"({"path":"cut.txt","content":"par)"}}, "L");
+  reply.finish_reason = "length";
+  script_->Add(reply);
+  script_->Add(TextReply("retrying later"));
+  ASSERT_TRUE(s->SendPrompt("write", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/cut.txt"));
+  EXPECT_THAT(DumpJson(SavedTranscript()), HasSubstr("cut at the output limit"));
+}
+
+TEST_F(SessionTest, LoadSealsACallThatACrashLeftOpen) {
+  auto s = NewSession();
+  std::string id = s->id();
+  session_.reset();
+  s.reset();
+  // What a kill -9 during a tool leaves on disk: the call saved, its result not.
+  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}},
+                           {{"role", "assistant"},
+                            {"content", nullptr},
+                            {"tool_calls", Json::array({{{"id", "open1"},
+                                                         {"type", "function"},
+                                                         {"function", {{"name", "bash"}, {"arguments", "{}"}}}}})}}});
+  ASSERT_TRUE(SaveTranscript(workdir_, id, msgs).ok());
+  SessionSettings settings;
+  auto loaded = Session::Load(workdir_, id, settings, Deps());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  session_ = *loaded;
+  Json saved = SavedTranscript();
+  ASSERT_EQ(saved.size(), 3u);
+  EXPECT_THAT(std::string(saved[2]["content"]), HasSubstr("interrupted"));
+  // A second owner is refused while this one holds the session.
+  auto second = Session::Load(workdir_, id, settings, Deps());
+  EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+}
+
+}  // namespace
+}  // namespace agent::daemon
