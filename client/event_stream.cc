@@ -21,10 +21,10 @@ void Mailbox::Wake() {
   (void)n;  // the counter only saturates after 2^64 wake-ups
 }
 
-void Mailbox::PostEvent(v1::Event e) {
+void Mailbox::PostEvent(v1::Event e, int stream) {
   {
     absl::MutexLock l(&mu_);
-    Item it{Item::kEvent, std::move(e), "", false, grpc::Status::OK};
+    Item it{Item::kEvent, std::move(e), "", false, grpc::Status::OK, stream};
     items_.push_back(std::move(it));
   }
   Wake();
@@ -33,15 +33,16 @@ void Mailbox::PostEvent(v1::Event e) {
 void Mailbox::PostNotice(std::string text, bool error) {
   {
     absl::MutexLock l(&mu_);
-    items_.push_back(Item{Item::kNotice, v1::Event(), std::move(text), error, grpc::Status::OK});
+    items_.push_back(
+        Item{Item::kNotice, v1::Event(), std::move(text), error, grpc::Status::OK, 0});
   }
   Wake();
 }
 
-void Mailbox::PostEnd(grpc::Status status) {
+void Mailbox::PostEnd(grpc::Status status, int stream) {
   {
     absl::MutexLock l(&mu_);
-    items_.push_back(Item{Item::kEnd, v1::Event(), "", false, std::move(status)});
+    items_.push_back(Item{Item::kEnd, v1::Event(), "", false, std::move(status), stream});
   }
   Wake();
 }
@@ -68,12 +69,12 @@ std::optional<Mailbox::Item> Mailbox::Next(absl::Duration timeout) {
 }
 
 EventStream::EventStream(v1::AgentDaemon::Stub& stub, const v1::AttachRequest& req,
-                         Mailbox& mailbox) {
+                         Mailbox& mailbox, int id) {
   reader_ = stub.Attach(&ctx_, req);
-  thread_ = std::thread([this, &mailbox] {
+  thread_ = std::thread([this, &mailbox, id] {
     v1::Event e;
-    while (reader_->Read(&e)) mailbox.PostEvent(e);
-    mailbox.PostEnd(reader_->Finish());
+    while (reader_->Read(&e)) mailbox.PostEvent(e, id);
+    mailbox.PostEnd(reader_->Finish(), id);
   });
 }
 

@@ -26,11 +26,12 @@ class Mailbox {
 
   // Readable while anything waits; poll it beside the terminal.
   int fd() const { return fd_; }
-  void PostEvent(agent::v1::Event e);
+  // `stream` tells streams apart: after a switch of session the old one's items are stale.
+  void PostEvent(agent::v1::Event e, int stream);
   // A line for the UI to show (a command's result or error), from any thread.
   void PostNotice(std::string text, bool error = false);
   // The stream ended; `status` says why.
-  void PostEnd(grpc::Status status);
+  void PostEnd(grpc::Status status, int stream);
 
   struct Item {
     enum Kind { kEvent, kNotice, kEnd } kind;
@@ -38,6 +39,7 @@ class Mailbox {
     std::string text;
     bool error = false;
     grpc::Status status;
+    int stream = 0;
   };
   // Everything posted so far, in order (and clears the wake-up).
   std::vector<Item> Take();
@@ -55,7 +57,7 @@ class Mailbox {
 class EventStream {
  public:
   EventStream(agent::v1::AgentDaemon::Stub& stub, const agent::v1::AttachRequest& req,
-              Mailbox& mailbox);
+              Mailbox& mailbox, int id);
   ~EventStream();
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;

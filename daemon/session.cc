@@ -602,13 +602,16 @@ void Session::RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_tr
     absl::MutexLock l(&mu_);
     for (size_t k = i; k < j; ++k) {
       const tools::ToolOutcome& o = outcomes[k - i];
-      if (auto s = transcript_.AppendToolResult(calls[k].id, o.content); !s.ok()) continue;
+      std::string content = o.content;
+      // The tool only knows it was cancelled; the model should know why.
+      if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
+      if (auto s = transcript_.AppendToolResult(calls[k].id, content); !s.ok()) continue;
       SaveLocked();
       v1::Event e;
       auto* r = e.mutable_tool_result();
       r->set_call_id(calls[k].id);
       r->set_name(calls[k].name);
-      r->set_content(o.content);
+      r->set_content(content);
       r->set_is_error(o.is_error);
       Emit(std::move(e));
     }

@@ -1,7 +1,8 @@
 // SubscriberQueue: the queue policy of one attached client, apart from gRPC so it can be
 // tested alone. At most one event is being written at a time; the rest wait here.
 //
-// Policy: past kCoalesceAfter waiting events, a text delta is merged into a waiting text delta
+// Policy: past `coalesce_after` waiting events (a replay burst stays below it, so a client
+// reattaching with after_seq gets exactly the events it missed), a text delta is merged into a waiting text delta
 // (a lagging client gets the same text in fewer messages). Past kMaxQueuedEvents or
 // kMaxQueuedBytes the backlog is dropped and the queue is *lagged*: it takes no events until
 // the write in flight completes, and then asks for a fresh snapshot (which covers everything
@@ -19,7 +20,7 @@ namespace agent::daemon {
 
 class SubscriberQueue {
  public:
-  SubscriberQueue(size_t max_events, size_t max_bytes, size_t coalesce_after = 8);
+  SubscriberQueue(size_t max_events, size_t max_bytes, size_t coalesce_after = 256);
 
   // Takes an event. Returns the event to write now when nothing was being written, else null.
   EventPtr Push(const EventPtr& event);

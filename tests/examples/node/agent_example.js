@@ -84,6 +84,8 @@ function describe(e) {
       detail = `attempt ${k.attempt}/${k.max_attempts} in ${k.delay_ms} ms: ${k.reason}`;
       break;
     case 'assistant_message': detail = `${q(k.text)} (${k.tool_calls.length} tool calls)`; break;
+    case 'usage': detail = `prompt=${k.prompt_tokens} completion=${k.completion_tokens}`; break;
+    case 'clients_changed': detail = k.clients.join(' '); break;
     case 'turn_started': detail = q(k.prompt); break;
     case 'error': detail = k.message; break;
     default: break;

@@ -101,6 +101,10 @@ def describe(pb, e):
         detail = "attempt %d/%d in %d ms: %s" % (k.attempt, k.max_attempts, k.delay_ms, k.reason)
     elif kind == "assistant_message":
         detail = "%s (%d tool calls)" % (q(k.text), len(k.tool_calls))
+    elif kind == "usage":
+        detail = "prompt=%d completion=%d" % (k.prompt_tokens, k.completion_tokens)
+    elif kind == "clients_changed":
+        detail = " ".join(k.clients)
     elif kind == "turn_started":
         detail = q(k.prompt)
     elif kind == "error":
@@ -172,7 +176,7 @@ def run(args, pb, pb_grpc, channel):
                 r = stub.Cancel(pb.CancelRequest(session_id=session.id,
                                                  client_name=CLIENT_NAME),
                                 timeout=CALL_TIMEOUT_S)
-                print("cancel: sent (was running: %s)" % r.was_running)
+                print("cancel: sent (was running: %s)" % str(r.was_running).lower())
             elif kind == "turn_ended":
                 outcome = pb.TurnOutcome.Name(e.turn_ended.outcome)[len("TURN_OUTCOME_"):]
                 print("outcome: " + outcome)
