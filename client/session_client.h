@@ -22,6 +22,7 @@ enum ExitCode {
 struct ClientOptions {
   bool json = false;       // events as JSON lines
   bool color = false;      // colour and styling
+  bool plain = false;      // --plain: no styling and no spinner
   bool yes = false;        // approve gated tools
   bool read_only = false;  // attach as an observer
   std::string client_name;

@@ -99,6 +99,7 @@ class SessionView {
   // One-shot: our prompt and whether its turn has started.
   std::string own_prompt_;
   bool own_turn_started_ = false;
+  int turns_to_skip_ = 0;  // turns running or queued before ours when we attached
   int exit_code_ = 0;
   bool done_ = false;
   int interrupts_ = 0;

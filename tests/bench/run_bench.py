@@ -21,7 +21,6 @@ Methods (the table's notes repeat the essentials):
   pid from `agent daemon status`.
 """
 import argparse
-import http.client
 import json
 import os
 import random
@@ -309,3 +308,429 @@ def write_sessions(workdir, count, messages):
     return ids, total
 
 
+# ---- the table ------------------------------------------------------------------------------
+
+SECTIONS = ["latency", "steps", "fanout", "attach", "memory", "request", "save", "stream"]
+
+
+class Table:
+    def __init__(self):
+        self.rows = {s: [] for s in SECTIONS}
+        self.notes = []
+        self.errors = 0
+
+    def add(self, section, figure, ours, goal="—", ratio="", status=""):
+        self.rows[section].append((figure, ours, goal, ratio, status))
+
+    def goal_le(self, section, figure, value, goal, unit, fmt="%.2f"):
+        """A figure whose goal is an upper bound; ratio = ours / goal."""
+        self.add(section, figure, (fmt % value) + " " + unit, "≤ %g %s" % (goal, unit),
+                 "%.2f× goal" % (value / goal), "met" if value <= goal else "MISSED")
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def error(self, section, what, e):
+        self.errors += 1
+        self.add(section, what, "ERROR (note %d)" % (len(self.notes) + 1))
+        msg = str(e).strip()
+        self.notes.append("%s could not be measured: %s" % (what, msg.splitlines()[-1] if msg
+                                                             else repr(e)))
+
+    def print(self):
+        head = ("figure", "ours", "goal", "ratio", "")
+        rows = [r for s in SECTIONS for r in self.rows[s]]
+        widths = [max(len(str(c)) for c in col) for col in zip(head, *rows)]
+        rule = "  ".join("-" * w for w in widths)
+        print()
+        print("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+        print(rule)
+        for r in rows:
+            print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+        print(rule)
+        for i, n in enumerate(self.notes, 1):
+            print("[%d] %s" % (i, n))
+        sys.stdout.flush()
+
+
+def median(xs):
+    return statistics.median(list(xs))
+
+
+# ---- the figures ----------------------------------------------------------------------------
+
+def bench_memory(w, t, mem_ids, mem_bytes):
+    w.stop_daemon()
+    w.checked("ls")  # starts a fresh daemon that has loaded nothing
+    pid = w.daemon_pid()
+    idle = rss_kb(pid) / 1024.0
+    t.goal_le("memory", "agentd RSS, idle (fresh, after one `agent ls`)", idle, 15, "MB", "%.1f")
+    pb, stub, channel = grpc_client.connect(w.socket)
+    try:
+        t0 = time.monotonic()
+        for sid in mem_ids:
+            stub.GetSession(pb.GetSessionRequest(id=sid), timeout=60)
+        load_s = time.monotonic() - t0
+        st = stub.DaemonStatus(pb.DaemonStatusRequest(), timeout=10)
+    finally:
+        channel.close()
+    loaded = rss_kb(pid) / 1024.0
+    t.add("memory", "agentd RSS, %d sessions × 200 msgs loaded" % st.sessions_loaded,
+          "%.1f MB" % loaded, "—",
+          "+%.0f KB/session" % ((loaded - idle) * 1024 / max(1, len(mem_ids))))
+    t.note("memory: VmRSS of agentd (/proc/<pid>/status). %d session files of 200 messages "
+           "(%.1f MB of JSON) written in store.cc's format, then loaded by a GetSession each "
+           "(%.2f s for all)." % (len(mem_ids), mem_bytes / MB, load_s))
+
+
+def bench_client_rss(w, t):
+    ls = w.maxrss_kb("ls")
+    turn = w.maxrss_kb("hi")
+    version = w.maxrss_kb("--version")
+    t.add("memory", "agent max RSS: `agent ls` / one-shot turn / `--version`",
+          "%.1f / %.1f / %.1f MB" % (ls / 1024.0, turn / 1024.0, version / 1024.0))
+    t.note("client RSS: ru_maxrss from tests/bench/maxrss.cc, a small forking parent; the "
+           "rusage a Python parent gets is wrong for this (a vfork child is charged the "
+           "parent's RSS).")
+
+
+def bench_attach(w, t, big_ids):
+    out = w.path("attach.txt")
+
+    def attach(sid):
+        r = w.checked("attach", sid, stdout=out)
+        with open(out, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        if "END-OF-HISTORY" not in text:
+            raise RuntimeError("attach did not show the history: %r" % text[-200:])
+        return r, len(text.encode())
+
+    cold = [attach(sid) for sid in big_ids[1:6]]
+    warm = [attach(big_ids[0]) for _ in range(6)][1:]  # the first of these loads it
+    t.goal_le("attach", "attach 5,000-msg session → history shown, loaded (median of 5)",
+              median(r.wall_ms for r, _ in warm), 50, "ms")
+    t.goal_le("attach", "attach 5,000-msg session → history shown, from disk (median of 5)",
+              median(r.wall_ms for r, _ in cold), 50, "ms")
+    t.note("attach: wall time of `agent attach ID </dev/null >file`: it renders the snapshot's "
+           "history (%d KB of text, checked), then detaches at EOF of stdin. 'From disk' "
+           "attaches 5 sessions not loaded yet: the daemon reads and checks the file first."
+           % (cold[0][1] // 1024))
+
+
+def bench_ls(w, t):
+    w.checked("ls")
+    runs = [w.checked("ls") for _ in range(20)]
+    t.goal_le("latency", "`agent ls` round trip (median of 20)", median(r.wall_ms for r in runs),
+              5, "ms")
+    runs = [w.checked("--version") for _ in range(20)]
+    t.add("latency", "  for scale: `agent --version`, no RPC (median of 20)",
+          "%.2f ms" % median(r.wall_ms for r in runs))
+
+
+def replay_share(w, body):
+    """Median ms from sending `body` to the scripted server until its log line arrives."""
+    raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    req = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+           b"Content-Type: application/json\r\nConnection: close\r\n"
+           b"Content-Length: %d\r\n\r\n" % len(raw)) + raw
+    share = []
+    for _ in range(5):
+        k = w.request_count()
+        s = socket.create_connection(("127.0.0.1", w.port), timeout=10)
+        try:
+            t0 = time.monotonic_ns()
+            s.sendall(req)
+            t1 = w.wait_request(k + 1)
+            while s.recv(65536):
+                pass
+        finally:
+            s.close()
+        share.append((t1 - t0) / 1e6)
+    return median(share)
+
+
+def time_to_request(w, *args):
+    k = w.request_count()
+    pid, t0 = w.spawn(*args)
+    t_req = w.wait_request(k + 1)
+    r = w.reap(pid, t0)
+    if r.code != 0:
+        raise RuntimeError("agent %s exited %d: %s" % (" ".join(args), r.code, r.err.strip()))
+    return (t_req - t0) / 1e6, k + 1
+
+
+def bench_first_request(w, t):
+    w.checked("ls")  # the daemon is up
+    up = [time_to_request(w, "hi") for _ in range(7)]
+    t.goal_le("latency", "start of `agent \"hi\"` → first model request, daemon up (median of 7)",
+              median(ms for ms, _ in up), 10, "ms")
+    auto = []
+    for _ in range(5):
+        w.stop_daemon()
+        auto.append(time_to_request(w, "hi")[0])
+    t.goal_le("latency", "start of `agent \"hi\"` → first model request, auto-start (median of 5)",
+              median(auto), 100, "ms")
+    body = w.request_body(up[0][1])
+    t.note("first request: from posix_spawn of `agent \"hi\"` to the arrival of the scripted "
+           "server's --log line for its request (the log is a FIFO read by a thread here). "
+           "The server's own part (request sent → line, measured by replaying the same body "
+           "on a raw socket) is %.2f ms, included, not subtracted. The path includes two saves "
+           "(the new session, then the prompt), 4 atomic writes. Auto-start: `agent daemon "
+           "stop` before each run." % replay_share(w, body))
+    return body
+
+
+def bench_request_size(t, body):
+    def size(x):
+        return len(json.dumps(x, separators=(",", ":"), ensure_ascii=False).encode())
+    system = "".join(m.get("content") or "" for m in body.get("messages", [])
+                     if m.get("role") == "system")
+    tools = body.get("tools", [])
+    t.add("request", "first request body (system prompt + tool schemas)", "%d bytes" % size(body))
+    t.add("request", "  of which system prompt", "%d bytes" % len(system.encode()))
+    t.add("request", "  of which tool schemas (%d tools)" % len(tools), "%d bytes" % size(tools))
+    t.note("request size: the first request of a new session as the scripted server logged "
+           "it, re-encoded as compact UTF-8 JSON (what the wire carries).")
+
+
+def step_script(steps):
+    return [{"tool_calls": [{"name": "read_file", "arguments": {"path": "small.txt"}}],
+             "repeat": steps - 1}, {"text": "read it %d times" % (steps - 1)}]
+
+
+def atomic_write_ms(directory, runs=10):
+    """Median ms of one atomic 4 KB file write as common/atomic_file.cc does it: write a temp
+    file, fsync, rename, fsync the directory."""
+    times = []
+    for i in range(runs):
+        path = os.path.join(directory, "probe-%d" % i)
+        t0 = time.monotonic()
+        fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, b"x" * 4096)
+        os.fsync(fd)
+        os.close(fd)
+        os.rename(path + ".tmp", path)
+        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        os.fsync(dfd)
+        os.close(dfd)
+        times.append((time.monotonic() - t0) * 1000)
+        os.unlink(path)
+    return median(times)
+
+
+def run_steps(w, steps, cwd=None, env=None):
+    """One task of `steps` model requests; returns its Run."""
+    r = w.run("read small.txt again and again", cwd=cwd, env=env)
+    if r.code != 0:
+        raise RuntimeError("the %d-step task exited %d: %s" % (steps, r.code, r.err.strip()))
+    return r
+
+
+def bench_steps(w, t, runs=5, steps=50):
+    small = "a small file\nof three lines\nfor the benchmark\n"
+    with open(os.path.join(w.project, "small.txt"), "w") as f:
+        f.write(small)
+    w.checked("ls")
+    pid = w.daemon_pid()
+    walls, d_cpu, c_cpu, s_cpu = [], 0.0, 0.0, 0.0
+    for _ in range(runs):
+        w.load_script(step_script(steps))
+        k = w.request_count()
+        d0, s0 = proc_cpu_ms(pid), proc_cpu_ms(w.server.pid)
+        r = run_steps(w, steps)
+        d1, s1 = proc_cpu_ms(pid), proc_cpu_ms(w.server.pid)
+        n = w.request_count() - k
+        if n != steps:
+            raise RuntimeError("the task made %d model requests, not %d" % (n, steps))
+        walls.append(r.wall_ms / steps)
+        d_cpu += d1 - d0
+        c_cpu += r.cpu_ms
+        s_cpu += s1 - s0
+    total = runs * steps
+    t.goal_le("steps", "%d-step task (read_file each step): wall per step (median of %d)"
+              % (steps, runs), median(walls), 3, "ms")
+    t.goal_le("steps", "  CPU per step, agentd + agent", (d_cpu + c_cpu) / total, 2, "ms")
+    t.add("steps", "    agentd / agent / (scripted server, not counted)",
+          "%.2f / %.2f / %.2f ms" % (d_cpu / total, c_cpu / total, s_cpu / total))
+    t.add("steps", "  for scale: one atomic 4 KB file write in the project, now",
+          "%.2f ms" % atomic_write_ms(w.project))
+
+    # The same task in a project on tmpfs, where fsync costs nothing: the agent's own share.
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        shm = tempfile.mkdtemp(prefix="agb-", dir="/dev/shm")
+        try:
+            with open(os.path.join(shm, "small.txt"), "w") as f:
+                f.write(small)
+            shm_walls = []
+            for _ in range(3):
+                w.load_script(step_script(steps))
+                shm_walls.append(run_steps(w, steps, cwd=shm).wall_ms / steps)
+            t.add("steps", "  for scale: wall per step, project on tmpfs (median of 3)",
+                  "%.2f ms" % median(shm_walls))
+        finally:
+            shutil.rmtree(shm, ignore_errors=True)
+    w.load_script([{"text": "ok", "repeat": 100000}])
+
+    # Once against the stock scripted_model.py (Nagle on), to show why the bench does not.
+    script = w.path("steps.json")
+    with open(script, "w") as f:
+        json.dump({"replies": step_script(steps)}, f)
+    stock = subprocess.Popen([sys.executable, STOCK_SERVER, "--script", script],
+                             stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        line = stock.stdout.readline()
+        if not line.startswith("PORT "):
+            raise RuntimeError("stock scripted server did not start: %r" % line)
+        r = run_steps(w, steps, env={"AGENT_BASE_URL": "http://127.0.0.1:%s/v1" % line.split()[1]})
+        t.add("steps", "  for scale: wall per step, stock scripted_model.py (1 run)",
+              "%.2f ms" % (r.wall_ms / steps))
+    finally:
+        stock.send_signal(signal.SIGTERM)
+        try:
+            stock.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            stock.kill()
+            stock.wait()
+        stock.stdout.close()
+    t.note("steps: one `agent \"…\"` of %d model requests (%d read_file calls, then text), %d "
+           "runs. Wall is the whole process (session creation included) and includes the "
+           "scripted server's answers. CPU: agentd's from /proc/<pid>/stat (10 ms ticks, so "
+           "summed over all runs), agent's from wait4; the server's is shown, not counted. "
+           "Each step saves the session twice (the assistant message, the tool result), each "
+           "save is 2 atomic files: 4 atomic writes, 8 fsyncs per step, hence the disk rows. "
+           "The server runs with TCP_NODELAY (tests/bench/model_nodelay.py): the stock one "
+           "waits for delayed ACKs, ~40 ms per request." % (steps, steps - 1, runs))
+
+
+def bench_fanout(w, t, bin_dir):
+    fan = w.path("fan")
+    os.makedirs(fan)
+    w.checked("ls")
+    p = subprocess.run([os.path.join(bin_dir, "fanout_bench"), "--socket", w.socket,
+                        "--workdir", fan, "--clients", "1,50", "--blast", "20000,4000",
+                        "--paced", "1000", "--rate", "1000"],
+                       capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError("fanout_bench exited %d: %s" % (p.returncode, p.stderr.strip()))
+    res = {}
+    for line in p.stdout.splitlines():
+        r = json.loads(line)
+        if r["error"]:
+            raise RuntimeError("fanout_bench %s/%s/%d: %s" % (r["target"], r["mode"],
+                                                              r["clients"], r["error"]))
+        res[(r["target"], r["mode"], r["clients"])] = r
+    for n in (1, 50):
+        d, b = res[("daemon", "blast", n)], res[("bare", "blast", n)]
+        ratio = d["deltas_per_s"] / b["deltas_per_s"]
+        resync = ", %d resyncs" % d["resyncs"] if d["resyncs"] else ""
+        t.add("fanout", "deltas → %d client%s, throughput (%d deltas)" % (n, "s" * (n > 1),
+                                                                          d["deltas"]),
+              "%.0f deltas/s in %.0f msg/s%s" % (d["deltas_per_s"], d["messages_per_s"], resync),
+              "≥ 50%% of bare: %.0f/s" % b["deltas_per_s"],
+              "%.0f%% (msg/s: %.0f%%)" % (ratio * 100,
+                                          100 * d["messages_per_s"] / b["messages_per_s"]),
+              "met" if ratio >= 0.5 else "MISSED")
+        d, b = res[("daemon", "paced", n)], res[("bare", "paced", n)]
+        t.add("fanout", "deltas → %d client%s, latency p50 / p99 at 1000/s" % (n, "s" * (n > 1)),
+              "%.0f / %.0f µs" % (d["p50_us"], d["p99_us"]),
+              "bare: %.0f / %.0f µs" % (b["p50_us"], b["p99_us"]),
+              "%.1f× / %.1f× bare" % (d["p50_us"] / max(b["p50_us"], 1e-9),
+                                      d["p99_us"] / max(b["p99_us"], 1e-9)))
+    t.note("fan-out (fanout_bench.cc): the benchmark is the model (an SSE server that stamps "
+           "each delta with its send time) and the N clients (a connection each), so latency = "
+           "arrival - stamp on one clock, and throughput = N × deltas / (last arrival - first "
+           "send). 'Bare' streams the same Event messages from a plain gRPC callback server in "
+           "that process over a Unix socket. The daemon coalesces deltas for a client that "
+           "lags (by design), hence msg/s below deltas/s; the ratio is of deltas/s, msg/s "
+           "beside it.")
+
+
+def gbench(exe, *args, env=None):
+    p = subprocess.run([exe, "--benchmark_format=json", *args], capture_output=True, text=True,
+                       timeout=180, stdin=subprocess.DEVNULL, env=env)
+    if p.returncode != 0:
+        raise RuntimeError("%s exited %d: %s" % (exe, p.returncode, p.stderr.strip()[-300:]))
+    return json.loads(p.stdout)["benchmarks"]
+
+
+def bench_store(t, bin_dir):
+    tmp = tempfile.gettempdir()
+    rows = gbench(os.path.join(bin_dir, "store_bench"), "--benchmark_repetitions=3",
+                  "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2",
+                  env=dict(os.environ, TMPDIR=tmp))
+    for r in rows:
+        if r.get("aggregate_name") != "median":
+            continue
+        n = int(r["run_name"].split("/")[1])
+        t.add("save", "save after a message, %s-message transcript" % format(n, ","),
+              "%.2f ms (CPU %.2f ms), %.0f KB written" % (r["real_time"], r["cpu_time"],
+                                                         r["bytes"] / 1024))
+    t.note("save: store_bench (Google Benchmark, median of 3 repetitions) calling SaveTranscript "
+           "in a temp dir under %s: serialise, write, fsync, rename, fsync of the directory. "
+           "CPU is the thread's; the rest of the time waits for the disk." % tmp)
+
+
+def bench_llm(t, bin_dir):
+    for r in gbench(os.path.join(bin_dir, "llm_bench"), "--benchmark_min_time=0.2"):
+        name = r["name"].split("/")[0].replace("BM_", "")
+        parts = ["%.0f MB/s" % (r["bytes_per_second"] / MB)] if "bytes_per_second" in r else []
+        if "items_per_second" in r:
+            parts.append("%.2f M deltas/s" % (r["items_per_second"] / 1e6))
+        t.add("stream", "model stream pipeline (llm_bench): %s" % name, ", ".join(parts))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True, help="bin dir of a Release build")
+    args = ap.parse_args()
+    bin_dir = os.path.abspath(args.bin)
+    for exe in ("agent", "agentd", "fanout_bench", "store_bench", "llm_bench", "maxrss"):
+        if not os.access(os.path.join(bin_dir, exe), os.X_OK):
+            print("run_bench: %s/%s is missing; build the Release tree first" % (bin_dir, exe),
+                  file=sys.stderr)
+            return 2
+    started = time.monotonic()
+    load_at_start = os.getloadavg()[0]
+    t = Table()
+
+    def attempt(section, what, fn):
+        try:
+            return fn()
+        except Exception as e:  # one broken figure must not hide the others
+            traceback.print_exc(file=sys.stderr)
+            t.error(section, what, e)
+            return None
+
+    w = World(bin_dir)
+    try:
+        # Saved sessions first: the daemon reads the project registry when it starts.
+        mem, big = w.path("mem"), w.path("big")
+        mem_ids, mem_bytes = write_sessions(mem, 100, 200)
+        big_ids, _ = write_sessions(big, 6, 5000)
+        state = os.path.join(w.env["XDG_STATE_HOME"], "agent")
+        os.makedirs(state, mode=0o700)
+        with open(os.path.join(state, "projects.json"), "w") as f:
+            json.dump({"projects": [w.project, mem, big]}, f)
+
+        attempt("memory", "agentd RSS", lambda: bench_memory(w, t, mem_ids, mem_bytes))
+        attempt("attach", "attach", lambda: bench_attach(w, t, big_ids))
+        attempt("latency", "agent ls", lambda: bench_ls(w, t))
+        body = attempt("latency", "first model request", lambda: bench_first_request(w, t))
+        if body is not None:
+            attempt("request", "first request size", lambda: bench_request_size(t, body))
+        attempt("memory", "agent RSS", lambda: bench_client_rss(w, t))
+        attempt("steps", "50-step task", lambda: bench_steps(w, t))
+        attempt("fanout", "fan-out", lambda: bench_fanout(w, t, bin_dir))
+    finally:
+        w.close()
+    attempt("save", "save", lambda: bench_store(t, bin_dir))
+    attempt("stream", "model stream", lambda: bench_llm(t, bin_dir))
+    t.note("machine: %d cores shared with other work, load average %.2f at the start and "
+           "%.2f at the end; whole run %.0f s. Goals are printed, never asserted."
+           % (os.cpu_count(), load_at_start, os.getloadavg()[0], time.monotonic() - started))
+    t.print()
+    return 1 if t.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

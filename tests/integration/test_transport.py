@@ -137,3 +137,45 @@ class KeepAliveAndCancel(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AnthropicProvider(unittest.TestCase):
+    def test_messages_api_turn_with_a_tool_and_thinking(self):
+        env = Env([
+            {"reasoning": "I should read the file.", "text": "Reading.",
+             "tool_calls": [tool_call("read_file", path="n.txt")]},
+            {"expect": {"last_message_contains": "note body"}, "text": "It is a note."},
+        ], extra_env={"AGENT_PROVIDER": "anthropic"})
+        self.addCleanup(env.close)
+        with open(os.path.join(env.project, "n.txt"), "w") as f:
+            f.write("note body\n")
+        r = env.agent("--json", "what is n.txt?")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        events = events_of(r.stdout)
+        self.assertTrue(any("reasoning_delta" in e for e in events))
+        self.assertIn("It is a note.", "".join(e["text_delta"]["text"] for e in events
+                                               if "text_delta" in e))
+        reqs = env.requests()
+        self.assertEqual([q["path"] for q in reqs], ["/v1/messages", "/v1/messages"])
+        second = reqs[1]["body"]
+        self.assertIn("system", second)
+        blocks = [b for m in second["messages"] for b in (m["content"] if isinstance(
+            m["content"], list) else [])]
+        self.assertTrue(any(b.get("type") == "tool_use" for b in blocks))
+        self.assertTrue(any(b.get("type") == "tool_result" for b in blocks))
+        # The thinking block and its signature went back with the tool call.
+        self.assertTrue(any(b.get("type") == "thinking" and b.get("signature") for b in blocks))
+        self.assertEqual(env.stats()["rejected"], 0)
+        # On disk the transcript stays in the OpenAI shape.
+        messages = env.transcript()
+        self.assertIsNone(transcript_problems(messages))
+        self.assertEqual(messages[2]["tool_calls"][0]["function"]["name"], "read_file")
+
+    def test_overloaded_529_is_retried(self):
+        env = Env([{"status": 529, "retry_after": "1"}, {"text": "recovered"}],
+                  extra_env={"AGENT_PROVIDER": "anthropic"})
+        self.addCleanup(env.close)
+        r = env.agent("hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("529", r.stdout)
+        self.assertIn("recovered", r.stdout)
