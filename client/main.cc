@@ -1,9 +1,12 @@
 // agent: the thin client. `agent` opens an interactive session here, `agent "prompt"` runs one
 // turn, and the subcommands manage sessions and the daemon. Everything goes through agentd's
 // gRPC API; the first command starts the daemon when none is running.
+#include <langinfo.h>
 #include <unistd.h>
 
+#include <clocale>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <set>
@@ -137,14 +140,32 @@ ClientOptions BaseOptions(bool json, bool yes, bool plain) {
   ClientOptions o;
   o.json = json;
   o.yes = yes;
-  o.color = !plain && !json && isatty(1) && std::getenv("NO_COLOR") == nullptr;
-  o.client_name = absl::StrCat("agent-", getpid());
+  o.plain = plain;
+  // NO_COLOR: any non-empty value turns colour off (no-color.org).
+  const char* no_color = std::getenv("NO_COLOR");
+  o.color = !plain && !json && isatty(1) && (no_color == nullptr || no_color[0] == '\0');
+  // The name others see in "allowed by …" and the client list: the pid keeps it unique,
+  // the terminal says which window it is.
+  const char* tty = isatty(0) ? ttyname(0) : nullptr;
+  std::string where = tty != nullptr ? tty : "";
+  if (where.rfind("/dev/", 0) == 0) where = where.substr(5);
+  o.client_name = absl::StrCat("agent-", getpid(), where.empty() ? "" : "@" + where);
   return o;
+}
+
+// Line editing and our width tables need UTF-8; a C/POSIX locale (common under ssh, cron
+// or a bare container) would make every non-ASCII key an error, so it is upgraded.
+void SetUtf8Locale() {
+  const char* set = std::setlocale(LC_CTYPE, "");
+  if (set == nullptr || std::strcmp(nl_langinfo(CODESET), "ANSI_X3.4-1968") == 0) {
+    std::setlocale(LC_CTYPE, "C.UTF-8");
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  SetUtf8Locale();
   static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork", "rm", "daemon"};
   bool version = false, json = false, yes = false, plain = false, cont = false;
   std::string resume_id;

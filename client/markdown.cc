@@ -78,7 +78,7 @@ std::string StyleSpans(std::string_view s, const char* restore) {
     if (s[i] == '`') {
       size_t end = s.find('`', i + 1);
       if (end != std::string_view::npos && end > i + 1) {
-        absl::StrAppend(&out, kCode, s.substr(i + 1, end - i - 1), kReset, restore);
+        absl::StrAppend(&out, kCode, std::string(s.substr(i + 1, end - i - 1)), kReset, restore);
         i = end + 1;
         continue;
       }
@@ -111,21 +111,21 @@ std::string HighlightCode(std::string_view s, std::string_view lang) {
     bool comment = (c == '#' && hash) || (s.substr(i, 2) == "//" && !hash) ||
                    (s.substr(i, 2) == "--" && dash);
     if (comment) {
-      absl::StrAppend(&out, kComment, s.substr(i), kReset);
+      absl::StrAppend(&out, kComment, std::string(s.substr(i)), kReset);
       break;
     }
     if (c == '"' || c == '\'' || c == '`') {
       size_t j = i + 1;
       while (j < s.size() && s[j] != c) j += (s[j] == '\\' && j + 1 < s.size()) ? 2 : 1;
       size_t end = std::min(j + 1, s.size());
-      absl::StrAppend(&out, kString, s.substr(i, end - i), kReset);
+      absl::StrAppend(&out, kString, std::string(s.substr(i, end - i)), kReset);
       i = end;
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) && (i == 0 || !IsWordChar(s[i - 1]))) {
       size_t j = i;
       while (j < s.size() && (IsWordChar(s[j]) || s[j] == '.')) ++j;
-      absl::StrAppend(&out, kNumber, s.substr(i, j - i), kReset);
+      absl::StrAppend(&out, kNumber, std::string(s.substr(i, j - i)), kReset);
       i = j;
       continue;
     }
@@ -182,7 +182,7 @@ std::string MarkdownStyler::Prose(std::string_view line) const {
   while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
   if (digits > 0 && digits + 1 < rest.size() && (rest[digits] == '.' || rest[digits] == ')') &&
       rest[digits + 1] == ' ') {
-    return absl::StrCat(pad, kBold, rest.substr(0, digits + 1), kReset,
+    return absl::StrCat(pad, kBold, std::string(rest.substr(0, digits + 1)), kReset,
                         StyleInline(rest.substr(digits + 1)));
   }
   // Quotes: "> x".
@@ -200,7 +200,7 @@ std::string MarkdownStyler::Line(std::string_view line) {
   if (in_code_) {
     // A closing fence is at least as long as the opening one, of the same character, alone.
     if (!fence.empty() && fence[0] == fence_[0] && fence.size() >= fence_.size() &&
-        absl::StripAsciiWhitespace(line).size() == fence.size()) {
+        absl::StripAsciiWhitespace(std::string(line)).size() == fence.size()) {
       in_code_ = false;
       return absl::StrCat(kDim, "╰─", kReset);
     }
@@ -210,7 +210,7 @@ std::string MarkdownStyler::Line(std::string_view line) {
     in_code_ = true;
     fence_ = fence;
     std::string_view info = line.substr(line.find(fence) + fence.size());
-    lang_ = std::string(absl::StripAsciiWhitespace(info));
+    lang_ = std::string(absl::StripAsciiWhitespace(std::string(info)));
     size_t space = lang_.find(' ');
     if (space != std::string::npos) lang_.resize(space);
     return absl::StrCat(kDim, "╭─", lang_.empty() ? "" : " " + lang_, kReset);
@@ -221,7 +221,7 @@ std::string MarkdownStyler::Line(std::string_view line) {
 std::string MarkdownStyler::Partial(std::string_view line) const {
   if (!color_) return std::string(line);
   if (in_code_) return Code(line);
-  if (!FenceOf(line).empty()) return absl::StrCat(kDim, line, kReset);
+  if (!FenceOf(line).empty()) return absl::StrCat(kDim, std::string(line), kReset);
   return Prose(line);
 }
 

@@ -211,7 +211,8 @@ absl::StatusOr<Rule> ParseRule(std::string_view text) {
   // Kept verbatim: bash patterns are whitespace-normalised when compiled (quote-aware, so the
   // exact rule for `echo 'a ` keeps its quoted trailing space), path patterns are literal.
   const std::string_view pattern = text.substr(open + 1, text.size() - open - 2);
-  if (Trim(pattern).empty()) {
+  // Blank as bash splits words (space, tab, newline): a lone CR is a command of its own.
+  if (pattern.find_first_not_of(" \t\n") == std::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: empty pattern (write `",
                                                    rule.tool, "` to match every call)"));
   }

@@ -12,7 +12,7 @@ _agent() {
   local cur prev cword
   local -a words
   if declare -F _init_completion >/dev/null; then
-    _init_completion || return
+    _init_completion -s || return  # -s: --resume=ID gives prev=--resume, cur=ID
   else
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -55,12 +55,12 @@ _agent() {
       ((cword == 2)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
       ;;
     *)
-      case $prev in
-        -r | --resume)
-          COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
-          return
-          ;;
-      esac
+      # Without bash-completion, --resume=ID arrives as three words: --resume, =, ID.
+      if [[ $prev == -r || $prev == --resume ||
+            ($prev == = && ${words[cword - 2]} == --resume) ]]; then
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+        return
+      fi
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W '--json -y --yes --plain -r --resume -c --continue
                                   --version -h --help' -- "$cur"))

@@ -218,10 +218,12 @@ class FakeModel {
         continue;
       }
       std::string start =
-          "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
-          Chunk("data: {\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion.chunk\",\"created\":"
-                "1700000000,\"model\":\"bench\",\"choices\":[{\"index\":0,\"delta\":{\"role\":"
-                "\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n");
+          "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: "
+          "chunked\r\n\r\n" +
+          Chunk(
+              "data: {\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion.chunk\",\"created\":"
+              "1700000000,\"model\":\"bench\",\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+              "\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n");
       if (!WriteAll(fd, start)) break;
       bool ok = true;
       if (rate <= 0) {
@@ -297,31 +299,39 @@ class BareReactor : public grpc::ServerWriteReactor<v1::Event> {
       current_.reset();
       if (!ok || cancelled_) {
         writing_ = false;
-        FinishLocked(grpc::Status::CANCELLED);
-        return;
-      }
-      if (queue_.empty()) {
+        if (!TakeFinishLocked()) return;
+      } else if (queue_.empty()) {
         writing_ = false;
         return;
+      } else {
+        next = std::move(queue_.front());
+        queue_.pop_front();
+        current_ = next;
       }
-      next = std::move(queue_.front());
-      queue_.pop_front();
-      current_ = next;
     }
-    StartWrite(next.get());
+    if (next) {
+      StartWrite(next.get());
+    } else {
+      Finish(grpc::Status::CANCELLED);
+    }
   }
   void OnCancel() override {
-    absl::MutexLock l(&mu_);
-    cancelled_ = true;
-    if (!writing_) FinishLocked(grpc::Status::CANCELLED);
+    {
+      absl::MutexLock l(&mu_);
+      cancelled_ = true;
+      // A write in flight finishes the stream from OnWriteDone.
+      if (writing_ || !TakeFinishLocked()) return;
+    }
+    Finish(grpc::Status::CANCELLED);
   }
   void OnDone() override;
 
  private:
-  void FinishLocked(const grpc::Status& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (finished_) return;
+  // True once: the caller then calls Finish, outside the lock.
+  bool TakeFinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_) return false;
     finished_ = true;
-    Finish(s);
+    return true;
   }
   class BareService* service_;
   absl::Mutex mu_;
@@ -484,7 +494,8 @@ CaseResult Summarise(std::vector<ClientResult>& results, int64_t t_start, int k)
   }
   c.p50_us = Percentile(lat, 0.50);
   c.p99_us = Percentile(lat, 0.99);
-  if (!lat.empty()) c.max_us = static_cast<double>(*std::max_element(lat.begin(), lat.end())) / 1000.0;
+  if (!lat.empty())
+    c.max_us = static_cast<double>(*std::max_element(lat.begin(), lat.end())) / 1000.0;
   return c;
 }
 
@@ -499,8 +510,8 @@ void Print(const CaseResult& c) {
   std::fflush(stdout);
 }
 
-std::vector<std::thread> StartClients(const std::string& socket, const std::string& session,
-                                      int n, Gate* gate, std::vector<ClientResult>* results) {
+std::vector<std::thread> StartClients(const std::string& socket, const std::string& session, int n,
+                                      Gate* gate, std::vector<ClientResult>* results) {
   results->assign(static_cast<size_t>(n), ClientResult{});
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i) {
@@ -620,12 +631,18 @@ int main(int argc, char** argv) {
   int paced = 1000, rate = 1000;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--socket") socket = v;
-    else if (k == "--workdir") workdir = v;
-    else if (k == "--clients") clients_arg = v;
-    else if (k == "--blast") blast_arg = v;
-    else if (k == "--paced") paced = std::atoi(v.c_str());
-    else if (k == "--rate") rate = std::atoi(v.c_str());
+    if (k == "--socket")
+      socket = v;
+    else if (k == "--workdir")
+      workdir = v;
+    else if (k == "--clients")
+      clients_arg = v;
+    else if (k == "--blast")
+      blast_arg = v;
+    else if (k == "--paced")
+      paced = std::atoi(v.c_str());
+    else if (k == "--rate")
+      rate = std::atoi(v.c_str());
   }
   std::vector<int> clients = Ints(clients_arg), blast = Ints(blast_arg);
   if (socket.empty() || workdir.empty() || clients.empty() || blast.size() != clients.size()) {

@@ -9,7 +9,6 @@
 // The files go to a fresh directory under $TMPDIR (default /tmp), removed at exit, so the
 // figure includes the fsync cost of that filesystem.
 #include <benchmark/benchmark.h>
-
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -43,13 +42,14 @@ Json Message(int i) {
     case 1: {
       std::string id = "call_" + std::to_string(i) + "_0";
       Json args{{"path", "src/module_" + std::to_string(i) + ".cc"}};
-      return Json{{"role", "assistant"},
-                  {"content", "I will read the file first."},
-                  {"tool_calls",
-                   Json::array({Json{{"id", id},
-                                     {"type", "function"},
-                                     {"function",
-                                      {{"name", "read_file"}, {"arguments", agent::DumpJson(args)}}}}})}};
+      return Json{
+          {"role", "assistant"},
+          {"content", "I will read the file first."},
+          {"tool_calls",
+           Json::array({Json{
+               {"id", id},
+               {"type", "function"},
+               {"function", {{"name", "read_file"}, {"arguments", agent::DumpJson(args)}}}}})}};
     }
     case 2:
       return Json{{"role", "tool"},
@@ -57,16 +57,17 @@ Json Message(int i) {
                   {"content", FileBody(i)}};
     default:
       return Json{{"role", "assistant"},
-                  {"content", "The check compares with `>` where the contract says `>=`: at "
-                              "exactly the maximum the loop runs once more than allowed. I "
-                              "changed it and the tests in tests/module_test.cc pass → done."}};
+                  {"content",
+                   "The check compares with `>` where the contract says `>=`: at "
+                   "exactly the maximum the loop runs once more than allowed. I "
+                   "changed it and the tests in tests/module_test.cc pass → done."}};
   }
 }
 
 Json Transcript(int messages) {
   Json t = Json::array();
-  t.push_back(Json{{"role", "system"},
-                   {"content", std::string(2000, 's') + " You are a coding agent."}});
+  t.push_back(
+      Json{{"role", "system"}, {"content", std::string(2000, 's') + " You are a coding agent."}});
   for (int i = 1; i < messages; ++i) t.push_back(Message(i));
   // For a multiple of 4 messages the last is assistant text: every call is answered.
   return t;
@@ -103,7 +104,11 @@ void BM_SaveTranscript(benchmark::State& state) {
   }
   std::filesystem::remove_all(dir, ec);
 }
-BENCHMARK(BM_SaveTranscript)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_SaveTranscript)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 }  // namespace

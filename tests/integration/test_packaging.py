@@ -1,9 +1,8 @@
 """Packaging: the Debian package CPack makes from this build tree, the programs, units,
 completions and man pages in it, and `cmake --install` of the same tree.
 
-The build tree is the parent of AGENT_BIN_DIR; it is complete when CTest runs, so CPack only
-installs and packs it (its "preinstall" build step is skipped: building here while other
-tests run the binaries would be wrong). The package is made once, into a temp dir.
+The build tree is the parent of AGENT_BIN_DIR and is complete when CTest runs, so CPack
+only installs and packs it. The package is made once per run, into a temp dir.
 """
 import gzip
 import os
@@ -14,6 +13,7 @@ import socket
 import stat
 import subprocess
 import tempfile
+import time
 import unittest
 
 from harness import BIN, Env
@@ -28,6 +28,7 @@ EXPECTED_FILES = {
     "usr/share/man/man1/agent.1.gz", "usr/share/man/man8/agentd.8.gz",
     "usr/share/doc/agentd/copyright",
 }
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
 SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "daemon"]
 
 
@@ -63,8 +64,10 @@ class DebianPackage(unittest.TestCase):
         cls.version = cache_value("CMAKE_PROJECT_VERSION")
         cpack = cache_value("CMAKE_CPACK_COMMAND") or shutil.which("cpack")
         out = os.path.join(cls.tmp, "out")
-        # CPACK_CMAKE_GENERATOR empty: no "preinstall" build of the tree, install only.
-        r = run([cpack, "-G", "DEB", "-B", out, "-D", "CPACK_CMAKE_GENERATOR="], cwd=BUILD)
+        # For a Makefile tree CPack first builds its "preinstall" target, which may re-run
+        # CMake and build, while other tests run these binaries. Naming Ninja, whose CPack
+        # path has no such step, makes it install and pack only.
+        r = run([cpack, "-G", "DEB", "-B", out, "-D", "CPACK_CMAKE_GENERATOR=Ninja"], cwd=BUILD)
         if r.returncode != 0:
             shutil.rmtree(cls.tmp, ignore_errors=True)
             raise AssertionError("cpack failed:\n" + r.stdout + r.stderr)
@@ -142,7 +145,9 @@ class DebianPackage(unittest.TestCase):
                     env=dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING="0"))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stderr, "")  # groff warnings would be here
-            self.assertIn("--continue", r.stdout)
+            page = re.sub(".\x08", "", r.stdout)  # overstrike bold and underline
+            self.assertIn("--continue", page)
+            self.assertIn("$XDG_RUNTIME_DIR/agent/agentd.sock", page)
 
     # ---- the packaged daemon under socket activation ---------------------------------
     def start_socket_activated_daemon(self, env):
@@ -188,13 +193,15 @@ class DebianPackage(unittest.TestCase):
         self.assertTrue(stat.S_ISSOCK(os.lstat(env.socket).st_mode))
 
     # ---- completions --------------------------------------------------------------------
-    def complete_bash(self, env, *words):
+    def complete_bash(self, env, library, *words):
         """COMPREPLY of the packaged bash completion for the command line `words` (the last
-        word is the one being completed), with the packaged agent first on PATH."""
-        script = ('source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); '
-                  'COMP_LINE="$*"; _agent; printf "%s\\n" "${COMPREPLY[@]}"')
+        word is the one being completed), with the packaged agent first on PATH; `library`
+        is bash-completion's main script, or None for plain bash."""
+        script = ('[ -n "$1" ] && source "$1"; source "$2"; shift 2; COMP_WORDS=("$@"); '
+                  'COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; _agent; '
+                  'printf "%s\\n" "${COMPREPLY[@]}"')
         e = dict(env.env, PATH=os.path.join(self.root, "usr/bin") + ":" + os.environ["PATH"])
-        r = run(["bash", "--norc", "--noprofile", "-c", script, "bash",
+        r = run(["bash", "--norc", "--noprofile", "-c", script, "bash", library or "",
                  os.path.join(self.root, "usr/share/bash-completion/completions/agent"), *words],
                 env=e, cwd=env.project)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -203,38 +210,100 @@ class DebianPackage(unittest.TestCase):
     def test_bash_completes_subcommands_flags_and_session_ids(self):
         env = Env([{"text": "one"}])
         self.addCleanup(env.close)
-        self.assertEqual(self.complete_bash(env, "agent", ""), sorted(SUBCOMMANDS))
-        self.assertEqual(self.complete_bash(env, "agent", "--c"), ["--continue"])
-        self.assertEqual(self.complete_bash(env, "agent", "--re"), ["--resume"])
-        self.assertEqual(self.complete_bash(env, "agent", "-"),
-                         sorted(["--json", "-y", "--yes", "--plain", "-r", "--resume", "-c",
-                                 "--continue", "--version", "-h", "--help"]))
-        self.assertEqual(self.complete_bash(env, "agent", "daemon", "st"), ["status", "stop"])
-        # No daemon yet: no ids, and completing did not start one.
-        self.assertEqual(self.complete_bash(env, "agent", "rm", ""), [])
-        self.assertFalse(os.path.exists(env.socket))
+        libraries = [None]
+        if os.path.exists(BASH_COMPLETION):
+            libraries.append(BASH_COMPLETION)
+        for lib in libraries:
+            with self.subTest(library=lib):
+                self.assertEqual(self.complete_bash(env, lib, "agent", ""), sorted(SUBCOMMANDS))
+                self.assertEqual(self.complete_bash(env, lib, "agent", "--c"), ["--continue"])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "--re"), ["--resume"])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "-"),
+                                 sorted(["--json", "-y", "--yes", "--plain", "-r", "--resume",
+                                         "-c", "--continue", "--version", "-h", "--help"]))
+                self.assertEqual(self.complete_bash(env, lib, "agent", "daemon", "st"),
+                                 ["status", "stop"])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "fix", "t"), [])
+                # No daemon yet: no ids, and completing did not start one.
+                self.assertEqual(self.complete_bash(env, lib, "agent", "rm", ""), [])
+                self.assertFalse(os.path.exists(env.socket))
         # A session, then its id (the first column of `agent ls`) for rm, fork, attach, -r.
-        r = run([os.path.join(self.root, "usr/bin/agent"), "hello"], env=env.env, cwd=env.project)
+        agent = os.path.join(self.root, "usr/bin/agent")
+        r = run([agent, "hello"], env=env.env, cwd=env.project)
         self.assertEqual(r.returncode, 0, r.stderr)
         ids = env.session_ids()
         self.assertEqual(len(ids), 1)
-        listed = run([os.path.join(self.root, "usr/bin/agent"), "ls"], env=env.env, cwd=env.project)
+        listed = run([agent, "ls"], env=env.env, cwd=env.project)
         shown = listed.stdout.split()[0]
         self.assertTrue(ids[0].startswith(shown), listed.stdout)
-        for words in (("rm", ""), ("fork", ""), ("attach", ""), ("-r", ""), ("--resume", ""),
-                      ("rm", shown[:3])):
-            self.assertEqual(self.complete_bash(env, "agent", *words), [shown], words)
-        self.assertEqual(self.complete_bash(env, "agent", "rm", "zz"), [])
-        self.assertEqual(self.complete_bash(env, "agent", "attach", "-"),
-                         ["--help", "--plain", "--read-only", "-r"])
+        for lib in libraries:
+            with self.subTest(library=lib):
+                for words in (("rm", ""), ("fork", ""), ("attach", ""), ("-r", ""),
+                              ("--resume", ""), ("--resume", "=", ""), ("rm", shown[:3])):
+                    self.assertEqual(self.complete_bash(env, lib, "agent", *words), [shown],
+                                     words)
+                self.assertEqual(self.complete_bash(env, lib, "agent", "rm", "zz"), [])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "attach", "-"),
+                                 ["--help", "--plain", "--read-only", "-r"])
 
-    @unittest.skipUnless(shutil.which("zsh"), "zsh is not installed")
-    def test_zsh_completion_parses(self):
-        path = os.path.join(self.root, "usr/share/zsh/vendor-completions/_agent")
-        with open(path) as f:
+    @unittest.skipUnless(shutil.which("zsh") and shutil.which("tmux"), "needs zsh and tmux")
+    def test_zsh_completes_subcommands_flags_and_session_ids(self):
+        """A real interactive zsh in tmux, with compinit and the packaged _agent."""
+        completions = os.path.join(self.root, "usr/share/zsh/vendor-completions")
+        with open(os.path.join(completions, "_agent")) as f:
             self.assertEqual(f.readline().strip(), "#compdef agent")
-        r = run(["zsh", "-n", path])
+        env = Env([{"text": "one"}])
+        self.addCleanup(env.close)
+        agent = os.path.join(self.root, "usr/bin/agent")
+        r = run([agent, "hello"], env=env.env, cwd=env.project)
         self.assertEqual(r.returncode, 0, r.stderr)
+        shown = run([agent, "ls"], env=env.env, cwd=env.project).stdout.split()[0]
+        # Files named like the words after `agent`: completing must never run them as commands.
+        for name in ("rm", "ls", "daemon", "status"):
+            open(os.path.join(env.project, name), "w").close()
+        tmux = ["tmux", "-L", "agt-pkg-%d" % os.getpid(), "-f", "/dev/null"]
+        e = dict(env.env, PATH=os.path.join(self.root, "usr/bin") + ":" + os.environ["PATH"],
+                 TERM="xterm")
+        subprocess.run(tmux + ["new-session", "-d", "-x", "160", "-y", "40", "-c", env.project,
+                               "zsh", "-f"], env=e, check=True, timeout=30)
+        self.addCleanup(subprocess.run, tmux + ["kill-server"], capture_output=True, timeout=30)
+
+        def screen():
+            return subprocess.run(tmux + ["capture-pane", "-p"], capture_output=True,
+                                  text=True, timeout=30).stdout
+
+        def wait_for(*texts):
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:  # the pane has no event to wait on: poll it
+                shot = screen()
+                if all(t in shot for t in texts):
+                    return shot
+                time.sleep(0.02)
+            self.fail("%r not on the screen:\n%s" % (texts, screen()))
+
+        def complete(line, *expected):
+            subprocess.run(tmux + ["send-keys", "C-u", "C-l"], check=True, timeout=30)
+            wait_for("READY> ")
+            subprocess.run(tmux + ["send-keys", "-l", line], check=True, timeout=30)
+            subprocess.run(tmux + ["send-keys", "Tab"], check=True, timeout=30)
+            return wait_for(*expected)
+
+        subprocess.run(tmux + ["send-keys", "-l",
+                               "fpath=(%s $fpath); autoload -Uz compinit; compinit -u -D; "
+                               "zstyle ':completion:*' format '[%%d]'; PS1='READY> '"
+                               % completions], check=True, timeout=30)
+        subprocess.run(tmux + ["send-keys", "Enter"], check=True, timeout=30)
+        wait_for("READY> ")
+        complete("agent ", "[agent command]", *["%s  -- " % c for c in SUBCOMMANDS])
+        complete("agent --con", "agent --continue")
+        complete("agent daemon sto", "agent daemon stop")
+        complete("agent rm ", "agent rm " + shown)
+        complete("agent fork ", "agent fork " + shown)
+        complete("agent attach ", "agent attach " + shown)
+        complete("agent -r ", "agent -r " + shown)
+        complete("agent attach --r", "agent attach --read-only")
+        for name in ("rm", "ls", "daemon", "status"):
+            self.assertTrue(os.path.exists(os.path.join(env.project, name)), name)
 
     # ---- cmake --install ----------------------------------------------------------------
     def test_cmake_install_puts_the_same_files_under_the_prefix(self):
@@ -263,6 +332,17 @@ class DebianPackage(unittest.TestCase):
             with open(os.path.join(prefix, same), "rb") as a, \
                     open(os.path.join(self.root, "usr", same), "rb") as b:
                 self.assertEqual(a.read(), b.read(), same)
+        # With its ExecStart present, systemd itself can check the units.
+        if shutil.which("systemd-analyze"):
+            runtime = os.path.join(self.tmp, "runtime")
+            os.makedirs(runtime, mode=0o700, exist_ok=True)
+            units = os.path.join(prefix, "lib/systemd/user")
+            v = run(["systemd-analyze", "verify", "--user", "--man=no",
+                     os.path.join(units, "agentd.socket"), os.path.join(units, "agentd.service")],
+                    env=dict(os.environ, XDG_RUNTIME_DIR=runtime))
+            if "Failed to initialize manager" not in v.stderr:  # no user manager possible here
+                self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+                self.assertEqual(v.stdout + v.stderr, "")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,18 @@ std::vector<std::string> ProposeBash(std::string_view command) {
 
 // ---- ParseRule / FormatRule ----
 
+// Found by bash_rules_fuzz: a lone CR is a command name to bash, so its proposal must parse.
+TEST(ProposeRules, CarriageReturnCommandGetsAValidAllowingRule) {
+  Json args{{"command", "ls;\r"}};
+  RuleSet rules;
+  for (const std::string& r : ProposeRules("bash", args)) {
+    auto rule = ParseRule(r);
+    ASSERT_TRUE(rule.ok()) << r << ": " << rule.status();
+    rules.allow.push_back(*rule);
+  }
+  EXPECT_EQ(Evaluate(rules, "bash", args), Verdict::kAllow);
+}
+
 TEST(ParseRule, ToolAlone) {
   absl::StatusOr<Rule> r = ParseRule("write_file");
   ASSERT_TRUE(r.ok()) << r.status();

@@ -1,0 +1,28 @@
+// Fuzzes loading a session file: any bytes either fail to load with a message, or load into a
+// Transcript that, once sealed, can be sent to a model; and a saved transcript loads again.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "common/json.h"
+#include "common/transcript.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto j = agent::ParseJson(text);
+  if (!j.ok()) return 0;
+  auto t = agent::Transcript::FromJson(*j);
+  if (!t.ok()) {
+    if (t.status().message().empty()) __builtin_trap();
+    return 0;
+  }
+  t->Seal("fuzz");
+  if (!t->ValidateForRequest().ok()) __builtin_trap();
+  auto again = agent::ParseJson(agent::DumpJson(t->messages()));
+  if (!again.ok() || !agent::Transcript::FromJson(*again).ok()) __builtin_trap();
+  size_t cut = t->CutPoint();
+  if (cut > t->FirstCompactable()) {
+    if (t->ReplacePrefix(cut, "summary").ok() && !t->ValidateForRequest().ok()) __builtin_trap();
+  }
+  return 0;
+}
