@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo bench package install asan tsan fuzz format-check clean
+.PHONY: all deps configure build test demo bench package install asan tsan fuzz format-check ci-checks clean
 
 all: build
 
@@ -42,15 +42,31 @@ install:
 	$(MAKE) build BUILD=build-release BUILD_TYPE=Release
 	cmake --install build-release --prefix $(PREFIX)
 
+# clang with ASan+UBSan, -Wthread-safety and -Werror: the whole suite.
 asan: deps
-	$(MAKE) test BUILD=build-asan CMAKE_FLAGS="-DAGENT_SANITIZE=address,undefined -DAGENT_BENCH=OFF"
+	$(MAKE) build BUILD=build-asan CMAKE_FLAGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DAGENT_SANITIZE=address,undefined -DAGENT_WERROR=ON -DAGENT_BENCH=OFF"
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j$(JOBS) --timeout 600
 
+# clang with TSan over the concurrent parts: sessions, event fan-out queues, tools' threads.
 tsan: deps
-	$(MAKE) build BUILD=build-tsan CMAKE_FLAGS="-DAGENT_SANITIZE=thread -DAGENT_BENCH=OFF"
-	cd build-tsan && ctest --output-on-failure -L concurrency --timeout 300
+	$(MAKE) configure BUILD=build-tsan CMAKE_FLAGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DAGENT_SANITIZE=thread -DAGENT_BENCH=OFF"
+	cmake --build build-tsan -j$(JOBS) --target daemon_test common_test tools_test
+	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --output-on-failure -j$(JOBS) --timeout 600 -R '^(Session|SubscriberQueue|Transcript|Subprocess|Bash)'
+
+# Each libFuzzer target for FUZZ_SECONDS, from its corpus in tests/fuzz/corpus/.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	$(MAKE) configure BUILD=build-fuzz CMAKE_FLAGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DAGENT_FUZZ=ON -DAGENT_BENCH=OFF" BUILD_TYPE=RelWithDebInfo
+	cmake --build build-fuzz -j$(JOBS) --target stream_fuzz tool_args_fuzz transcript_fuzz bash_rules_fuzz
+	bash tests/fuzz/run_fuzz.sh build-fuzz/bin $(FUZZ_SECONDS)
 
 format-check:
 	git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
+
+# What CI runs after `make test`.
+ci-checks: format-check asan tsan fuzz
 
 clean:
 	rm -rf build build-release build-asan build-tsan build-fuzz

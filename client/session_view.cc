@@ -229,11 +229,9 @@ void SessionView::Leave(const std::string& message) {
 
 void SessionView::Paint(bool force) {
   if (!live_) {
-    if (!output_.empty()) {
-      WriteOut(output_);
-      std::fflush(stdout);
-      output_.clear();
-    }
+    WriteOut(output_);
+    output_.clear();
+    std::fflush(stdout);  // --json lines too: a script reads each event as it comes
     return;
   }
   absl::Time now = absl::Now();

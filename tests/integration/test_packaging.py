@@ -272,18 +272,18 @@ class DebianPackage(unittest.TestCase):
             return subprocess.run(tmux + ["capture-pane", "-p"], capture_output=True,
                                   text=True, timeout=30).stdout
 
-        def wait_for(*texts):
+        def wait_for(*patterns):
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline:  # the pane has no event to wait on: poll it
                 shot = screen()
-                if all(t in shot for t in texts):
+                if all(re.search(p, shot, re.M) for p in patterns):
                     return shot
                 time.sleep(0.02)
-            self.fail("%r not on the screen:\n%s" % (texts, screen()))
+            self.fail("%r not on the screen:\n%s" % (patterns, screen()))
 
         def complete(line, *expected):
             subprocess.run(tmux + ["send-keys", "C-u", "C-l"], check=True, timeout=30)
-            wait_for("READY> ")
+            wait_for(r"\AREADY>$")
             subprocess.run(tmux + ["send-keys", "-l", line], check=True, timeout=30)
             subprocess.run(tmux + ["send-keys", "Tab"], check=True, timeout=30)
             return wait_for(*expected)
@@ -293,15 +293,13 @@ class DebianPackage(unittest.TestCase):
                                "zstyle ':completion:*' format '[%%d]'; PS1='READY> '"
                                % completions], check=True, timeout=30)
         subprocess.run(tmux + ["send-keys", "Enter"], check=True, timeout=30)
-        wait_for("READY> ")
-        complete("agent ", "[agent command]", *["%s  -- " % c for c in SUBCOMMANDS])
-        complete("agent --con", "agent --continue")
-        complete("agent daemon sto", "agent daemon stop")
-        complete("agent rm ", "agent rm " + shown)
-        complete("agent fork ", "agent fork " + shown)
-        complete("agent attach ", "agent attach " + shown)
-        complete("agent -r ", "agent -r " + shown)
-        complete("agent attach --r", "agent attach --read-only")
+        wait_for(r"^READY>$")
+        complete("agent ", r"^\[agent command\]$", *[r"^%s +-- " % c for c in SUBCOMMANDS])
+        complete("agent --con", r"^READY> agent --continue$")
+        complete("agent daemon sto", r"^READY> agent daemon stop$")
+        for words in ("rm", "fork", "attach", "-r"):
+            complete("agent %s " % words, r"^READY> agent %s %s$" % (words, shown))
+        complete("agent attach --r", r"^READY> agent attach --read-only$")
         for name in ("rm", "ls", "daemon", "status"):
             self.assertTrue(os.path.exists(os.path.join(env.project, name)), name)
 
