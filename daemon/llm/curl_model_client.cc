@@ -185,7 +185,7 @@ class CurlModelClient : public ModelClient {
       absl::Status failure;
       bool retryable = false;
       int64_t delay_ms = 0;
-      if (code != CURLE_OK && a.status == 0) {
+      if (code != CURLE_OK && !a.streaming && a.error_body.empty()) {
         // Nothing came back: the server is unreachable, or went silent before answering.
         failure = absl::UnavailableError(absl::StrCat(
             code == CURLE_OPERATION_TIMEDOUT ? "no answer from " : "cannot reach ", url, ": ",

@@ -77,6 +77,25 @@ class Retries(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("complete", r.stderr)
 
+    def test_idle_stream_is_retried_only_while_nothing_streamed(self):
+        env = Env([{"hang": True}, {"text": "after the idle one"}],
+                  extra_env={"AGENT_IDLE_TIMEOUT_MS": "300"})
+        self.addCleanup(env.close)
+        r = env.agent("hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("no data for 300 ms", r.stdout)
+        self.assertIn("after the idle one", r.stdout)
+
+    def test_idle_after_output_fails_loudly(self):
+        env = Env([{"text": "started then", "chunk_size": 2, "stall_after_chunks": 3},
+                   {"text": "never"}],
+                  extra_env={"AGENT_IDLE_TIMEOUT_MS": "300"})
+        self.addCleanup(env.close)
+        r = env.agent("hi")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no data for 300 ms", r.stderr)
+        self.assertEqual(len(env.requests()), 1)
+
     def test_error_inside_a_200_stream_is_an_error(self):
         env = Env([{"text": "so far", "error_in_stream": {"message": "upstream exploded",
                                                             "type": "server_error"}}],

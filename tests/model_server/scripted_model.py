@@ -38,7 +38,7 @@ REPLY_KEYS = {
     "text", "reasoning", "reasoning_field", "signature", "tool_calls", "usage",
     "finish_reason", "delay_ms", "chunk_size", "status", "retry_after", "body", "headers",
     "times", "repeat", "reset_after_chunks", "error_in_stream", "error_after_chunks",
-    "no_done", "hang", "raw_sse", "expect",
+    "no_done", "hang", "stall_after_chunks", "raw_sse", "expect",
 }
 TOOL_CALL_KEYS = {"name", "arguments", "arguments_raw", "id"}
 EXPECT_KEYS = {"last_user_contains", "last_message_contains", "last_role"}
@@ -72,6 +72,7 @@ def load_script(path):
         if unknown:
             raise ScriptError(f"{where}: unknown key(s) {unknown}")
         for k in ("times", "repeat", "delay_ms", "chunk_size", "reset_after_chunks",
+                  "stall_after_chunks",
                   "error_after_chunks", "status"):
             if k in r and (not isinstance(r[k], int) or isinstance(r[k], bool) or r[k] < 0):
                 raise ScriptError(f"{where}.{k} must be a non-negative integer")
@@ -974,6 +975,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 cut = (at, "error")
         if reply.get("no_done") and (cut is None or len(content) < cut[0]):
             cut = (len(content), "no_done")
+        if "stall_after_chunks" in reply and (cut is None or reply["stall_after_chunks"] < cut[0]):
+            cut = (reply["stall_after_chunks"], "stall")
 
         self.start_stream()
         limit = len(events) if cut is None else min(cut[0], len(events))
@@ -984,7 +987,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_chunks()
             return
         kind = cut[1]
-        if kind == "reset":
+        if kind == "stall":
+            self.hang()
+        elif kind == "reset":
             self.abort_connection()
         elif kind == "error":
             delay.wait()
