@@ -765,7 +765,7 @@ int SessionView::Interactive(const std::string& session_id) {
     std::error_code ec;
     std::string dir = workdir_.empty() ? std::filesystem::current_path(ec).string() : workdir_;
     editor_ = std::make_unique<LineEditor>(dir);
-    editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1› \1\x1b[0m\1" : "› ");
+    editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
     if (editor_->Start()) {
       live_area_.Draw({}, true, TerminalColumns());  // Start drew the prompt
     } else {

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // Orphaned grandchildren of tools become ours, so a cancelled group is reaped at once
   // instead of lingering until init gets to it.
-  agent::daemon::tools::BecomeChildSubreaper();
+  (void)agent::daemon::tools::BecomeChildSubreaper();  // best effort: older kernels lack it
   agent::daemon::ServerOptions options;
   options.socket_path = socket_path;
   options.inherited_fd = InheritedSocket();
