@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <unistd.h>
+
 #include "CLI/CLI.hpp"
 #include "common/config.h"
 #include "common/paths.h"
@@ -26,6 +28,10 @@ int InheritedSocket() {
   const char* pid = std::getenv("LISTEN_PID");
   if (fds == nullptr || pid == nullptr) return -1;
   if (std::atoi(fds) != 1 || std::atoi(pid) != static_cast<int>(::getpid())) return -1;
+  // Not for the tools we run.
+  ::unsetenv("LISTEN_FDS");
+  ::unsetenv("LISTEN_PID");
+  ::unsetenv("LISTEN_FDNAMES");
   return 3;
 }
 
