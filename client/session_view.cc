@@ -80,6 +80,11 @@ const char* StateName(v1::SessionState s) {
 
 std::string Short(const std::string& id) { return id.substr(0, 8); }
 
+std::string FirstLine(const std::string& s) {
+  size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl) + " …";
+}
+
 }  // namespace
 
 SessionView::SessionView(v1::AgentDaemon::Stub& stub, const ClientOptions& options)
@@ -228,8 +233,9 @@ void SessionView::Leave(const std::string& message) {
 }
 
 void SessionView::Paint(bool force) {
-  if (!live_) {
-    WriteOut(output_);
+  if (!live_ || done_) {
+    // After Leave nothing is live any more: only what is left to say.
+    WriteOut(live_ ? Crlf(output_) : output_);
     output_.clear();
     std::fflush(stdout);  // --json lines too: a script reads each event as it comes
     return;
@@ -302,6 +308,7 @@ void SessionView::HandleEvent(const v1::Event& e) {
       workdir_ = s.session().workdir();
       model_ = s.session().model();
       clients_.assign(s.clients().begin(), s.clients().end());
+      if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());
       if (!o_.json) {
         if (first && show_history_) {
           Emit(renderer_->Render(e, now));
@@ -311,6 +318,12 @@ void SessionView::HandleEvent(const v1::Event& e) {
           v1::Event state = e;
           state.mutable_snapshot()->clear_transcript_json();
           Emit(renderer_->Render(state, now));
+        }
+      }
+      if (renderer_->pending_approval().has_value()) {
+        renderer_->SetApprovalLine(ask_ && !o_.read_only);
+        if (ask_ && !o_.read_only && !editor_ && !cbreak_ && !interactive_) {
+          cbreak_ = std::make_unique<CbreakMode>();
         }
       }
       if (first && !o_.json && interactive_) {
@@ -324,8 +337,12 @@ void SessionView::HandleEvent(const v1::Event& e) {
       const v1::UserMessage& u = e.user_message();
       bool own = u.client_name() == o_.client_name;
       if (own && !own_prompt_.empty() && u.text() == own_prompt_) own_turn_started_ = true;
-      if (own && !echoed_.empty() && echoed_.front() == u.text()) {
-        echoed_.pop_front();  // shown when it was typed
+      if (own && !echoed_.empty() && echoed_.front().text == u.text()) {
+        // Shown when it was typed; a queued one is recalled where its answer starts.
+        if (echoed_.front().queued && !o_.json) {
+          Emit(renderer_->EndLine() + renderer_->Notice("› " + FirstLine(u.text())));
+        }
+        echoed_.pop_front();
       } else if (!o_.json) {
         v1::Event shown = e;
         if (own) shown.mutable_user_message()->clear_client_name();
@@ -365,8 +382,7 @@ void SessionView::HandleEvent(const v1::Event& e) {
         renderer_->Render(e, now);
       }
       answered_call_.clear();
-      if (!editor_) cbreak_.reset();
-      if (o_.read_only && !editor_ && isatty(0)) cbreak_ = std::make_unique<CbreakMode>();
+      if (!editor_ && !o_.read_only) cbreak_.reset();  // one-shot: the question is over
       break;
     case v1::Event::kUsage:
       prompt_tokens_ = e.usage().prompt_tokens();
@@ -558,7 +574,7 @@ void SessionView::HandleLine(const std::string& line) {
   Emit(renderer_->UserLine(text, ""));
   if (busy) Emit(renderer_->Notice("  (queued: it runs when the current turn ends)"));
   if (SendPrompt(text)) {
-    echoed_.push_back(text);
+    echoed_.push_back({text, busy});
     ++turns_waiting_;
     renderer_->PromptSent(absl::Now());
   }
@@ -745,7 +761,7 @@ int SessionView::OneShot(const std::string& session_id, const std::string& promp
 
 int SessionView::Interactive(const std::string& session_id) {
   interactive_ = true;
-  live_ = isatty(1) != 0;
+  live_ = isatty(1) != 0 && !o_.json;
   piped_input_ = !o_.read_only && (!isatty(0) || !live_);
   ask_ = !o_.read_only && !piped_input_;
   RenderOptions ro;
@@ -759,9 +775,15 @@ int SessionView::Interactive(const std::string& session_id) {
   SignalPipe::Get();
   AttachTo(session_id, /*show_history=*/true);
   if (!WaitForSnapshot()) return kExitError;
-  Emit(HeaderLine());
+  switched_ = true;  // later snapshots are of sessions switched to (/clear, /fork)
   Paint(true);
   if (!o_.read_only && !piped_input_) {
+    // libedit draws its prompt at the cursor, which must be at column 0: the live lines
+    // (a reply still streaming when we attached) go, and come back under the editor.
+    int cols = TerminalColumns();
+    WriteOut(live_area_.Erase(cols, 0));
+    live_area_.Reset();
+    last_lines_.clear();
     std::error_code ec;
     std::string dir = workdir_.empty() ? std::filesystem::current_path(ec).string() : workdir_;
     editor_ = std::make_unique<LineEditor>(dir);

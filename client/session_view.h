@@ -95,6 +95,7 @@ class SessionView {
   int64_t completion_tokens_ = 0;
   bool show_history_ = true;
   bool got_snapshot_ = false;
+  bool switched_ = false;  // past the first session's snapshot
 
   // One-shot: our prompt and whether its turn has started.
   std::string own_prompt_;
@@ -104,7 +105,11 @@ class SessionView {
   bool done_ = false;
   int interrupts_ = 0;
   // Interactive: prompts we sent and echoed, not yet seen back as UserMessage.
-  std::deque<std::string> echoed_;
+  struct Echoed {
+    std::string text;
+    bool queued;  // sent while a turn ran: said again, dimmed, when its turn starts
+  };
+  std::deque<Echoed> echoed_;
   std::string answered_call_;  // the approval we answered (its Resolved is on the way)
   absl::Time last_interrupt_ = absl::InfinitePast();
   absl::Time hint_until_ = absl::InfinitePast();

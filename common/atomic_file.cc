@@ -51,7 +51,9 @@ absl::Status MakeDirs(const std::string& path, int mode) {
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view content) {
+absl::Status WriteFileAtomically(const std::string& path, std::string_view content,
+                                 Durability durability) {
+  const bool sync = durability == Durability::kSynced;
   std::filesystem::path p(path);
   std::string dir = p.parent_path().string();
   if (auto s = MakeDirs(dir); !s.ok()) return s;
@@ -59,13 +61,14 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return ErrnoStatus("create", tmp);
   absl::Status s = WriteAll(fd, content, tmp);
-  if (s.ok() && ::fsync(fd) != 0) s = ErrnoStatus("fsync", tmp);
+  if (s.ok() && sync && ::fsync(fd) != 0) s = ErrnoStatus("fsync", tmp);
   if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", tmp);
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoStatus("rename", path);
   if (!s.ok()) {
     ::unlink(tmp.c_str());
     return s;
   }
+  if (!sync) return absl::OkStatus();
   // The rename is durable only once the directory entry is.
   int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {

@@ -10,9 +10,15 @@
 
 namespace agent {
 
+enum class Durability {
+  kSynced,    // fsync the file and its directory: survives a power loss
+  kUnsynced,  // atomic against a crash of the process only (for files we can rebuild)
+};
+
 // Replaces `path` with `content`. Creates missing parent directories (0700). On failure
 // (a full disk included) the old file is untouched and the temp file is removed.
-absl::Status WriteFileAtomically(const std::string& path, std::string_view content);
+absl::Status WriteFileAtomically(const std::string& path, std::string_view content,
+                                 Durability durability = Durability::kSynced);
 
 // Appends `content` to `path` and fsyncs (for append-only logs).
 absl::Status AppendToFile(const std::string& path, std::string_view content);

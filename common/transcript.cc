@@ -131,6 +131,7 @@ absl::StatusOr<Transcript> Transcript::FromJson(Json messages) {
   }
   Transcript t;
   t.messages_ = std::move(messages);
+  t.SerializeAll();
   t.RecomputePending();
   return t;
 }
@@ -146,6 +147,7 @@ absl::Status Transcript::AppendSystem(std::string text) {
     return absl::FailedPreconditionError("the system prompt must be the first message");
   }
   messages_.push_back({{"role", "system"}, {"content", std::move(text)}});
+  SerializeLast();
   DebugCheck();
   return absl::OkStatus();
 }
@@ -156,6 +158,7 @@ absl::Status Transcript::AppendUser(std::string text) {
         absl::StrCat("tool call ", pending_ids_[pending_begin_], " is not answered yet"));
   }
   messages_.push_back({{"role", "user"}, {"content", std::move(text)}});
+  SerializeLast();
   pending_ids_.clear();
   pending_begin_ = 0;
   DebugCheck();
@@ -189,6 +192,7 @@ absl::Status Transcript::AppendAssistant(Json message) {
     message.erase("tool_calls");
   }
   messages_.push_back(std::move(message));
+  SerializeLast();
   pending_ids_ = std::move(ids);
   pending_begin_ = 0;
   DebugCheck();
@@ -206,6 +210,7 @@ absl::Status Transcript::AppendToolResult(std::string_view call_id, std::string 
   }
   messages_.push_back(
       {{"role", "tool"}, {"tool_call_id", std::string(call_id)}, {"content", std::move(content)}});
+  SerializeLast();
   ++pending_begin_;
   DebugCheck();
   return absl::OkStatus();
@@ -268,6 +273,7 @@ absl::StatusOr<Json> Transcript::ReplacePrefix(size_t cut, std::string summary) 
     return absl::InternalError("compaction would break the transcript");
   }
   messages_ = std::move(kept);
+  SerializeAll();
   RecomputePending();
   DebugCheck();
   return removed;
@@ -276,6 +282,7 @@ absl::StatusOr<Json> Transcript::ReplacePrefix(size_t cut, std::string summary) 
 void Transcript::TruncateTo(size_t n) {
   if (n >= messages_.size()) return;
   messages_.erase(messages_.begin() + static_cast<std::ptrdiff_t>(n), messages_.end());
+  serialized_.resize(n);
   RecomputePending();
   Seal("the session was forked at this point");
 }
@@ -303,8 +310,38 @@ void Transcript::RecomputePending() {
                         [&](const std::string& id) { return answered.count(id) > 0; });
 }
 
+void Transcript::SerializeLast() { serialized_.push_back(DumpJson(messages_.back())); }
+
+void Transcript::SerializeAll() {
+  serialized_.clear();
+  serialized_.reserve(messages_.size());
+  for (const Json& m : messages_) serialized_.push_back(DumpJson(m));
+}
+
+std::string Transcript::FileText() const { return TranscriptFileText(serialized_); }
+
+std::string TranscriptFileText(const std::vector<std::string>& lines) {
+  size_t size = 4;
+  for (const std::string& l : lines) size += l.size() + 4;
+  std::string out;
+  out.reserve(size);
+  out += "[\n";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += "  ";
+    out += lines[i];
+    out += i + 1 < lines.size() ? ",\n" : "\n";
+  }
+  out += "]\n";
+  return out;
+}
+
 void Transcript::DebugCheck() const {
 #ifndef NDEBUG
+  if (serialized_.size() != messages_.size()) {
+    std::fprintf(stderr, "transcript cache out of step: %zu vs %zu\n", serialized_.size(),
+                 messages_.size());
+    std::abort();
+  }
   std::vector<std::string> problems = ValidateMessages(messages_, true);
   if (!problems.empty()) {
     std::fprintf(stderr, "transcript rule broken: %s\n", absl::StrJoin(problems, "; ").c_str());

@@ -24,6 +24,9 @@
 
 namespace agent {
 
+// The session file's text for `lines` (serialised messages): "[\n  m1,\n  m2\n]\n".
+std::string TranscriptFileText(const std::vector<std::string>& lines);
+
 // Everything wrong with `messages` by the rule (empty when valid). With `allow_open_tail`,
 // unanswered calls of the last assistant message are not a problem.
 std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail);
@@ -72,6 +75,11 @@ class Transcript {
   // Drops every message from `n` on (fork at a point); seals what that leaves open.
   void TruncateTo(size_t n);
 
+  // The session file's text: a JSON array with one message per line. Each message is
+  // serialised once, when it is appended, so saving after every message costs a copy of
+  // the file, not a re-serialisation of the whole transcript.
+  std::string FileText() const;
+
   // Problems by the rule; empty when valid (open tail allowed).
   std::vector<std::string> Validate() const { return ValidateMessages(messages_, true); }
   // OK when the transcript can be sent to a model: valid and nothing pending.
@@ -80,8 +88,12 @@ class Transcript {
  private:
   void RecomputePending();
   void DebugCheck() const;
+  // Keeps serialized_ in step with messages_: after an append, or after any other change.
+  void SerializeLast();
+  void SerializeAll();
 
   Json messages_ = Json::array();
+  std::vector<std::string> serialized_;  // DumpJson of each message
   std::vector<std::string> pending_ids_;  // calls of the last assistant message
   size_t pending_begin_ = 0;              // how many of them are answered
 };

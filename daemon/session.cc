@@ -258,7 +258,7 @@ void Session::SaveLocked() {
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
-  absl::Status s = SaveTranscript(workdir_, meta_.id, transcript_.messages());
+  absl::Status s = SaveTranscript(workdir_, meta_.id, transcript_);
   if (s.ok()) s = SaveMeta(meta_);
   if (!s.ok()) {
     // Keep going: the next message saves everything again. Tell the user once per failure run.

@@ -60,18 +60,21 @@ absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Json& messages) {
   // One message per line keeps the file readable in an editor and diffable, at a fraction
   // of the cost of full pretty-printing.
-  std::string out = "[\n";
-  for (size_t i = 0; i < messages.size(); ++i) {
-    out += "  ";
-    out += DumpJson(messages[i]);
-    out += i + 1 < messages.size() ? ",\n" : "\n";
-  }
-  out += "]\n";
-  return WriteFileAtomically(TranscriptPath(workdir, id), out);
+  std::vector<std::string> lines;
+  lines.reserve(messages.size());
+  for (const Json& m : messages) lines.push_back(DumpJson(m));
+  return WriteFileAtomically(TranscriptPath(workdir, id), TranscriptFileText(lines));
+}
+
+absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
+                            const Transcript& transcript) {
+  return WriteFileAtomically(TranscriptPath(workdir, id), transcript.FileText());
 }
 
 absl::Status SaveMeta(const SessionMeta& meta) {
-  return WriteFileAtomically(MetaPath(meta.workdir, meta.id), DumpJson(meta.ToJson(), 2) + "\n");
+  // Meta is rebuilt from the transcript when lost, so it need not survive a power loss.
+  return WriteFileAtomically(MetaPath(meta.workdir, meta.id), DumpJson(meta.ToJson(), 2) + "\n",
+                             Durability::kUnsynced);
 }
 
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id,

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/json.h"
+#include "common/transcript.h"
 
 namespace agent::daemon {
 
@@ -41,6 +42,9 @@ std::string MetaPath(const std::string& workdir, const std::string& id);
 
 absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Json& messages);
+// The same from a Transcript, reusing its serialised messages.
+absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
+                            const Transcript& transcript);
 absl::Status SaveMeta(const SessionMeta& meta);
 // Appends one JSON line {"unix_ms", "summary", "removed": [...]}.
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id,

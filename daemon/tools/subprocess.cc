@@ -113,9 +113,10 @@ class GroupKiller {
   GroupKiller(pid_t pgid, milliseconds grace) : pgid_(pgid), grace_(grace) {}
 
   void Terminate(Clock::time_point now) {
-    if (term_sent_.has_value()) return;
+    if (term_sent_) return;
     ::kill(-pgid_, SIGTERM);
-    term_sent_ = now;
+    term_sent_ = true;
+    term_sent_at_ = now;
   }
   void KillNow() {
     if (kill_sent_) return;
@@ -124,9 +125,9 @@ class GroupKiller {
   }
   // Sends SIGKILL when the grace period is over.
   void Tick(Clock::time_point now) {
-    if (term_sent_.has_value() && !kill_sent_ && now - *term_sent_ >= grace_) KillNow();
+    if (term_sent_ && !kill_sent_ && now - term_sent_at_ >= grace_) KillNow();
   }
-  bool terminating() const { return term_sent_.has_value(); }
+  bool terminating() const { return term_sent_; }
   bool GroupEmpty() const { return ::kill(-pgid_, 0) != 0 && errno == ESRCH; }
   // False when every member left is a zombie: dead, only waiting for its parent (init, when
   // we are not a subreaper) to reap it. Reads /proc; only asked when the group is not empty.
@@ -141,7 +142,8 @@ class GroupKiller {
  private:
   pid_t pgid_;
   milliseconds grace_;
-  std::optional<Clock::time_point> term_sent_;
+  bool term_sent_ = false;
+  Clock::time_point term_sent_at_{};
   bool kill_sent_ = false;
 };
 

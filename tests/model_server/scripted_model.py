@@ -732,6 +732,8 @@ def anthropic_message(reply, n, body, prompt, completion):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Small SSE chunks must leave at once, not wait ~40 ms for a delayed ACK.
+    disable_nagle_algorithm = True
     server_version = "scripted-model/1"
 
     def version_string(self):

@@ -1,0 +1,87 @@
+#include "client/terminal_text.h"
+
+#include "gtest/gtest.h"
+
+namespace agent::client {
+namespace {
+
+TEST(StripAnsiTest, RemovesCsiOscAndTwoByteEscapes) {
+  EXPECT_EQ(StripAnsi("\x1b[1;31mred\x1b[0m plain"), "red plain");
+  EXPECT_EQ(StripAnsi("\x1b]0;title\x07" "after"), "after");
+  EXPECT_EQ(StripAnsi("\x1b]8;;http://x\x1b\\link"), "link");
+  EXPECT_EQ(StripAnsi("a\x1b" "7b"), "ab");
+  EXPECT_EQ(StripAnsi("trailing\x1b"), "trailing");
+}
+
+TEST(DisplayWidthTest, CountsColumnsNotBytes) {
+  EXPECT_EQ(DisplayWidth("hello"), 5);
+  EXPECT_EQ(DisplayWidth("héllo"), 5);           // é is two bytes, one column
+  EXPECT_EQ(DisplayWidth("日本"), 4);             // wide
+  EXPECT_EQ(DisplayWidth("e\xcc\x81"), 1);        // e + combining acute
+  EXPECT_EQ(DisplayWidth("\x1b[1mbold\x1b[0m"), 4);
+  EXPECT_EQ(DisplayWidth("🙂"), 2);
+  EXPECT_EQ(DisplayWidth("\xff"), 1);             // invalid byte: one replacement char
+}
+
+TEST(RowsTest, EndedLinesTakeAtLeastOneRow) {
+  EXPECT_EQ(RowsWhenEnded(0, 80), 1);
+  EXPECT_EQ(RowsWhenEnded(80, 80), 1);
+  EXPECT_EQ(RowsWhenEnded(81, 80), 2);
+  EXPECT_EQ(RowsWhenEnded(10, 0), 1);  // unknown width: 80
+}
+
+TEST(EditorRowTest, WrapsEagerlyLikeLibedit) {
+  EXPECT_EQ(EditorRowAfter(U"", 10), 0);
+  EXPECT_EQ(EditorRowAfter(U"123456789", 10), 0);
+  EXPECT_EQ(EditorRowAfter(U"1234567890", 10), 1);  // a full row moves to the next
+  EXPECT_EQ(EditorRowAfter(U"ab\ncd", 10), 1);
+  EXPECT_EQ(EditorRowAfter(U"123456789日", 10), 1);  // a wide char that does not fit
+  EXPECT_EQ(EditorRowAfter(U"\t\t", 10), 1);          // tabs to 8 and 16
+  EXPECT_EQ(EditorRowAfter(U"12345678\x01", 10), 1);  // ^A takes two columns
+}
+
+TEST(LiveAreaTest, NothingDrawnErasesNothing) {
+  LiveArea a;
+  EXPECT_EQ(a.Erase(80, 0), "");
+}
+
+TEST(LiveAreaTest, ErasesFromTheFirstLiveRowDown) {
+  LiveArea a;
+  EXPECT_EQ(a.Draw({"partial text", "⠋ thinking · 1s"}, false, 80),
+            "partial text\r\n⠋ thinking · 1s");
+  // The cursor is on the spinner line: one row up to the first live row.
+  EXPECT_EQ(a.Erase(80, 0), "\r\x1b[1A\x1b[J");
+  a.Reset();
+  EXPECT_EQ(a.Erase(80, 0), "");
+}
+
+TEST(LiveAreaTest, CountsWrappedRowsAtTheWidthOfNow) {
+  LiveArea a;
+  std::string long_line(100, 'x');
+  a.Draw({long_line, "spin"}, false, 80);
+  EXPECT_EQ(a.RowsAbove(80), 2);  // 100 columns wrap to two rows at 80
+  EXPECT_EQ(a.RowsAbove(50), 2);
+  EXPECT_EQ(a.RowsAbove(40), 3);  // after a resize the rows are counted anew
+}
+
+TEST(LiveAreaTest, TheEditorsRowsCountWhenItIsBelow) {
+  LiveArea a;
+  EXPECT_EQ(a.Draw({"spinner"}, true, 80), "spinner\r\n");
+  EXPECT_TRUE(a.editor_below());
+  EXPECT_EQ(a.Erase(80, 0), "\r\x1b[1A\x1b[J");
+  EXPECT_EQ(a.Erase(80, 2), "\r\x1b[3A\x1b[J");
+  // Only the editor: erase its rows.
+  a.Draw({}, true, 80);
+  EXPECT_EQ(a.Erase(80, 0), "\r\x1b[J");
+}
+
+TEST(LiveAreaTest, AFullLastLineLeavesTheCursorOnItsRow) {
+  LiveArea a;
+  a.Draw({std::string(80, 'x')}, false, 80);
+  EXPECT_EQ(a.RowsAbove(80), 0);
+  a.Draw({std::string(81, 'x')}, false, 80);
+  EXPECT_EQ(a.RowsAbove(80), 1);
+}
+
+}  // namespace
+}  // namespace agent::client
