@@ -119,8 +119,8 @@ absl::StatusOr<std::unique_ptr<agent::v1::AgentDaemon::Stub>> Connect(const Conn
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
-  auto channel = grpc::CreateCustomChannel("unix:" + o.socket_path,
-                                           grpc::InsecureChannelCredentials(), args);
+  auto channel =
+      grpc::CreateCustomChannel("unix:" + o.socket_path, grpc::InsecureChannelCredentials(), args);
   return agent::v1::AgentDaemon::NewStub(channel);
 }
 

@@ -33,8 +33,7 @@ void Mailbox::PostEvent(v1::Event e, int stream) {
 void Mailbox::PostNotice(std::string text, bool error) {
   {
     absl::MutexLock l(&mu_);
-    items_.push_back(
-        Item{Item::kNotice, v1::Event(), std::move(text), error, grpc::Status::OK, 0});
+    items_.push_back(Item{Item::kNotice, v1::Event(), std::move(text), error, grpc::Status::OK, 0});
   }
   Wake();
 }

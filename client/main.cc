@@ -6,8 +6,8 @@
 
 #include <clocale>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <set>
 #include <string>
@@ -77,7 +77,8 @@ int List(bool all, bool json) {
       std::printf("%-16s  damaged: %s\n", x.id().c_str(), x.load_error().c_str());
       continue;
     }
-    std::string clients = x.attached_clients() > 0 ? absl::StrCat(" ", x.attached_clients(), " attached") : "";
+    std::string clients =
+        x.attached_clients() > 0 ? absl::StrCat(" ", x.attached_clients(), " attached") : "";
     std::printf("%.16s  %-7s %4d msgs  %-8s %s%s%s\n", x.id().c_str(), StateName(x.state()),
                 x.message_count(), Ago(x.updated_unix_ms()).c_str(), x.title().c_str(),
                 clients.c_str(), all ? absl::StrCat("  (", x.workdir(), ")").c_str() : "");
@@ -166,7 +167,8 @@ void SetUtf8Locale() {
 
 int main(int argc, char** argv) {
   SetUtf8Locale();
-  static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork", "rm", "daemon"};
+  static const std::set<std::string> kSubcommands = {"ls",   "attach", "resume",
+                                                     "fork", "rm",     "daemon"};
   bool version = false, json = false, yes = false, plain = false, cont = false;
   std::string resume_id;
 
@@ -214,7 +216,8 @@ int main(int argc, char** argv) {
     return agent::client::RunInteractive(*stub, o);
   }
 
-  CLI::App app{"agent: a coding agent. `agent` alone is interactive; `agent \"prompt\"` runs one turn."};
+  CLI::App app{
+      "agent: a coding agent. `agent` alone is interactive; `agent \"prompt\"` runs one turn."};
   std::vector<std::string> words;
   app.add_option("prompt", words, "the prompt for one turn");
   app.add_flag("--version", version, "print the version and exit");
@@ -223,7 +226,8 @@ int main(int argc, char** argv) {
   app.add_flag("--plain", plain, "no colour or styling");
   app.add_option("-r,--resume", resume_id, "continue session ID (or unique prefix)");
   app.add_flag("-c,--continue", cont, "continue the newest session here");
-  app.footer("Subcommands: ls [--all], attach [ID] [-r], resume, fork ID, rm ID, daemon status|stop");
+  app.footer(
+      "Subcommands: ls [--all], attach [ID] [-r], resume, fork ID, rm ID, daemon status|stop");
   CLI11_PARSE(app, argc, argv);
   if (version) {
     std::printf("agent %s (git %s, protocol %d)\n", agent::kVersion, agent::kGitRevision,

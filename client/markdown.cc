@@ -12,7 +12,7 @@ namespace {
 constexpr char kReset[] = "\x1b[0m";
 constexpr char kBold[] = "\x1b[1m";
 constexpr char kDim[] = "\x1b[2m";
-constexpr char kCode[] = "\x1b[36m";      // inline code
+constexpr char kCode[] = "\x1b[36m";  // inline code
 constexpr char kKeyword[] = "\x1b[35m";
 constexpr char kString[] = "\x1b[32m";
 constexpr char kNumber[] = "\x1b[33m";
@@ -40,25 +40,27 @@ bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 const std::set<std::string>& Keywords() {
   static const std::set<std::string>* k = new std::set<std::string>{
-      "and", "as", "async", "auto", "await", "bool", "break", "case", "catch", "char",
-      "class", "const", "constexpr", "continue", "def", "default", "defer", "del", "delete",
-      "do", "done", "double", "elif", "else", "enum", "esac", "except", "export", "extends",
-      "false", "False", "fi", "finally", "float", "fn", "for", "from", "func", "function",
-      "go", "if", "impl", "import", "in", "include", "int", "interface", "is", "lambda", "let",
-      "long", "match", "mod", "mut", "namespace", "new", "nil", "None", "not", "null",
-      "nullptr", "or", "package", "pass", "private", "protected", "pub", "public", "raise",
-      "return", "self", "size_t", "static", "std", "string", "struct", "switch", "template",
-      "then", "this", "throw", "true", "True", "try", "type", "typedef", "typename", "unsigned",
-      "use", "using", "var", "virtual", "void", "while", "with", "yield"};
+      "and",     "as",        "async",  "auto",    "await",     "bool",     "break",     "case",
+      "catch",   "char",      "class",  "const",   "constexpr", "continue", "def",       "default",
+      "defer",   "del",       "delete", "do",      "done",      "double",   "elif",      "else",
+      "enum",    "esac",      "except", "export",  "extends",   "false",    "False",     "fi",
+      "finally", "float",     "fn",     "for",     "from",      "func",     "function",  "go",
+      "if",      "impl",      "import", "in",      "include",   "int",      "interface", "is",
+      "lambda",  "let",       "long",   "match",   "mod",       "mut",      "namespace", "new",
+      "nil",     "None",      "not",    "null",    "nullptr",   "or",       "package",   "pass",
+      "private", "protected", "pub",    "public",  "raise",     "return",   "self",      "size_t",
+      "static",  "std",       "string", "struct",  "switch",    "template", "then",      "this",
+      "throw",   "true",      "True",   "try",     "type",      "typedef",  "typename",  "unsigned",
+      "use",     "using",     "var",    "virtual", "void",      "while",    "with",      "yield"};
   return *k;
 }
 
 // Which comment markers a language uses: '#' (shell, Python …), "//" (C family …), "--".
 bool HashComments(std::string_view lang) {
-  static const std::set<std::string> kHash = {"python", "py", "sh", "bash", "shell", "zsh",
-                                              "ruby", "rb", "yaml", "yml", "toml", "perl",
-                                              "make", "makefile", "cmake", "dockerfile",
-                                              "r", "ini", "conf", "console"};
+  static const std::set<std::string> kHash = {"python",     "py",   "sh",   "bash",     "shell",
+                                              "zsh",        "ruby", "rb",   "yaml",     "yml",
+                                              "toml",       "perl", "make", "makefile", "cmake",
+                                              "dockerfile", "r",    "ini",  "conf",     "console"};
   return kHash.count(absl::AsciiStrToLower(std::string(lang))) > 0;
 }
 bool DashComments(std::string_view lang) {
@@ -108,8 +110,8 @@ std::string HighlightCode(std::string_view s, std::string_view lang) {
   size_t i = 0;
   while (i < s.size()) {
     char c = s[i];
-    bool comment = (c == '#' && hash) || (s.substr(i, 2) == "//" && !hash) ||
-                   (s.substr(i, 2) == "--" && dash);
+    bool comment =
+        (c == '#' && hash) || (s.substr(i, 2) == "//" && !hash) || (s.substr(i, 2) == "--" && dash);
     if (comment) {
       absl::StrAppend(&out, kComment, std::string(s.substr(i)), kReset);
       break;

@@ -191,8 +191,8 @@ std::string Renderer::Clipped(const std::string& text) const {
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) {
   std::string out = EndLine();
   const char* verb = a.tool() == "bash" ? " wants to run: " : " wants to change: ";
-  absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", a.tool(), verb)),
-                  Sanitized(a.summary()), "\n");
+  absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", a.tool(), verb)), Sanitized(a.summary()),
+                  "\n");
   std::string diff = a.diff();
   while (!diff.empty() && diff.back() == '\n') diff.pop_back();
   if (diff.empty()) return out;
@@ -318,7 +318,8 @@ std::vector<std::string> Renderer::LiveLines(absl::Time now, int cols) const {
   if (phase_ == Phase::kTool) {
     std::vector<std::string> tail = tool_tail_;
     if (!tool_tail_open_.empty()) tail.push_back(tool_tail_open_);
-    int hidden = tool_lines_seen_ + (tool_tail_open_.empty() ? 0 : 1) - static_cast<int>(tail.size());
+    int hidden =
+        tool_lines_seen_ + (tool_tail_open_.empty() ? 0 : 1) - static_cast<int>(tail.size());
     if (hidden > 0) lines.push_back(Dim(absl::StrCat("  … ", hidden, " earlier lines")));
     for (const std::string& t : tail) lines.push_back(Dim(FitToColumns("  " + t, cols - 1)));
   }
@@ -331,9 +332,8 @@ std::vector<std::string> Renderer::LiveLines(absl::Time now, int cols) const {
     std::string what = "thinking";
     if (phase_ == Phase::kPreparing) what = absl::StrCat("writing the ", phase_what_, " call");
     if (phase_ == Phase::kTool) what = absl::StrCat("running ", phase_what_);
-    lines.push_back(
-        FitToColumns(Colored("36", frame) + " " + Dim(absl::StrCat(what, " · ", ms / 1000, "s")),
-                     cols - 1));
+    lines.push_back(FitToColumns(
+        Colored("36", frame) + " " + Dim(absl::StrCat(what, " · ", ms / 1000, "s")), cols - 1));
   }
   return lines;
 }
@@ -431,14 +431,16 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now) {
     }
     case v1::Event::kRetrying: {
       const auto& r = e.retrying();
-      return EndLine() + Colored("33", absl::StrCat("[", r.reason(), " | retry ", r.attempt(), "/",
-                                                    r.max_attempts(), " in ",
-                                                    (r.delay_ms() + 500) / 1000, "s]")) +
+      return EndLine() +
+             Colored("33",
+                     absl::StrCat("[", r.reason(), " | retry ", r.attempt(), "/", r.max_attempts(),
+                                  " in ", (r.delay_ms() + 500) / 1000, "s]")) +
              "\n";
     }
     case v1::Event::kCompacted:
-      return EndLine() + Dim(absl::StrCat("[compacted: ", e.compacted().removed_messages(),
-                                          " earlier messages summarised]")) +
+      return EndLine() +
+             Dim(absl::StrCat("[compacted: ", e.compacted().removed_messages(),
+                              " earlier messages summarised]")) +
              "\n";
     case v1::Event::kTurnEnded: {
       std::string out = EndLine();

@@ -31,8 +31,8 @@ std::string Cwd() {
 
 }  // namespace
 
-absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub,
-                                              const ClientOptions& o, v1::PolicyMode mode) {
+absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const ClientOptions& o,
+                                              v1::PolicyMode mode) {
   grpc::ClientContext ctx;
   v1::CreateSessionRequest req;
   req.set_workdir(Cwd());
@@ -60,7 +60,7 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub) {
 int RunOneShot(v1::AgentDaemon::Stub& stub, const ClientOptions& o, const std::string& prompt) {
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
-  v1::PolicyMode mode = o.yes          ? v1::POLICY_MODE_YES
+  v1::PolicyMode mode = o.yes            ? v1::POLICY_MODE_YES
                         : isatty(0) != 0 ? v1::POLICY_MODE_ASK
                                          : v1::POLICY_MODE_DENY_UNRULED;
   std::string id = o.session_id;

@@ -40,8 +40,8 @@ int RunInteractive(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& opti
 
 // Creates a session for the current directory from this process's environment.
 absl::StatusOr<agent::v1::Session> CreateSessionHere(agent::v1::AgentDaemon::Stub& stub,
-                                                      const ClientOptions& options,
-                                                      agent::v1::PolicyMode mode);
+                                                     const ClientOptions& options,
+                                                     agent::v1::PolicyMode mode);
 
 // The newest session of the current directory; NotFound when there is none.
 absl::StatusOr<std::string> NewestSessionHere(agent::v1::AgentDaemon::Stub& stub);

@@ -207,18 +207,19 @@ StatusInfo SessionView::Status() const {
 
 std::string SessionView::HeaderLine() const {
   if (o_.read_only) {
-    return renderer_->Notice(absl::StrCat("watching session ", Short(session_id_), " in ",
-                                          workdir_, " (read-only) — Ctrl-D or q leaves"));
+    return renderer_->Notice(absl::StrCat("watching session ", Short(session_id_), " in ", workdir_,
+                                          " (read-only) — Ctrl-D or q leaves"));
   }
-  return renderer_->Notice(absl::StrCat("session ", Short(session_id_), " in ", workdir_,
-                                        " — Ctrl-D detaches, Ctrl-C cancels a turn, /help for commands"));
+  return renderer_->Notice(
+      absl::StrCat("session ", Short(session_id_), " in ", workdir_,
+                   " — Ctrl-D detaches, Ctrl-C cancels a turn, /help for commands"));
 }
 
 void SessionView::Leave(const std::string& message) {
   if (live_) {
     int cols = TerminalColumns();
-    std::string frame = live_area_.Erase(
-        cols, live_area_.editor_below() && editor_ ? editor_->CursorRow(cols) : 0);
+    std::string frame =
+        live_area_.Erase(cols, live_area_.editor_below() && editor_ ? editor_->CursorRow(cols) : 0);
     live_area_.Reset();
     last_lines_.clear();
     frame += Crlf(output_ + message);
@@ -253,8 +254,7 @@ void SessionView::Paint(bool force) {
   bool editor = EditorShown();
   bool editor_was = live_area_.editor_below();
   if (!force && output_.empty() && lines == last_lines_ && editor == editor_was) return;
-  std::string frame =
-      live_area_.Erase(cols, editor_was && editor_ ? editor_->CursorRow(cols) : 0);
+  std::string frame = live_area_.Erase(cols, editor_was && editor_ ? editor_->CursorRow(cols) : 0);
   frame += Crlf(output_);
   output_.clear();
   frame += live_area_.Draw(lines, editor, cols);
@@ -393,7 +393,8 @@ void SessionView::HandleEvent(const v1::Event& e) {
                                            e.clients_changed().clients().end());
       if (interactive_ && !o_.json) {
         for (const std::string& c : now_clients) {
-          if (c != o_.client_name && std::find(clients_.begin(), clients_.end(), c) == clients_.end()) {
+          if (c != o_.client_name &&
+              std::find(clients_.begin(), clients_.end(), c) == clients_.end()) {
             Emit(renderer_->Notice("· " + c + " attached"));
           }
         }
@@ -656,12 +657,11 @@ void SessionView::HandleCommand(const SlashCommand& c) {
       }
       for (const v1::Session& x : resp.sessions()) {
         std::string mark = x.id() == session_id_ ? "* " : "  ";
-        Emit(absl::StrCat(mark, Short(x.id()), "  ", StateName(x.state()), "  ",
-                          x.message_count(), " msgs  ", x.title(),
-                          x.attached_clients() > 0
-                              ? absl::StrCat("  (", x.attached_clients(), " attached)")
-                              : "",
-                          "\n"));
+        Emit(absl::StrCat(
+            mark, Short(x.id()), "  ", StateName(x.state()), "  ", x.message_count(), " msgs  ",
+            x.title(),
+            x.attached_clients() > 0 ? absl::StrCat("  (", x.attached_clients(), " attached)") : "",
+            "\n"));
       }
       Emit(renderer_->Notice("switch with: agent attach ID"));
       return;
@@ -705,8 +705,8 @@ int SessionView::Loop() {
     int n = 0;
     fds[n++] = {mailbox_.fd(), POLLIN, 0};
     fds[n++] = {sig_fd, POLLIN, 0};
-    bool want_stdin = !input_ended_ && ((interactive_ && !o_.read_only) || Asking() ||
-                                        (o_.read_only && isatty(0)));
+    bool want_stdin = !input_ended_ &&
+                      ((interactive_ && !o_.read_only) || Asking() || (o_.read_only && isatty(0)));
     if (want_stdin) fds[n++] = {0, POLLIN, 0};
     int r = ::poll(fds, static_cast<nfds_t>(n), PollTimeoutMs());
     if (r < 0 && errno != EINTR) break;

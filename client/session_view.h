@@ -29,7 +29,9 @@
 #include "client/line_editor.h"
 #include "client/renderer.h"
 #include "client/session_client.h"
+#include "client/slash_commands.h"
 #include "client/terminal_text.h"
+#include "client/tty.h"
 
 namespace agent::client {
 
@@ -56,7 +58,7 @@ class SessionView {
   void HandleInput(const std::string& bytes);
   void HandleSignal(int sig);
   void HandleLine(const std::string& line);
-  void HandleCommand(const struct SlashCommand& c);
+  void HandleCommand(const SlashCommand& c);
   void Answer(char key);
   void CancelTurn();
   bool SendPrompt(const std::string& text);
@@ -119,7 +121,7 @@ class SessionView {
   std::string piped_buffer_;
   bool input_ended_ = false;
   int turns_waiting_ = 0;
-  std::unique_ptr<class CbreakMode> cbreak_;
+  std::unique_ptr<CbreakMode> cbreak_;
   std::vector<std::thread> workers_;
 };
 

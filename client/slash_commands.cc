@@ -20,7 +20,8 @@ const std::vector<Entry>& Commands() {
   static const std::vector<Entry>* c = new std::vector<Entry>{
       {"help", SlashCommand::kHelp, "/help", "this list"},
       {"status", SlashCommand::kStatus, "/status", "session, model, tokens, attached clients"},
-      {"compact", SlashCommand::kCompact, "/compact", "summarise the older half of the session now"},
+      {"compact", SlashCommand::kCompact, "/compact",
+       "summarise the older half of the session now"},
       {"clear", SlashCommand::kClear, "/clear", "start a new session in this directory"},
       {"fork", SlashCommand::kFork, "/fork", "copy this session and continue in the copy"},
       {"sessions", SlashCommand::kSessions, "/sessions", "the sessions of this directory"},
@@ -66,8 +67,9 @@ std::string SlashHelp() {
     usage.resize(std::max<size_t>(usage.size(), 13), ' ');
     out += "  " + usage + " " + e.what + "\n";
   }
-  out += "  Ctrl-C cancels a running turn; Ctrl-D at an empty prompt detaches.\n"
-         "  A line ending in \\ continues on the next; pasted newlines stay in the prompt.\n";
+  out +=
+      "  Ctrl-C cancels a running turn; Ctrl-D at an empty prompt detaches.\n"
+      "  A line ending in \\ continues on the next; pasted newlines stay in the prompt.\n";
   return out;
 }
 

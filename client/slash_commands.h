@@ -8,7 +8,16 @@ namespace agent::client {
 
 struct SlashCommand {
   enum Kind {
-    kHelp, kCompact, kClear, kDetach, kSessions, kModel, kAllow, kFork, kStatus, kUnknown
+    kHelp,
+    kCompact,
+    kClear,
+    kDetach,
+    kSessions,
+    kModel,
+    kAllow,
+    kFork,
+    kStatus,
+    kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed
   std::string name;      // as typed, for kUnknown

@@ -14,11 +14,10 @@ struct Range {
 
 // Combining marks and other zero-width code points (the common blocks).
 constexpr Range kZeroWidth[] = {
-    {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x0610, 0x061A},
-    {0x064B, 0x065F}, {0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x1AB0, 0x1AFF},
-    {0x1DC0, 0x1DFF}, {0x200B, 0x200F}, {0x202A, 0x202E}, {0x2060, 0x2064},
-    {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F}, {0xFEFF, 0xFEFF},
-    {0xE0100, 0xE01EF},
+    {0x0300, 0x036F}, {0x0483, 0x0489},   {0x0591, 0x05BD}, {0x0610, 0x061A}, {0x064B, 0x065F},
+    {0x0E31, 0x0E31}, {0x0E34, 0x0E3A},   {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x200B, 0x200F},
+    {0x202A, 0x202E}, {0x2060, 0x2064},   {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F},
+    {0xFEFF, 0xFEFF}, {0xE0100, 0xE01EF},
 };
 
 // Wide: East Asian Wide/Fullwidth blocks and the emoji planes.
@@ -65,7 +64,9 @@ std::string StripAnsi(std::string_view s) {
       i = j;
     } else if (kind == ']') {  // OSC: up to BEL or ST
       size_t j = i + 2;
-      while (j < s.size() && s[j] != '\x07' && !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\')) ++j;
+      while (j < s.size() && s[j] != '\x07' &&
+             !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\'))
+        ++j;
       i = (j < s.size() && s[j] == '\x1b') ? j + 1 : j;
     } else {
       i += 1;

@@ -62,8 +62,8 @@ absl::StatusOr<Config> LoadConfig() {
   if (text.ok()) {
     auto j = ParseJson(*text);
     if (!j.ok() || !j->is_object()) {
-      return absl::InvalidArgumentError(path + ": " +
-                                        (j.ok() ? "not a JSON object" : std::string(j.status().message())));
+      return absl::InvalidArgumentError(
+          path + ": " + (j.ok() ? "not a JSON object" : std::string(j.status().message())));
     }
     c.model.base_url = GetString(*j, "base_url");
     c.model.api_key = GetString(*j, "api_key");

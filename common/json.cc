@@ -31,8 +31,7 @@ absl::StatusOr<Json> ParseJson(std::string_view text) {
       }
     } locator;
     Json::sax_parse(text, &locator, nlohmann::detail::input_format_t::json, /*strict=*/true);
-    return absl::InvalidArgumentError(
-        absl::StrCat("not valid JSON (at byte ", locator.where, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("not valid JSON (at byte ", locator.where, ")"));
   }
   return j;
 }

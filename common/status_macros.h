@@ -8,10 +8,10 @@
 #define AGENT_CONCAT_INNER_(a, b) a##b
 #define AGENT_CONCAT_(a, b) AGENT_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    ::absl::Status agent_status_ = (expr);             \
-    if (!agent_status_.ok()) return agent_status_;     \
+#define RETURN_IF_ERROR(expr)                      \
+  do {                                             \
+    ::absl::Status agent_status_ = (expr);         \
+    if (!agent_status_.ok()) return agent_status_; \
   } while (0)
 
 #define ASSIGN_OR_RETURN(lhs, rexpr) \

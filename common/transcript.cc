@@ -205,8 +205,9 @@ absl::Status Transcript::AppendToolResult(std::string_view call_id, std::string 
         absl::StrCat("tool result ", std::string(call_id), " answers no pending call"));
   }
   if (pending_ids_[pending_begin_] != call_id) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "tool result ", std::string(call_id), " out of order: ", pending_ids_[pending_begin_], " is next"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("tool result ", std::string(call_id),
+                     " out of order: ", pending_ids_[pending_begin_], " is next"));
   }
   messages_.push_back(
       {{"role", "tool"}, {"tool_call_id", std::string(call_id)}, {"content", std::move(content)}});
@@ -305,7 +306,8 @@ void Transcript::RecomputePending() {
   // Results on disk may be in any order; what matters is which remain. Reorder the pending
   // list so answered ids come first.
   std::unordered_set<std::string> answered;
-  for (size_t k = i; k < messages_.size(); ++k) answered.insert(GetString(messages_[k], "tool_call_id"));
+  for (size_t k = i; k < messages_.size(); ++k)
+    answered.insert(GetString(messages_[k], "tool_call_id"));
   std::stable_partition(pending_ids_.begin(), pending_ids_.end(),
                         [&](const std::string& id) { return answered.count(id) > 0; });
 }

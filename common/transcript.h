@@ -93,7 +93,7 @@ class Transcript {
   void SerializeAll();
 
   Json messages_ = Json::array();
-  std::vector<std::string> serialized_;  // DumpJson of each message
+  std::vector<std::string> serialized_;   // DumpJson of each message
   std::vector<std::string> pending_ids_;  // calls of the last assistant message
   size_t pending_begin_ = 0;              // how many of them are answered
 };

@@ -70,7 +70,7 @@ grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* 
 }
 
 grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerContext* ctx,
-                                                         const v1::AttachRequest* req) {
+                                                          const v1::AttachRequest* req) {
   if (req->protocol_version() != 0 && req->protocol_version() != kProtocolVersion) {
     return new RefusedStream(absl::FailedPreconditionError(
         "protocol version mismatch: restart the daemon (agent daemon stop) after upgrading"));

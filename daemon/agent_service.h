@@ -27,7 +27,7 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
                                        const agent::v1::GetSessionRequest* req,
                                        agent::v1::GetSessionResponse* resp) override;
   grpc::ServerWriteReactor<agent::v1::Event>* Attach(grpc::CallbackServerContext* ctx,
-                                                    const agent::v1::AttachRequest* req) override;
+                                                     const agent::v1::AttachRequest* req) override;
   grpc::ServerUnaryReactor* SendPrompt(grpc::CallbackServerContext* ctx,
                                        const agent::v1::SendPromptRequest* req,
                                        agent::v1::SendPromptResponse* resp) override;

@@ -36,8 +36,8 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>, public 
   SubscriberQueue queue_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;     // no more writes start
   bool finish_sent_ ABSL_GUARDED_BY(mu_) = false;  // Finish was called
-  grpc::Status finish_status_;                      // written before finished_ is set
-  EventPtr current_ ABSL_GUARDED_BY(mu_);  // kept alive until its write completes
+  grpc::Status finish_status_;                     // written before finished_ is set
+  EventPtr current_ ABSL_GUARDED_BY(mu_);          // kept alive until its write completes
 };
 
 }  // namespace agent::daemon

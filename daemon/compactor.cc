@@ -10,9 +10,8 @@ constexpr size_t kMaxCharsPerMessage = 4000;
 
 std::string Clip(const std::string& s) {
   if (s.size() <= kMaxCharsPerMessage) return s;
-  return absl::StrCat(s.substr(0, kMaxCharsPerMessage / 2), "\n[… ",
-                      s.size() - kMaxCharsPerMessage, " characters left out …]\n",
-                      s.substr(s.size() - kMaxCharsPerMessage / 2));
+  return absl::StrCat(s.substr(0, kMaxCharsPerMessage / 2), "\n[… ", s.size() - kMaxCharsPerMessage,
+                      " characters left out …]\n", s.substr(s.size() - kMaxCharsPerMessage / 2));
 }
 
 std::string Render(const Json& messages) {
@@ -23,7 +22,8 @@ std::string Render(const Json& messages) {
                               ? m["content"].get<std::string>()
                               : std::string();
     if (role == "tool") {
-      absl::StrAppend(&out, "[tool result ", GetString(m, "tool_call_id"), "]\n", Clip(content), "\n\n");
+      absl::StrAppend(&out, "[tool result ", GetString(m, "tool_call_id"), "]\n", Clip(content),
+                      "\n\n");
       continue;
     }
     absl::StrAppend(&out, "[", role, "]\n", Clip(content), "\n");

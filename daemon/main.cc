@@ -1,10 +1,10 @@
 // agentd: the long-lived daemon. Usually started by the first `agent` (detached), or by the
 // systemd user unit; `--foreground` keeps it attached to the terminal for debugging.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-
-#include <unistd.h>
 
 #include "CLI/CLI.hpp"
 #include "common/config.h"

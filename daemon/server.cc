@@ -26,7 +26,8 @@ namespace agent::daemon {
 namespace {
 
 const tools::ToolRegistry& CoreTools() {
-  static const tools::ToolRegistry* registry = new tools::ToolRegistry(tools::ToolRegistry::CreateCore());
+  static const tools::ToolRegistry* registry =
+      new tools::ToolRegistry(tools::ToolRegistry::CreateCore());
   return *registry;
 }
 
@@ -87,7 +88,8 @@ absl::Status Server::Bind() {
   if (::lstat(path.c_str(), &st) == 0) {
     // A live daemon answers; a stale file (the daemon died) refuses and is removed.
     int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    bool live = probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    bool live =
+        probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     if (probe >= 0) ::close(probe);
     if (live) return absl::AlreadyExistsError("agentd is already running on " + path);
     ::unlink(path.c_str());
@@ -112,8 +114,8 @@ absl::Status Server::Run() {
   deps.epoch = epoch_;
   deps.tools = &CoreTools();
   deps.config = options_.config;
-  llm::TransportOptions transport{options_.config.connect_timeout_ms, options_.config.idle_timeout_ms,
-                             options_.config.max_attempts};
+  llm::TransportOptions transport{options_.config.connect_timeout_ms,
+                                  options_.config.idle_timeout_ms, options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
   service_ = std::make_unique<AgentService>(sessions_.get(), epoch_, [this] { RequestShutdown(); });

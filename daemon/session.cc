@@ -126,16 +126,16 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
 
 absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdir,
                                                        const std::string& id,
-                                                       SessionSettings settings,
-                                                       SessionDeps deps) {
+                                                       SessionSettings settings, SessionDeps deps) {
   auto lock = SessionLock::Acquire(workdir, id);
   if (!lock.ok()) return lock.status();
   auto messages = LoadTranscriptJson(workdir, id);
   if (!messages.ok()) return messages.status();
   auto transcript = Transcript::FromJson(*std::move(messages));
   if (!transcript.ok()) {
-    return absl::DataLossError(absl::StrCat(TranscriptPath(workdir, id), " breaks the transcript rule: ",
-                                            transcript.status().message()));
+    return absl::DataLossError(
+        absl::StrCat(TranscriptPath(workdir, id),
+                     " breaks the transcript rule: ", transcript.status().message()));
   }
   SessionMeta meta;
   if (auto m = LoadMeta(workdir, id); m.ok()) {
@@ -292,8 +292,8 @@ void Session::Attach(Subscriber* sub, const std::string& client_name, bool read_
 void Session::Detach(Subscriber* sub) {
   absl::MutexLock l(&mu_);
   log_.Unsubscribe(sub);
-  auto it = std::find_if(clients_.begin(), clients_.end(),
-                         [&](const Client& c) { return c.sub == sub; });
+  auto it =
+      std::find_if(clients_.begin(), clients_.end(), [&](const Client& c) { return c.sub == sub; });
   if (it == clients_.end()) return;
   if (it->read_only) {
     auto r = std::find(read_only_names_.begin(), read_only_names_.end(), it->name);
@@ -446,8 +446,9 @@ void Session::TurnThreadMain() {
     std::string error;
     v1::TurnOutcome outcome = RunTurn(&error);
     absl::MutexLock l(&mu_);
-    if (transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED ? "cancelled by the user"
-                                                              : "the turn ended before it ran") > 0) {
+    if (transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED
+                             ? "cancelled by the user"
+                             : "the turn ended before it ran") > 0) {
       SaveLocked();
     }
     partial_text_.clear();
@@ -470,7 +471,8 @@ llm::ModelRequest Session::BuildRequestLocked() const {
 
 bool Session::ShouldCompactLocked() const {
   const Config& c = deps_.config;
-  if (c.compact_at_chars > 0 && static_cast<int64_t>(transcript_.CharCount()) > c.compact_at_chars) {
+  if (c.compact_at_chars > 0 &&
+      static_cast<int64_t>(transcript_.CharCount()) > c.compact_at_chars) {
     return true;
   }
   return c.context_tokens > 0 && meta_.prompt_tokens > c.context_tokens * 8 / 10;
@@ -632,9 +634,10 @@ tools::ToolOutcome Session::RunOneCall(const llm::ToolCall& call, bool truncated
   }
   if (cancelled_) return {"Not run: cancelled by the user.", true};
   if (truncated) {
-    return {"Not run: your reply was cut at the output limit, so these arguments may be "
-            "incomplete. Send the call again, shorter if needed.",
-            true};
+    return {
+        "Not run: your reply was cut at the output limit, so these arguments may be "
+        "incomplete. Send the call again, shorter if needed.",
+        true};
   }
   const tools::Tool* tool = deps_.tools->Find(call.name);
   if (tool == nullptr) {
@@ -739,10 +742,10 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
       }
       return std::nullopt;
     default:
-      return tools::ToolOutcome{
-          done.reason.empty() ? "The user denied this call."
-                              : absl::StrCat("The user denied this call: ", done.reason),
-          true};
+      return tools::ToolOutcome{done.reason.empty()
+                                    ? "The user denied this call."
+                                    : absl::StrCat("The user denied this call: ", done.reason),
+                                true};
   }
 }
 
@@ -766,8 +769,8 @@ absl::StatusOr<int> Session::CompactNow(bool automatic) {
   absl::MutexLock l(&mu_);
   if (!summary.ok()) {
     v1::Event e;
-    e.mutable_error()->set_message(
-        absl::StrCat("compaction failed, the transcript is unchanged: ", summary.status().message()));
+    e.mutable_error()->set_message(absl::StrCat("compaction failed, the transcript is unchanged: ",
+                                                summary.status().message()));
     Emit(std::move(e));
     return summary.status();
   }
@@ -776,7 +779,8 @@ absl::StatusOr<int> Session::CompactNow(bool automatic) {
   if (!removed.ok()) return removed.status();
   if (auto s = AppendCompacted(workdir_, meta_.id, *removed, *summary); !s.ok()) {
     v1::Event e;
-    e.mutable_error()->set_message(absl::StrCat("cannot keep the compacted messages: ", s.message()));
+    e.mutable_error()->set_message(
+        absl::StrCat("cannot keep the compacted messages: ", s.message()));
     Emit(std::move(e));
   }
   ++meta_.compactions;

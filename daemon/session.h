@@ -61,8 +61,7 @@ class Session {
   // name the file and the problem; FailedPrecondition when another daemon owns it.
   static absl::StatusOr<std::shared_ptr<Session>> Load(const std::string& workdir,
                                                        const std::string& id,
-                                                       SessionSettings settings,
-                                                       SessionDeps deps);
+                                                       SessionSettings settings, SessionDeps deps);
   // A copy of `source`'s transcript (its first `at_message` messages, 0 = all) under a new id.
   static absl::StatusOr<std::shared_ptr<Session>> Fork(Session& source, int at_message,
                                                        SessionDeps deps);
@@ -127,8 +126,7 @@ class Session {
   agent::v1::TurnOutcome RunTurn(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);
   void RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_truncated)
       ABSL_LOCKS_EXCLUDED(mu_);
-  tools::ToolOutcome RunOneCall(const llm::ToolCall& call, bool truncated)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  tools::ToolOutcome RunOneCall(const llm::ToolCall& call, bool truncated) ABSL_LOCKS_EXCLUDED(mu_);
   // The policy's verdict for a gated call; asks the clients when rules do not decide.
   // Returns an outcome when the call must not run (denied), nullopt to run it.
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args)

@@ -28,7 +28,8 @@ ModelSettings FromProto(const v1::ModelConfig& m) {
 SessionManager::SessionManager(SessionDeps deps)
     : deps_(std::move(deps)), registry_path_(StateDir() + "/projects.json") {
   if (auto text = ReadFileToString(registry_path_); text.ok()) {
-    if (auto j = ParseJson(*text); j.ok() && j->contains("projects") && (*j)["projects"].is_array()) {
+    if (auto j = ParseJson(*text);
+        j.ok() && j->contains("projects") && (*j)["projects"].is_array()) {
       for (const Json& p : (*j)["projects"]) {
         if (p.is_string()) projects_.push_back(p.get<std::string>());
       }
@@ -68,7 +69,8 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   workdir = std::filesystem::canonical(workdir, ec).string();
   SessionSettings settings;
   settings.model = MergeModelSettings(FromProto(req.model()), deps_.config.model);
-  settings.policy = req.policy() == v1::POLICY_MODE_UNSPECIFIED ? v1::POLICY_MODE_ASK : req.policy();
+  settings.policy =
+      req.policy() == v1::POLICY_MODE_UNSPECIFIED ? v1::POLICY_MODE_ASK : req.policy();
   settings.max_steps = req.max_steps();
   auto s = Session::Create(workdir, std::move(settings), req.title(), deps_);
   if (!s.ok()) return s.status();

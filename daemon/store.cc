@@ -77,9 +77,10 @@ absl::Status SaveMeta(const SessionMeta& meta) {
                              Durability::kUnsynced);
 }
 
-absl::Status AppendCompacted(const std::string& workdir, const std::string& id,
-                             const Json& removed, const std::string& summary) {
-  Json line{{"unix_ms", absl::ToUnixMillis(absl::Now())}, {"summary", summary}, {"removed", removed}};
+absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,
+                             const std::string& summary) {
+  Json line{
+      {"unix_ms", absl::ToUnixMillis(absl::Now())}, {"summary", summary}, {"removed", removed}};
   return AppendToFile(absl::StrCat(SessionsDir(workdir), "/", id, ".compacted.jsonl"),
                       DumpJson(line) + "\n");
 }

@@ -47,8 +47,8 @@ absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Transcript& transcript);
 absl::Status SaveMeta(const SessionMeta& meta);
 // Appends one JSON line {"unix_ms", "summary", "removed": [...]}.
-absl::Status AppendCompacted(const std::string& workdir, const std::string& id,
-                             const Json& removed, const std::string& summary);
+absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,
+                             const std::string& summary);
 
 // The raw message list; DataLoss with the file name when it is not JSON.
 absl::StatusOr<Json> LoadTranscriptJson(const std::string& workdir, const std::string& id);

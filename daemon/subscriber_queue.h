@@ -2,11 +2,11 @@
 // tested alone. At most one event is being written at a time; the rest wait here.
 //
 // Policy: past `coalesce_after` waiting events (a replay burst stays below it, so a client
-// reattaching with after_seq gets exactly the events it missed), a text delta is merged into a waiting text delta
-// (a lagging client gets the same text in fewer messages). Past kMaxQueuedEvents or
-// kMaxQueuedBytes the backlog is dropped and the queue is *lagged*: it takes no events until
-// the write in flight completes, and then asks for a fresh snapshot (which covers everything
-// dropped), after which live events flow again. Memory per client is bounded by the caps.
+// reattaching with after_seq gets exactly the events it missed), a text delta is merged into a
+// waiting text delta (a lagging client gets the same text in fewer messages). Past kMaxQueuedEvents
+// or kMaxQueuedBytes the backlog is dropped and the queue is *lagged*: it takes no events until the
+// write in flight completes, and then asks for a fresh snapshot (which covers everything dropped),
+// after which live events flow again. Memory per client is bounded by the caps.
 //
 // Thread-compatible: the owner (AttachReactor) serialises calls with its mutex.
 #pragma once

@@ -187,9 +187,9 @@ class CurlModelClient : public ModelClient {
       int64_t delay_ms = 0;
       if (code != CURLE_OK && !a.streaming && a.error_body.empty()) {
         // Nothing came back: the server is unreachable, or went silent before answering.
-        failure = absl::UnavailableError(absl::StrCat(
-            code == CURLE_OPERATION_TIMEDOUT ? "no answer from " : "cannot reach ", url, ": ",
-            error_buf_[0] ? error_buf_ : curl_easy_strerror(code)));
+        failure = absl::UnavailableError(
+            absl::StrCat(code == CURLE_OPERATION_TIMEDOUT ? "no answer from " : "cannot reach ",
+                         url, ": ", error_buf_[0] ? error_buf_ : curl_easy_strerror(code)));
         retryable = true;
         delay_ms = BackoffMs(attempt, rng_());
       } else if (!a.streaming) {
@@ -236,7 +236,8 @@ class CurlModelClient : public ModelClient {
         return absl::Status(failure.code(), absl::StrCat("gave up after ", attempt,
                                                          " attempts: ", failure.message()));
       }
-      if (sink != nullptr) sink->OnRetry(attempt, max_attempts - 1, delay_ms, OneLineTruncated(reason));
+      if (sink != nullptr)
+        sink->OnRetry(attempt, max_attempts - 1, delay_ms, OneLineTruncated(reason));
       if (!Wait(delay_ms, cancelled)) return absl::CancelledError("cancelled");
     }
   }
@@ -276,7 +277,8 @@ class CurlModelClient : public ModelClient {
     curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, OnHeader);
     curl_easy_setopt(easy_, CURLOPT_HEADERDATA, a);
     curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buf_);
-    curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
+    curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(options_.connect_timeout_ms));
     curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "");

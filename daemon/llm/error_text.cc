@@ -43,10 +43,18 @@ bool IsTransientKind(std::string_view kind) {
       k.find("spend_limit") != std::string::npos) {
     return false;
   }
-  static constexpr std::array<std::string_view, 12> kTransient = {
-      "server_error",   "api_error",           "overloaded_error",     "overloaded",
-      "internal_error", "internal_server_error", "internalservererror", "service_unavailable",
-      "serviceunavailableerror", "timeout",     "rate_limit_error",     "rate_limit_exceeded"};
+  static constexpr std::array<std::string_view, 12> kTransient = {"server_error",
+                                                                  "api_error",
+                                                                  "overloaded_error",
+                                                                  "overloaded",
+                                                                  "internal_error",
+                                                                  "internal_server_error",
+                                                                  "internalservererror",
+                                                                  "service_unavailable",
+                                                                  "serviceunavailableerror",
+                                                                  "timeout",
+                                                                  "rate_limit_error",
+                                                                  "rate_limit_exceeded"};
   return std::find(kTransient.begin(), kTransient.end(), k) != kTransient.end();
 }
 

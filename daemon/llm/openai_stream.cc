@@ -318,9 +318,8 @@ absl::StatusOr<ModelReply> OpenAiStreamAssembler::Finish() {
 
   // Rule 10: "stop" (Gemini, Ollama via LiteLLM) or nothing with calls means tool calls.
   reply.finish_reason = finish_reason_;
-  if (!reply.tool_calls.empty() &&
-      (reply.finish_reason.empty() || reply.finish_reason == "stop" ||
-       reply.finish_reason == "function_call")) {
+  if (!reply.tool_calls.empty() && (reply.finish_reason.empty() || reply.finish_reason == "stop" ||
+                                    reply.finish_reason == "function_call")) {
     reply.finish_reason = "tool_calls";
   }
   if (reply.finish_reason.empty()) reply.finish_reason = "stop";

@@ -94,23 +94,40 @@ bool IsQuotaError(const Json& body, int depth) {
 
 const char* ReasonPhrase(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 402: return "Payment Required";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 413: return "Content Too Large";
-    case 422: return "Unprocessable Content";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 529: return "Overloaded";
-    default: return "";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 402:
+      return "Payment Required";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 408:
+      return "Request Timeout";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Content Too Large";
+    case 422:
+      return "Unprocessable Content";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    case 529:
+      return "Overloaded";
+    default:
+      return "";
   }
 }
 
@@ -135,7 +152,7 @@ std::string MessageFromJson(const Json& body, int depth) {
       return GetString(*it, "message");
     }
   }
-  std::string message = GetString(body, "message");  // vLLM
+  std::string message = GetString(body, "message");          // vLLM
   if (message.empty()) message = GetString(body, "detail");  // FastAPI-based servers
   return message;
 }
@@ -169,8 +186,7 @@ int64_t BackoffMs(int attempt, uint64_t jitter_seed) {
   return static_cast<int64_t>(std::llround(static_cast<double>(base) * factor));
 }
 
-RetryDecision DecideRetry(const HttpFailure& f, int attempt, absl::Time now,
-                          uint64_t jitter_seed) {
+RetryDecision DecideRetry(const HttpFailure& f, int attempt, absl::Time now, uint64_t jitter_seed) {
   RetryDecision d;
   const std::string message = ExtractErrorMessage(f.status, f.body);
   if (f.status == 0) {
@@ -182,8 +198,8 @@ RetryDecision DecideRetry(const HttpFailure& f, int attempt, absl::Time now,
   }
 
   const Json body = Json::parse(f.body, nullptr, /*allow_exceptions=*/false);
-  const bool quota = IsQuotaError(body, 0) ||
-                     absl::StrContains(absl::AsciiStrToLower(message), "exceeded your current quota");
+  const bool quota = IsQuotaError(body, 0) || absl::StrContains(absl::AsciiStrToLower(message),
+                                                                "exceeded your current quota");
   if (quota) return d;  // a 429 that never clears: retrying only burns time
 
   bool retryable = f.status == 0 || f.status == 408 || f.status == 409 || f.status == 429 ||

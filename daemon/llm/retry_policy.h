@@ -43,8 +43,7 @@ inline constexpr int64_t kMaxBackoffMs = 30'000;
 
 // `attempt` is the 1-based number of failures so far; `jitter_seed` makes the jitter
 // reproducible (pass a random value in production).
-RetryDecision DecideRetry(const HttpFailure& f, int attempt, absl::Time now,
-                          uint64_t jitter_seed);
+RetryDecision DecideRetry(const HttpFailure& f, int attempt, absl::Time now, uint64_t jitter_seed);
 
 // The server's own message in an error body, at most 200 characters on one line: OpenAI and
 // Anthropic `error.message` (or `error` when it is a string, as Ollama sends), vLLM's

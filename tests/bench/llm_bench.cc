@@ -36,8 +36,8 @@ Json Chunk(const Json& delta, const Json& finish = nullptr) {
           {"object", "chat.completion.chunk"},
           {"created", 1700000000},
           {"model", "bench-model"},
-          {"choices", {{{"index", 0}, {"delta", delta}, {"logprobs", nullptr},
-                        {"finish_reason", finish}}}}};
+          {"choices",
+           {{{"index", 0}, {"delta", delta}, {"logprobs", nullptr}, {"finish_reason", finish}}}}};
 }
 
 // `deltas` text deltas of a few tokens each (some multi-byte), then 4 tool calls whose
@@ -48,11 +48,14 @@ std::string OpenAiStream(int deltas) {
   for (int i = 0; i < deltas; ++i) s += Event(Chunk({{"content", kWords[i % 7]}}));
   const int arg_frags = deltas / 4;
   for (int c = 0; c < 4; ++c) {
-    s += Event(Chunk({{"tool_calls", {{{"index", c}, {"id", "call_" + std::to_string(c)},
-                                       {"type", "function"},
-                                       {"function", {{"name", "read_file"}, {"arguments", ""}}}}}}}));
+    s += Event(Chunk({{"tool_calls",
+                       {{{"index", c},
+                         {"id", "call_" + std::to_string(c)},
+                         {"type", "function"},
+                         {"function", {{"name", "read_file"}, {"arguments", ""}}}}}}}));
     for (int i = 0; i < arg_frags / 4; ++i) {
-      s += Event(Chunk({{"tool_calls", {{{"index", c}, {"function", {{"arguments", "{\"p\":1}"}}}}}}}));
+      s += Event(
+          Chunk({{"tool_calls", {{{"index", c}, {"function", {{"arguments", "{\"p\":1}"}}}}}}}));
     }
   }
   s += Event(Chunk(Json::object(), "tool_calls"));
@@ -64,15 +67,18 @@ std::string AnthropicStream(int deltas) {
   auto ev = [](const char* name, const Json& j) {
     return std::string("event: ") + name + "\ndata: " + agent::DumpJson(j) + "\n\n";
   };
-  std::string s = ev("message_start", {{"type", "message_start"},
-                                       {"message", {{"usage", {{"input_tokens", 10}}}}}});
-  s += ev("content_block_start", {{"type", "content_block_start"}, {"index", 0},
+  std::string s = ev("message_start",
+                     {{"type", "message_start"}, {"message", {{"usage", {{"input_tokens", 10}}}}}});
+  s += ev("content_block_start", {{"type", "content_block_start"},
+                                  {"index", 0},
                                   {"content_block", {{"type", "text"}, {"text", ""}}}});
   for (int i = 0; i < deltas; ++i) {
-    s += ev("content_block_delta", {{"type", "content_block_delta"}, {"index", 0},
+    s += ev("content_block_delta", {{"type", "content_block_delta"},
+                                    {"index", 0},
                                     {"delta", {{"type", "text_delta"}, {"text", "word ☕ "}}}});
   }
-  s += ev("message_delta", {{"type", "message_delta"}, {"delta", {{"stop_reason", "end_turn"}}},
+  s += ev("message_delta", {{"type", "message_delta"},
+                            {"delta", {{"stop_reason", "end_turn"}}},
                             {"usage", {{"output_tokens", deltas}}}});
   s += ev("message_stop", {{"type", "message_stop"}});
   return s;

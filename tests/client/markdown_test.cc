@@ -44,8 +44,8 @@ TEST(MarkdownTest, FencesAreSetApartAndHighlighted) {
   EXPECT_TRUE(md.in_code());
   std::string code = md.Line("if x: print('hi')  # note");
   EXPECT_EQ(StripAnsi(code), "│ if x: print('hi')  # note");
-  EXPECT_NE(code.find("\x1b[35mif\x1b[0m"), std::string::npos);      // keyword
-  EXPECT_NE(code.find("\x1b[32m'hi'\x1b[0m"), std::string::npos);    // string
+  EXPECT_NE(code.find("\x1b[35mif\x1b[0m"), std::string::npos);       // keyword
+  EXPECT_NE(code.find("\x1b[32m'hi'\x1b[0m"), std::string::npos);     // string
   EXPECT_NE(code.find("\x1b[2;3m# note\x1b[0m"), std::string::npos);  // comment
   // Markdown is not applied inside code.
   EXPECT_EQ(StripAnsi(md.Line("**not bold**")), "│ **not bold**");

@@ -64,8 +64,7 @@ TEST(RendererTest, PlainOutputStreamsTextAsItArrives) {
   EXPECT_EQ(r.Render(Delta("It sa"), kT0), "It sa");
   EXPECT_EQ(r.Render(Delta("ys **hi**."), kT0), "ys **hi**.");
   // A tool line starts on a line of its own.
-  EXPECT_EQ(r.Render(Ready("read_file", R"({"path":"in.txt"})"), kT0),
-            "\n→ read_file(in.txt)\n");
+  EXPECT_EQ(r.Render(Ready("read_file", R"({"path":"in.txt"})"), kT0), "\n→ read_file(in.txt)\n");
   EXPECT_TRUE(r.LiveLines(kT0, 80).empty());
   EXPECT_FALSE(r.Animating());
 }
@@ -201,7 +200,9 @@ TEST(RendererTest, RunningToolOutputShowsItsTailAndTheHiddenCount) {
 TEST(RendererTest, ToolOutputCannotSendEscapesToTheTerminal) {
   Renderer r(Live(false));
   r.Render(Ready("bash", "{}"), kT0);
-  r.Render(Output("\x1b[2J\x1b]0;pwned\x07" "clear\x07\n"), kT0);
+  r.Render(Output("\x1b[2J\x1b]0;pwned\x07"
+                  "clear\x07\n"),
+           kT0);
   for (const std::string& l : r.LiveLines(kT0, 80)) {
     EXPECT_EQ(l.find('\x1b'), std::string::npos);
     EXPECT_EQ(l.find('\x07'), std::string::npos);
@@ -267,8 +268,7 @@ TEST(RendererTest, SnapshotRendersTheHistory) {
     {"role":"tool","tool_call_id":"c","content":"alpha"},
     {"role":"assistant","content":"It says alpha."}])");
   e.mutable_snapshot()->set_state(v1::SESSION_STATE_IDLE);
-  EXPECT_EQ(r.Render(e, kT0),
-            "› read it\nReading.\n→ read_file(a.txt)\n  alpha\nIt says alpha.\n");
+  EXPECT_EQ(r.Render(e, kT0), "› read it\nReading.\n→ read_file(a.txt)\n  alpha\nIt says alpha.\n");
   EXPECT_FALSE(r.TurnRunning());
 }
 
@@ -281,8 +281,9 @@ TEST(RendererTest, StatusLineNamesSessionModelTokensAndClients) {
   s.completion_tokens = 678;
   s.clients = {"me", "agent-9@pts/4"};
   s.own_client = "me";
-  EXPECT_EQ(r.StatusLine(s),
-            "── 01234567 · gpt-4.1 · 12k in / 678 out tokens · 2 clients (you, agent-9@pts/4) ──\n");
+  EXPECT_EQ(
+      r.StatusLine(s),
+      "── 01234567 · gpt-4.1 · 12k in / 678 out tokens · 2 clients (you, agent-9@pts/4) ──\n");
 }
 
 TEST(RendererTest, FitToColumnsCutsByColumnsAndKeepsEscapesWhole) {

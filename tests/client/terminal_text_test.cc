@@ -7,20 +7,24 @@ namespace {
 
 TEST(StripAnsiTest, RemovesCsiOscAndTwoByteEscapes) {
   EXPECT_EQ(StripAnsi("\x1b[1;31mred\x1b[0m plain"), "red plain");
-  EXPECT_EQ(StripAnsi("\x1b]0;title\x07" "after"), "after");
+  EXPECT_EQ(StripAnsi("\x1b]0;title\x07"
+                      "after"),
+            "after");
   EXPECT_EQ(StripAnsi("\x1b]8;;http://x\x1b\\link"), "link");
-  EXPECT_EQ(StripAnsi("a\x1b" "7b"), "ab");
+  EXPECT_EQ(StripAnsi("a\x1b"
+                      "7b"),
+            "ab");
   EXPECT_EQ(StripAnsi("trailing\x1b"), "trailing");
 }
 
 TEST(DisplayWidthTest, CountsColumnsNotBytes) {
   EXPECT_EQ(DisplayWidth("hello"), 5);
-  EXPECT_EQ(DisplayWidth("héllo"), 5);           // é is two bytes, one column
-  EXPECT_EQ(DisplayWidth("日本"), 4);             // wide
-  EXPECT_EQ(DisplayWidth("e\xcc\x81"), 1);        // e + combining acute
+  EXPECT_EQ(DisplayWidth("héllo"), 5);      // é is two bytes, one column
+  EXPECT_EQ(DisplayWidth("日本"), 4);       // wide
+  EXPECT_EQ(DisplayWidth("e\xcc\x81"), 1);  // e + combining acute
   EXPECT_EQ(DisplayWidth("\x1b[1mbold\x1b[0m"), 4);
   EXPECT_EQ(DisplayWidth("🙂"), 2);
-  EXPECT_EQ(DisplayWidth("\xff"), 1);             // invalid byte: one replacement char
+  EXPECT_EQ(DisplayWidth("\xff"), 1);  // invalid byte: one replacement char
 }
 
 TEST(RowsTest, EndedLinesTakeAtLeastOneRow) {
@@ -35,7 +39,7 @@ TEST(EditorRowTest, WrapsEagerlyLikeLibedit) {
   EXPECT_EQ(EditorRowAfter(U"123456789", 10), 0);
   EXPECT_EQ(EditorRowAfter(U"1234567890", 10), 1);  // a full row moves to the next
   EXPECT_EQ(EditorRowAfter(U"ab\ncd", 10), 1);
-  EXPECT_EQ(EditorRowAfter(U"123456789日", 10), 1);  // a wide char that does not fit
+  EXPECT_EQ(EditorRowAfter(U"123456789日", 10), 1);   // a wide char that does not fit
   EXPECT_EQ(EditorRowAfter(U"\t\t", 10), 1);          // tabs to 8 and 16
   EXPECT_EQ(EditorRowAfter(U"12345678\x01", 10), 1);  // ^A takes two columns
 }

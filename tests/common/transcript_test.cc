@@ -89,7 +89,8 @@ TEST(Transcript, SealAnswersEveryPendingCallWithTheReason) {
 }
 
 TEST(Transcript, FromJsonAcceptsOpenTailAndRecomputesPending) {
-  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}}, AssistantWithCalls({"a", "b"}),
+  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}},
+                           AssistantWithCalls({"a", "b"}),
                            {{"role", "tool"}, {"tool_call_id", "b"}, {"content", "x"}}});
   auto t = Transcript::FromJson(msgs);
   ASSERT_TRUE(t.ok()) << t.status();
@@ -103,13 +104,14 @@ TEST(Transcript, FromJsonRejectsBrokenRule) {
                              {{"role", "tool"}, {"tool_call_id", "x"}, {"content", "r"}}});
   EXPECT_THAT(std::string(Transcript::FromJson(orphan).status().message()),
               HasSubstr("answers no pending call"));
-  Json separated = Json::array({{{"role", "user"}, {"content", "hi"}}, AssistantWithCalls({"a"}),
+  Json separated = Json::array({{{"role", "user"}, {"content", "hi"}},
+                                AssistantWithCalls({"a"}),
                                 {{"role", "user"}, {"content", "interrupt"}},
                                 {{"role", "tool"}, {"tool_call_id", "a"}, {"content", "r"}}});
   EXPECT_FALSE(Transcript::FromJson(separated).ok());
   EXPECT_FALSE(Transcript::FromJson(Json::object()).ok());
-  Json late_system = Json::array({{{"role", "user"}, {"content", "hi"}},
-                                  {{"role", "system"}, {"content", "x"}}});
+  Json late_system =
+      Json::array({{{"role", "user"}, {"content", "hi"}}, {{"role", "system"}, {"content", "x"}}});
   EXPECT_FALSE(Transcript::FromJson(late_system).ok());
 }
 
@@ -222,7 +224,8 @@ TEST(TranscriptRandomized, EveryOperationSequenceKeepsTheRule) {
 }
 
 TEST(ValidateMessages, ReportsEachProblem) {
-  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}}, AssistantWithCalls({"a", "b"}),
+  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}},
+                           AssistantWithCalls({"a", "b"}),
                            {{"role", "tool"}, {"tool_call_id", "a"}, {"content", "x"}},
                            {{"role", "user"}, {"content", "next"}},
                            {{"role", "tool"}, {"tool_call_id", "zzz"}, {"content", "x"}},

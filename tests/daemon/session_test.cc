@@ -69,7 +69,8 @@ class SlowReadTool : public tools::Tool {
  public:
   std::string_view Name() const override { return "slow_read"; }
   Json Schema() const override {
-    return {{"type", "function"}, {"function", {{"name", "slow_read"}, {"parameters", {{"type", "object"}}}}}};
+    return {{"type", "function"},
+            {"function", {{"name", "slow_read"}, {"parameters", {{"type", "object"}}}}}};
   }
   bool Gated() const override { return false; }
   tools::ToolOutcome Run(const Json& args, tools::ToolContext&) const override {
@@ -105,7 +106,8 @@ class SessionTest : public ::testing::Test {
     return d;
   }
 
-  std::shared_ptr<Session> NewSession(v1::PolicyMode policy = v1::POLICY_MODE_YES, int max_steps = 0) {
+  std::shared_ptr<Session> NewSession(v1::PolicyMode policy = v1::POLICY_MODE_YES,
+                                      int max_steps = 0) {
     SessionSettings s;
     s.model.model = "fake";
     s.policy = policy;
@@ -139,9 +141,9 @@ TEST_F(SessionTest, TurnEmitsEventsInOrderAndSavesEveryMessage) {
   for (const EventPtr& e : rec.events()) {
     kinds.push_back(std::string(e->GetDescriptor()->FindFieldByNumber(e->kind_case())->name()));
   }
-  EXPECT_THAT(kinds, ::testing::ElementsAre("snapshot", "clients_changed", "turn_started",
-                                            "user_message", "text_delta", "text_delta",
-                                            "assistant_message", "turn_ended"));
+  EXPECT_THAT(
+      kinds, ::testing::ElementsAre("snapshot", "clients_changed", "turn_started", "user_message",
+                                    "text_delta", "text_delta", "assistant_message", "turn_ended"));
   uint64_t prev = 0;
   for (const EventPtr& e : rec.events()) {
     if (e->has_snapshot()) continue;
@@ -168,7 +170,8 @@ TEST_F(SessionTest, ReadOnlyCallsRunConcurrentlyAndResultsKeepCallOrder) {
   auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(s->SendPrompt("go", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded());
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::printf("four concurrent slow reads (400+300+200+100 ms sequentially): %.0f ms\n", ms);
   EXPECT_LT(ms, 800);  // sequential would take 1000 ms
   Json saved = SavedTranscript();
@@ -256,7 +259,8 @@ TEST_F(SessionTest, CancelWhileWaitingForApprovalSealsTheCall) {
   auto s = NewSession(v1::POLICY_MODE_ASK);
   Recorder rec;
   s->Attach(&rec, "t", false, "", 0);
-  script_->Add(CallsReply({{"bash", R"({"command":"echo hi"})"}, {"read_file", R"({"path":"a"})"}}, "k"));
+  script_->Add(
+      CallsReply({{"bash", R"({"command":"echo hi"})"}, {"read_file", R"({"path":"a"})"}}, "k"));
   ASSERT_TRUE(s->SendPrompt("go", "t").ok());
   ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
   auto was = s->Cancel("t");
@@ -338,8 +342,8 @@ TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
   s->Attach(&rec, "observer", /*read_only=*/true, "", 0);
   EXPECT_TRUE(absl::IsPermissionDenied(s->SendPrompt("hi", "observer").status()));
   EXPECT_TRUE(absl::IsPermissionDenied(s->Cancel("observer").status()));
-  EXPECT_TRUE(absl::IsPermissionDenied(
-      s->Approve("x", v1::DECISION_ALLOW_ONCE, {}, "", "observer")));
+  EXPECT_TRUE(
+      absl::IsPermissionDenied(s->Approve("x", v1::DECISION_ALLOW_ONCE, {}, "", "observer")));
   s->Detach(&rec);
   // Once it has left, the name is an ordinary client again.
   script_->Add(TextReply("ok"));
@@ -425,12 +429,13 @@ TEST_F(SessionTest, LoadSealsACallThatACrashLeftOpen) {
   session_.reset();
   s.reset();
   // What a kill -9 during a tool leaves on disk: the call saved, its result not.
-  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}},
-                           {{"role", "assistant"},
-                            {"content", nullptr},
-                            {"tool_calls", Json::array({{{"id", "open1"},
-                                                         {"type", "function"},
-                                                         {"function", {{"name", "bash"}, {"arguments", "{}"}}}}})}}});
+  Json msgs = Json::array(
+      {{{"role", "user"}, {"content", "hi"}},
+       {{"role", "assistant"},
+        {"content", nullptr},
+        {"tool_calls", Json::array({{{"id", "open1"},
+                                     {"type", "function"},
+                                     {"function", {{"name", "bash"}, {"arguments", "{}"}}}}})}}});
   ASSERT_TRUE(SaveTranscript(workdir_, id, msgs).ok());
   SessionSettings settings;
   auto loaded = Session::Load(workdir_, id, settings, Deps());

@@ -25,8 +25,14 @@ using namespace agent::daemon::llm;
 
 class Sink : public StreamSink {
  public:
-  void OnText(std::string_view t) override { log += "T"; log.append(t); }
-  void OnReasoning(std::string_view t) override { log += "R"; log.append(t); }
+  void OnText(std::string_view t) override {
+    log += "T";
+    log.append(t);
+  }
+  void OnReasoning(std::string_view t) override {
+    log += "R";
+    log.append(t);
+  }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
     log += "C";
     log.append(id);
@@ -43,7 +49,12 @@ std::string Canonical(const absl::StatusOr<ModelReply>& r) {
   for (const ToolCall& c : r->tool_calls) {
     calls.push_back({c.id, c.name, c.arguments, c.extra});
   }
-  Json j = {r->content, r->reasoning, r->refusal, r->finish_reason, calls, r->provider_fields,
+  Json j = {r->content,
+            r->reasoning,
+            r->refusal,
+            r->finish_reason,
+            calls,
+            r->provider_fields,
             r->usage ? Json({r->usage->prompt_tokens, r->usage->completion_tokens}) : Json()};
   return agent::DumpJson(j);
 }
@@ -106,8 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(partial_whole == partial_split);
 
   Check(Assemble<OpenAiStreamAssembler>(whole) == Assemble<OpenAiStreamAssembler>(split));
-  Check(Assemble<AnthropicStreamAssembler>(whole) ==
-        Assemble<AnthropicStreamAssembler>(split));
+  Check(Assemble<AnthropicStreamAssembler>(whole) == Assemble<AnthropicStreamAssembler>(split));
 
   // The merger on its own: the raw bytes as one event, plain and as an Anthropic-style event.
   const std::vector<SseEvent> raw = {SseEvent{"", std::string(input), ""}};

@@ -189,6 +189,12 @@ class InteractiveTerminal(unittest.TestCase):
         screen = term.wait_for(a, "Noted: **pineapple**.")
         self.assertIn("remember pineapple, first line", screen)
         self.assertIn("second line", screen)
+        # The history of prompts is kept per project: Up brings back the last one.
+        term.keys(a, "Up")
+        wait_until(lambda: term.screen(a).count("› remember pineapple, first line") == 2)
+        self.assertEqual(term.screen(a).count("› remember pineapple, first line"), 2,
+                         term.screen(a))
+        term.keys(a, "C-u")
         term.type_line(a, "hello again")
         term.wait_for(a, "Back again.")
         term.keys(a, "C-d")

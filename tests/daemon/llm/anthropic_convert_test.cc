@@ -106,15 +106,16 @@ TEST(AnthropicConvert, ImagePartsBecomeImageBlocks) {
     {"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},
     {"type":"image_url","image_url":{"url":"https://x/y.png"}}]}])"),
                                    Json::array(), 100, false);
-  EXPECT_EQ(req["messages"][0]["content"][1],
-            J(R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}})"));
+  EXPECT_EQ(
+      req["messages"][0]["content"][1],
+      J(R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}})"));
   EXPECT_EQ(req["messages"][0]["content"][2],
             J(R"({"type":"image","source":{"type":"url","url":"https://x/y.png"}})"));
 }
 
 TEST(AnthropicConvert, ToolSchemasConverted) {
-  Json req = BuildAnthropicRequest("m", J(R"([{"role":"user","content":"x"}])"), J(kTools), 100,
-                                   false);
+  Json req =
+      BuildAnthropicRequest("m", J(R"([{"role":"user","content":"x"}])"), J(kTools), 100, false);
   EXPECT_EQ(req["tools"], J(R"([
     {"name":"read_file","description":"Read a file","input_schema":{"type":"object",
       "properties":{"path":{"type":"string"}},"required":["path"]}},

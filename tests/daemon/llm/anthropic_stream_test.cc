@@ -81,7 +81,8 @@ TEST_F(AnthropicStream, TextDeltasReachSinkAndContent) {
 
 TEST_F(AnthropicStream, InputJsonDeltasConcatenate) {
   Feed(MessageStart(1));
-  Feed(BlockStart(0, {{"type", "tool_use"}, {"id", "toolu_1"}, {"name", "bash"}, {"input", Json::object()}}));
+  Feed(BlockStart(
+      0, {{"type", "tool_use"}, {"id", "toolu_1"}, {"name", "bash"}, {"input", Json::object()}}));
   EXPECT_THAT(sink_.started(), ElementsAre("toolu_1|bash"));
   Feed(Delta(0, {{"type", "input_json_delta"}, {"partial_json", ""}}));
   Feed(Delta(0, {{"type", "input_json_delta"}, {"partial_json", "{\"command\": \"l"}}));
@@ -98,9 +99,11 @@ TEST_F(AnthropicStream, InputJsonDeltasConcatenate) {
 
 TEST_F(AnthropicStream, ToolWithoutInputDeltasGetsEmptyObject) {
   Feed(MessageStart(1));
-  Feed(BlockStart(0, {{"type", "tool_use"}, {"id", "t0"}, {"name", "now"}, {"input", Json::object()}}));
+  Feed(BlockStart(
+      0, {{"type", "tool_use"}, {"id", "t0"}, {"name", "now"}, {"input", Json::object()}}));
   Feed(BlockStop(0));
-  Feed(BlockStart(1, {{"type", "tool_use"}, {"id", "t1"}, {"name", "now"}, {"input", Json::object()}}));
+  Feed(BlockStart(
+      1, {{"type", "tool_use"}, {"id", "t1"}, {"name", "now"}, {"input", Json::object()}}));
   Feed(Delta(1, {{"type", "input_json_delta"}, {"partial_json", ""}}));  // litellm#5063
   Feed(BlockStop(1));
   Feed(MessageDelta("tool_use", 3));
@@ -159,24 +162,28 @@ TEST_F(AnthropicStream, PingAndUnknownEventsAndDeltasIgnored) {
 TEST_F(AnthropicStream, ErrorEventOverloadedIsUnavailable) {
   Feed(MessageStart(1));
   absl::Status s = assembler_.OnEvent(SseEvent{
-      "error", R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", ""});
+      "error", R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})",
+      ""});
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_EQ(s.message(), "Overloaded");
   EXPECT_THAT(assembler_.Finish().status(), StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST_F(AnthropicStream, ErrorEventInvalidRequestIsInvalidArgument) {
-  absl::Status s = assembler_.OnEvent(Ev(
-      {{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", "bad"}}}}));
+  absl::Status s = assembler_.OnEvent(
+      Ev({{"type", "error"}, {"error", {{"type", "invalid_request_error"}, {"message", "bad"}}}}));
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(s.message(), "bad");
 }
 
 TEST_F(AnthropicStream, StopReasonMapping) {
   const std::pair<const char*, const char*> cases[] = {
-      {"end_turn", "stop"},           {"tool_use", "tool_calls"},
-      {"max_tokens", "length"},       {"stop_sequence", "stop"},
-      {"pause_turn", "pause_turn"},   {"refusal", "refusal"},
+      {"end_turn", "stop"},
+      {"tool_use", "tool_calls"},
+      {"max_tokens", "length"},
+      {"stop_sequence", "stop"},
+      {"pause_turn", "pause_turn"},
+      {"refusal", "refusal"},
       {"model_context_window_exceeded", "model_context_window_exceeded"}};
   for (const auto& [in, out] : cases) {
     AnthropicStreamAssembler a(nullptr);
@@ -243,7 +250,8 @@ TEST_F(AnthropicStream, EventNameUsedWhenDataHasNoType) {
 TEST_F(AnthropicStream, TextBlocksAroundToolUseConcatenate) {
   Feed(MessageStart(1));
   Feed(BlockStart(0, {{"type", "text"}, {"text", "First. "}}));
-  Feed(BlockStart(1, {{"type", "tool_use"}, {"id", "t"}, {"name", "ls"}, {"input", Json::object()}}));
+  Feed(BlockStart(1,
+                  {{"type", "tool_use"}, {"id", "t"}, {"name", "ls"}, {"input", Json::object()}}));
   Feed(BlockStart(2, {{"type", "text"}, {"text", ""}}));
   Feed(Delta(2, {{"type", "text_delta"}, {"text", "Second."}}));
   Feed(MessageDelta("tool_use", 3));

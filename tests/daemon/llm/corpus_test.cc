@@ -62,7 +62,8 @@ std::string ReadOrDie(const std::filesystem::path& p) {
   return s.ok() ? *s : std::string();
 }
 
-StreamRun RunCorpusStream(const CorpusEntry& e, std::string_view bytes, const std::vector<size_t>& cuts) {
+StreamRun RunCorpusStream(const CorpusEntry& e, std::string_view bytes,
+                          const std::vector<size_t>& cuts) {
   return e.anthropic ? RunStream<AnthropicStreamAssembler>(bytes, cuts)
                      : RunStream<OpenAiStreamAssembler>(bytes, cuts);
 }

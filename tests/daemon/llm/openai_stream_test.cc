@@ -256,7 +256,7 @@ TEST_F(OpenAiStream, OrderByIndexThenAppearance) {
   Feed(Calls({Call(2, "c2", "two", "{}")}));
   Feed(Calls({Call(0, "c0", "zero", "{\"a\":")}));
   Feed(Calls({Call(1, "c1", "one", "{}")}));
-  Feed(Calls({Call(0, kNone, kNone, "1}")}));  // interleaved continuation of index 0
+  Feed(Calls({Call(0, kNone, kNone, "1}")}));         // interleaved continuation of index 0
   Feed(Calls({Call(0, "c0b", "zero_again", "{}")}));  // Ollama-style second call at 0
   Feed(Chunk(Json::object(), "tool_calls"));
   ModelReply r = FinishOk();
@@ -344,10 +344,13 @@ TEST_F(OpenAiStream, GroqUsageUnderXGroqThenStandardUsageWins) {
 TEST_F(OpenAiStream, AzureEmptyChoices) {
   Feed({{"id", ""},
         {"choices", Json::array()},
-        {"prompt_filter_results", {{{"prompt_index", 0}, {"content_filter_results", Json::object()}}}}});
+        {"prompt_filter_results",
+         {{{"prompt_index", 0}, {"content_filter_results", Json::object()}}}}});
   // A late choice with no delta, only filter results.
-  Feed({{"id", "x"},
-        {"choices", {{{"index", 0}, {"finish_reason", nullptr}, {"content_filter_results", Json::object()}}}}});
+  Feed(
+      {{"id", "x"},
+       {"choices",
+        {{{"index", 0}, {"finish_reason", nullptr}, {"content_filter_results", Json::object()}}}}});
   Feed(Chunk({{"content", "ok"}}, "content_filter"));
   ModelReply r = FinishOk();
   EXPECT_EQ(r.content, "ok");
@@ -393,7 +396,8 @@ TEST_F(OpenAiStream, UnknownFieldsIgnored) {
 
 TEST_F(OpenAiStream, OtherChoicesIgnored) {
   Json c = Chunk({{"content", "zero"}});
-  c["choices"].push_back({{"index", 1}, {"delta", {{"content", "one"}}}, {"finish_reason", nullptr}});
+  c["choices"].push_back(
+      {{"index", 1}, {"delta", {{"content", "one"}}}, {"finish_reason", nullptr}});
   Feed(c);
   Feed(Chunk(Json::object(), "stop"));
   EXPECT_EQ(FinishOk().content, "zero");
@@ -412,8 +416,9 @@ TEST_F(OpenAiStream, ErrorObjectInsideStream) {
 }
 
 TEST_F(OpenAiStream, InvalidRequestErrorInsideStreamIsInvalidArgument) {
-  absl::Status s = assembler_.OnEvent(Data(
-      {{"error", {{"message", "bad param"}, {"type", "invalid_request_error"}, {"code", nullptr}}}}));
+  absl::Status s = assembler_.OnEvent(
+      Data({{"error",
+             {{"message", "bad param"}, {"type", "invalid_request_error"}, {"code", nullptr}}}}));
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(s.message(), "bad param");
 }

@@ -9,7 +9,8 @@ namespace {
 Json J(const char* text) { return Json::parse(text); }
 
 TEST(RequestBuilder, StreamingAddsIncludeUsage) {
-  Json req = BuildOpenAiRequest("gpt", J(R"([{"role":"user","content":"hi"}])"), Json::array(), true);
+  Json req =
+      BuildOpenAiRequest("gpt", J(R"([{"role":"user","content":"hi"}])"), Json::array(), true);
   EXPECT_EQ(req["model"], "gpt");
   EXPECT_EQ(req["stream"], true);
   EXPECT_EQ(req["stream_options"], J(R"({"include_usage":true})"));
@@ -23,7 +24,8 @@ TEST(RequestBuilder, NoStreamOptionsWhenNotStreaming) {
 }
 
 TEST(RequestBuilder, ToolsPassedThrough) {
-  const Json tools = J(R"([{"type":"function","function":{"name":"ls","parameters":{"type":"object"}}}])");
+  const Json tools =
+      J(R"([{"type":"function","function":{"name":"ls","parameters":{"type":"object"}}}])");
   EXPECT_EQ(BuildOpenAiRequest("m", Json::array(), tools, true)["tools"], tools);
 }
 
@@ -36,7 +38,7 @@ TEST(RequestBuilder, StripsAnthropicThinkingAndReasoningContentByDefault) {
   const Json& a = req["messages"][1];
   EXPECT_FALSE(a.contains("reasoning_content"));
   EXPECT_FALSE(a.contains("anthropic_thinking"));
-  EXPECT_EQ(a["tool_calls"], messages[1]["tool_calls"]);  // Gemini's signature goes back
+  EXPECT_EQ(a["tool_calls"], messages[1]["tool_calls"]);   // Gemini's signature goes back
   EXPECT_TRUE(messages[1].contains("reasoning_content"));  // the transcript is untouched
 }
 
@@ -48,10 +50,9 @@ TEST(RequestBuilder, ReasoningContentSentWhenAsked) {
 }
 
 TEST(RequestBuilder, RefusalBecomesContentWhenThereIsNoOther) {
-  Json req = BuildOpenAiRequest(
-      "m", J(R"([{"role":"assistant","content":null,"refusal":"No."},
+  Json req = BuildOpenAiRequest("m", J(R"([{"role":"assistant","content":null,"refusal":"No."},
                  {"role":"assistant","content":"text","refusal":"No."}])"),
-      Json::array(), false);
+                                Json::array(), false);
   EXPECT_EQ(req["messages"][0], J(R"({"role":"assistant","content":"No."})"));
   EXPECT_EQ(req["messages"][1], J(R"({"role":"assistant","content":"text"})"));
 }
@@ -69,7 +70,8 @@ TEST(RequestBuilder, AssistantMessageFromToolCallReply) {
   r.tool_calls.push_back({"call_1", "read_file", "{\"path\":\"a\"}",
                           J(R"({"extra_content":{"google":{"thought_signature":"s"}}})")});
   r.tool_calls.push_back({"call_2", "now", "{}", Json::object()});
-  r.provider_fields["anthropic_thinking"] = J(R"([{"type":"thinking","thinking":"t","signature":"x"}])");
+  r.provider_fields["anthropic_thinking"] =
+      J(R"([{"type":"thinking","thinking":"t","signature":"x"}])");
   r.provider_fields["content"] = "must not override";
   EXPECT_EQ(AssistantMessageFromReply(r), J(R"({"role":"assistant","content":null,
     "reasoning_content":"think",

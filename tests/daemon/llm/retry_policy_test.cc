@@ -42,14 +42,14 @@ TEST(RetryPolicy, RetryAfterHttpDate) {
 }
 
 TEST(RetryPolicy, RetryAfterObsoleteDateForms) {
-  EXPECT_EQ(DecideRetry(Failure(429, "", {{"Retry-After", "Wednesday, 21-Oct-15 07:28:05 GMT"}}),
-                        1, Now(), 1)
-                .delay_ms,
-            5000);
-  EXPECT_EQ(DecideRetry(Failure(429, "", {{"Retry-After", "Wed Oct 21 07:28:03 2015"}}), 1,
+  EXPECT_EQ(DecideRetry(Failure(429, "", {{"Retry-After", "Wednesday, 21-Oct-15 07:28:05 GMT"}}), 1,
                         Now(), 1)
                 .delay_ms,
-            3000);
+            5000);
+  EXPECT_EQ(
+      DecideRetry(Failure(429, "", {{"Retry-After", "Wed Oct 21 07:28:03 2015"}}), 1, Now(), 1)
+          .delay_ms,
+      3000);
 }
 
 TEST(RetryPolicy, RetryAfterDateInThePastFallsBackToBackoff) {
@@ -77,24 +77,29 @@ TEST(RetryPolicy, ServerDelayOverCapIsNotRetried) {
       Failure(429, R"({"error":{"message":"Rate limit reached"}})", {{"Retry-After", "120"}}), 1,
       Now(), 1);
   EXPECT_FALSE(d.retry);
-  EXPECT_EQ(d.reason, "API 429: Rate limit reached (the server asks to wait 120 s, more than the 60 s we wait)");
+  EXPECT_EQ(
+      d.reason,
+      "API 429: Rate limit reached (the server asks to wait 120 s, more than the 60 s we wait)");
   EXPECT_TRUE(DecideRetry(Failure(429, "", {{"Retry-After", "60"}}), 1, Now(), 1).retry);
 }
 
 TEST(RetryPolicy, QuotaTooManyRequestsNotRetried) {
-  const std::string openai = R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})";
+  const std::string openai =
+      R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})";
   RetryDecision d = DecideRetry(Failure(429, openai, {{"Retry-After", "1"}}), 1, Now(), 1);
   EXPECT_FALSE(d.retry);
   EXPECT_THAT(d.reason, HasSubstr("API 429: You exceeded your current quota"));
 
-  const std::string anthropic = R"({"type":"error","error":{"type":"rate_limit_error","message":"spend limit","details":{"error_code":"enforced_spend_limit_reached"}}})";
+  const std::string anthropic =
+      R"({"type":"error","error":{"type":"rate_limit_error","message":"spend limit","details":{"error_code":"enforced_spend_limit_reached"}}})";
   EXPECT_FALSE(DecideRetry(Failure(429, anthropic), 1, Now(), 1).retry);
 
   // Only the message says so (a proxy that kept the text but not the code).
   EXPECT_FALSE(DecideRetry(Failure(429, "You exceeded your current quota."), 1, Now(), 1).retry);
 
   // OpenRouter wrapping the upstream error in metadata.raw.
-  const std::string wrapped = R"({"error":{"code":429,"message":"Provider returned error","metadata":{"raw":"{\"error\":{\"type\":\"insufficient_quota\",\"message\":\"quota\"}}"}}})";
+  const std::string wrapped =
+      R"({"error":{"code":429,"message":"Provider returned error","metadata":{"raw":"{\"error\":{\"type\":\"insufficient_quota\",\"message\":\"quota\"}}"}}})";
   EXPECT_FALSE(DecideRetry(Failure(429, wrapped), 1, Now(), 1).retry);
 
   // x-should-retry cannot revive a quota error.
@@ -103,7 +108,9 @@ TEST(RetryPolicy, QuotaTooManyRequestsNotRetried) {
 
 TEST(RetryPolicy, PlainRateLimitRetried) {
   RetryDecision d = DecideRetry(
-      Failure(429, R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})"),
+      Failure(
+          429,
+          R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})"),
       1, Now(), 1);
   EXPECT_TRUE(d.retry);
   EXPECT_EQ(d.reason, "API 429: slow down");
@@ -162,18 +169,27 @@ TEST(RetryPolicy, ConnectionFailureReason) {
 }
 
 TEST(ExtractErrorMessage, OpenAiShape) {
-  EXPECT_EQ(ExtractErrorMessage(400, R"({"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})"),
-            "This model's maximum context length is 8192 tokens.");
+  EXPECT_EQ(
+      ExtractErrorMessage(
+          400,
+          R"({"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})"),
+      "This model's maximum context length is 8192 tokens.");
 }
 
 TEST(ExtractErrorMessage, AnthropicShape) {
-  EXPECT_EQ(ExtractErrorMessage(400, R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 205351 tokens > 200000 maximum"},"request_id":"req_1"})"),
-            "prompt is too long: 205351 tokens > 200000 maximum");
+  EXPECT_EQ(
+      ExtractErrorMessage(
+          400,
+          R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 205351 tokens > 200000 maximum"},"request_id":"req_1"})"),
+      "prompt is too long: 205351 tokens > 200000 maximum");
 }
 
 TEST(ExtractErrorMessage, VllmTopLevelMessage) {
-  EXPECT_EQ(ExtractErrorMessage(400, R"({"object":"error","message":"Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400})"),
-            "Please reduce the length of the messages or completion.");
+  EXPECT_EQ(
+      ExtractErrorMessage(
+          400,
+          R"({"object":"error","message":"Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400})"),
+      "Please reduce the length of the messages or completion.");
 }
 
 TEST(ExtractErrorMessage, OllamaStringError) {
@@ -182,17 +198,23 @@ TEST(ExtractErrorMessage, OllamaStringError) {
 }
 
 TEST(ExtractErrorMessage, OpenRouterRawInnerMessage) {
-  const std::string body = R"({"error":{"code":400,"message":"Provider returned error","metadata":{"raw":"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.48.content.1: unexpected `tool_use_id`\"}}","provider_name":"Anthropic"}}})";
+  const std::string body =
+      R"({"error":{"code":400,"message":"Provider returned error","metadata":{"raw":"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.48.content.1: unexpected `tool_use_id`\"}}","provider_name":"Anthropic"}}})";
   EXPECT_EQ(ExtractErrorMessage(400, body), "messages.48.content.1: unexpected `tool_use_id`");
   // A raw that is plain text is used as is; an empty raw falls back to the outer message.
-  EXPECT_EQ(ExtractErrorMessage(502, R"({"error":{"message":"Provider returned error","metadata":{"raw":"upstream timeout"}}})"),
-            "upstream timeout");
-  EXPECT_EQ(ExtractErrorMessage(502, R"({"error":{"message":"Provider returned error","metadata":{"raw":""}}})"),
+  EXPECT_EQ(
+      ExtractErrorMessage(
+          502,
+          R"({"error":{"message":"Provider returned error","metadata":{"raw":"upstream timeout"}}})"),
+      "upstream timeout");
+  EXPECT_EQ(ExtractErrorMessage(
+                502, R"({"error":{"message":"Provider returned error","metadata":{"raw":""}}})"),
             "Provider returned error");
 }
 
 TEST(ExtractErrorMessage, RawBodyTrimmedToOneLine) {
-  EXPECT_EQ(ExtractErrorMessage(502, "  <html>\n  <h1>502</h1>\n</html>\n"), "<html> <h1>502</h1> </html>");
+  EXPECT_EQ(ExtractErrorMessage(502, "  <html>\n  <h1>502</h1>\n</html>\n"),
+            "<html> <h1>502</h1> </html>");
 }
 
 TEST(ExtractErrorMessage, EmptyBodyGivesReasonPhrase) {

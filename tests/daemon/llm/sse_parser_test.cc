@@ -51,8 +51,7 @@ TEST(SseParser, LoneCrTerminatedEvents) {
 TEST(SseParser, CrAndLfSplitAcrossFeeds) {
   // If the LF after a CR that ended the previous Feed counted as a second line ending, the
   // blank line would dispatch "a" alone and "b" would become its own event.
-  EXPECT_THAT(Datas(ParseChunks({"data: a\r", "\ndata: b\r", "\n\r", "\n"})),
-              ElementsAre("a\nb"));
+  EXPECT_THAT(Datas(ParseChunks({"data: a\r", "\ndata: b\r", "\n\r", "\n"})), ElementsAre("a\nb"));
   // rexxars/eventsource-parser#17: CR LF CR | LF must not produce an extra event.
   EXPECT_THAT(Datas(ParseChunks({"data: x\r\n\r", "\ndata: y\r\n\r\n"})), ElementsAre("x", "y"));
 }
@@ -77,8 +76,12 @@ TEST(SseParser, InvalidUtf8PassesThroughUntouched) {
 }
 
 TEST(SseParser, LineSeparatorU2028DoesNotEndALine) {
-  EXPECT_THAT(Datas(ParseChunks({"data: a\xE2\x80\xA8" "b\xE2\x80\xA9" "c\n\n"})),
-              ElementsAre("a\xE2\x80\xA8" "b\xE2\x80\xA9" "c"));
+  EXPECT_THAT(Datas(ParseChunks({"data: a\xE2\x80\xA8"
+                                 "b\xE2\x80\xA9"
+                                 "c\n\n"})),
+              ElementsAre("a\xE2\x80\xA8"
+                          "b\xE2\x80\xA9"
+                          "c"));
 }
 
 TEST(SseParser, OneByteAtATimeGivesSameEvents) {
@@ -90,16 +93,25 @@ TEST(SseParser, OneByteAtATimeGivesSameEvents) {
 }
 
 TEST(SseParser, LeadingBomSkipped) {
-  EXPECT_THAT(Datas(ParseChunks({"\xEF\xBB\xBF" "data: a\n\n"})), ElementsAre("a"));
+  EXPECT_THAT(Datas(ParseChunks({"\xEF\xBB\xBF"
+                                 "data: a\n\n"})),
+              ElementsAre("a"));
 }
 
 TEST(SseParser, LeadingBomSplitAcrossFeeds) {
-  EXPECT_THAT(Datas(ParseChunks({"\xEF", "\xBB", "\xBF" "da", "ta: a\n\n"})), ElementsAre("a"));
+  EXPECT_THAT(Datas(ParseChunks({"\xEF", "\xBB",
+                                 "\xBF"
+                                 "da",
+                                 "ta: a\n\n"})),
+              ElementsAre("a"));
 }
 
 TEST(SseParser, BomOnlySkippedAtStart) {
   // A BOM later in the stream is content: this line's name is "\xEF\xBB\xBF" "data".
-  EXPECT_THAT(ParseChunks({"data: a\n\n\xEF\xBB\xBF" "data: b\n\n"}).size(), 1u);
+  EXPECT_THAT(ParseChunks({"data: a\n\n\xEF\xBB\xBF"
+                           "data: b\n\n"})
+                  .size(),
+              1u);
 }
 
 TEST(SseParser, PartialBomPrefixIsData) {

@@ -20,7 +20,10 @@ MATCHER_P(StatusIs, code, "") { return arg.code() == code; }
 
 class RecordingSink : public StreamSink {
  public:
-  void OnText(std::string_view text) override { text_.append(text); ++text_calls_; }
+  void OnText(std::string_view text) override {
+    text_.append(text);
+    ++text_calls_;
+  }
   void OnReasoning(std::string_view text) override { reasoning_.append(text); }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
     started_.push_back(std::string(id) + "|" + std::string(name));
@@ -49,16 +52,20 @@ inline Json ReplyToJson(const absl::StatusOr<ModelReply>& reply) {
   }
   Json calls = Json::array();
   for (const ToolCall& c : reply->tool_calls) {
-    calls.push_back({{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}, {"extra", c.extra}});
+    calls.push_back(
+        {{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}, {"extra", c.extra}});
   }
   Json usage = nullptr;
   if (reply->usage) {
     usage = {{"prompt_tokens", reply->usage->prompt_tokens},
              {"completion_tokens", reply->usage->completion_tokens}};
   }
-  return {{"content", reply->content},         {"reasoning", reply->reasoning},
-          {"refusal", reply->refusal},         {"finish_reason", reply->finish_reason},
-          {"tool_calls", calls},               {"usage", usage},
+  return {{"content", reply->content},
+          {"reasoning", reply->reasoning},
+          {"refusal", reply->refusal},
+          {"finish_reason", reply->finish_reason},
+          {"tool_calls", calls},
+          {"usage", usage},
           {"provider_fields", reply->provider_fields}};
 }
 
