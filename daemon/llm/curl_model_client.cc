@@ -165,9 +165,14 @@ class CurlModelClient : public ModelClient {
     }
     bool anthropic = m.provider == "anthropic";
     std::string url = m.base_url + (anthropic ? "/messages" : "/chat/completions");
+    // DeepSeek's thinking models want their reasoning back inside a tool loop (WIRE.md 8);
+    // other servers reject or ignore the field, so it is sent only there.
+    OpenAiRequestOptions openai_options;
+    openai_options.send_reasoning_content = absl::StrContains(m.base_url, "deepseek");
     Json body = anthropic ? BuildAnthropicRequest(m.model, request.messages, request.tools,
                                                   kAnthropicMaxTokens, true)
-                          : BuildOpenAiRequest(m.model, request.messages, request.tools, true);
+                          : BuildOpenAiRequest(m.model, request.messages, request.tools, true,
+                                               openai_options);
     std::string payload = DumpJson(body);
 
     int max_attempts = std::max(1, options_.max_attempts);
