@@ -14,7 +14,7 @@ AttachReactor::AttachReactor(std::shared_ptr<Session> session,
 void AttachReactor::Deliver(const EventPtr& event) {
   EventPtr now;
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     if (finished_) return;
     now = queue_.Push(event);
     if (now) current_ = now;
@@ -27,7 +27,7 @@ void AttachReactor::OnWriteDone(bool ok) {
   SubscriberQueue::AfterWrite next;
   bool finish = false;
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     current_.reset();
     next = queue_.WriteDone();
     if (!ok && !finished_) {
@@ -55,7 +55,7 @@ void AttachReactor::OnWriteDone(bool ok) {
 
 void AttachReactor::FinishOnce(const grpc::Status& status) {
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     if (finished_) return;
     finished_ = true;
     finish_status_ = status;

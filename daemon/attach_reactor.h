@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "agent/v1/agent.pb.h"
 #include "daemon/event_log.h"
 #include "daemon/session.h"
@@ -32,7 +32,7 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>, public 
   void FinishOnce(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   std::shared_ptr<Session> session_;
-  absl::Mutex mu_;
+  agent::Mutex mu_;
   SubscriberQueue queue_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;     // no more writes start
   bool finish_sent_ ABSL_GUARDED_BY(mu_) = false;  // Finish was called

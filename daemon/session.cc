@@ -24,8 +24,8 @@ namespace v1 = agent::v1;
 
 std::string NewSessionId() {
   static absl::BitGen gen;
-  static absl::Mutex mu;
-  absl::MutexLock l(&mu);
+  static agent::Mutex mu;
+  agent::MutexLock l(&mu);
   return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
 }
 
@@ -48,28 +48,28 @@ class Session::TurnSink : public llm::StreamSink {
  public:
   explicit TurnSink(Session* s) : s_(s) {}
   void OnText(std::string_view text) override {
-    absl::MutexLock l(&s_->mu_);
+    agent::MutexLock l(&s_->mu_);
     s_->partial_text_.append(text);
     v1::Event e;
     e.mutable_text_delta()->set_text(std::string(text));
     s_->Emit(std::move(e));
   }
   void OnReasoning(std::string_view text) override {
-    absl::MutexLock l(&s_->mu_);
+    agent::MutexLock l(&s_->mu_);
     s_->partial_reasoning_.append(text);
     v1::Event e;
     e.mutable_reasoning_delta()->set_text(std::string(text));
     s_->Emit(std::move(e));
   }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
-    absl::MutexLock l(&s_->mu_);
+    agent::MutexLock l(&s_->mu_);
     v1::Event e;
     e.mutable_tool_call_started()->set_call_id(std::string(id));
     e.mutable_tool_call_started()->set_name(std::string(name));
     s_->Emit(std::move(e));
   }
   void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override {
-    absl::MutexLock l(&s_->mu_);
+    agent::MutexLock l(&s_->mu_);
     // What streamed before the failed attempt is discarded with it.
     s_->partial_text_.clear();
     s_->partial_reasoning_.clear();
@@ -116,7 +116,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   (void)t.AppendSystem(SystemPrompt(workdir));
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
                                          std::move(settings), std::move(deps), *std::move(lock)));
-  absl::MutexLock l(&s->mu_);
+  agent::MutexLock l(&s->mu_);
   s->SaveLocked();
   if (s->save_failed_) {
     return absl::UnavailableError("cannot save the new session in " + SessionsDir(workdir));
@@ -148,7 +148,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
   if (settings.model.model.empty()) settings.model.model = meta.model;
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), *std::move(transcript),
                                          std::move(settings), std::move(deps), *std::move(lock)));
-  absl::MutexLock l(&s->mu_);
+  agent::MutexLock l(&s->mu_);
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
     s->SaveLocked();
   }
@@ -161,7 +161,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
   SessionSettings settings;
   SessionMeta meta;
   {
-    absl::MutexLock l(&source.mu_);
+    agent::MutexLock l(&source.mu_);
     copy = source.transcript_;
     settings = source.settings_;
     meta = source.meta_;
@@ -176,7 +176,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
   if (!lock.ok()) return lock.status();
   std::shared_ptr<Session> s(new Session(source.workdir_, std::move(meta), std::move(copy),
                                          std::move(settings), std::move(deps), *std::move(lock)));
-  absl::MutexLock l(&s->mu_);
+  agent::MutexLock l(&s->mu_);
   s->SaveLocked();
   return s;
 }
@@ -206,22 +206,22 @@ v1::Session Session::InfoLocked() const {
 }
 
 v1::Session Session::Info() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   return InfoLocked();
 }
 
 std::string Session::TranscriptJson() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   return DumpJson(transcript_.messages());
 }
 
 bool Session::Busy() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   return running_ || compacting_ || !queue_.empty();
 }
 
 int Session::attached_clients() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   return static_cast<int>(clients_.size());
 }
 
@@ -277,7 +277,7 @@ void Session::SaveLocked() {
 
 void Session::Attach(Subscriber* sub, const std::string& client_name, bool read_only,
                      const std::string& epoch, uint64_t after_seq) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (auto missed = log_.Since(epoch, after_seq); missed.has_value()) {
     for (const EventPtr& e : *missed) sub->Deliver(e);
   } else {
@@ -290,7 +290,7 @@ void Session::Attach(Subscriber* sub, const std::string& client_name, bool read_
 }
 
 void Session::Detach(Subscriber* sub) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   log_.Unsubscribe(sub);
   auto it =
       std::find_if(clients_.begin(), clients_.end(), [&](const Client& c) { return c.sub == sub; });
@@ -304,7 +304,7 @@ void Session::Detach(Subscriber* sub) {
 }
 
 void Session::Resync(Subscriber* sub) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   sub->Deliver(std::make_shared<const v1::Event>(SnapshotLocked()));
 }
 
@@ -316,7 +316,7 @@ bool Session::IsReadOnlyClient(const std::string& client) const {
 // ---- Commands ---------------------------------------------------------------------------------
 
 absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& client) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
   }
@@ -336,7 +336,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
 absl::Status Session::Approve(const std::string& call_id, v1::Decision decision,
                               std::vector<std::string> rules, std::string reason,
                               const std::string& client) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot answer approvals");
   }
@@ -357,7 +357,7 @@ absl::Status Session::Approve(const std::string& call_id, v1::Decision decision,
 }
 
 absl::StatusOr<bool> Session::Cancel(const std::string& client) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot cancel");
   }
@@ -377,41 +377,41 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
       return s;
     }
   }
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (mode != v1::POLICY_MODE_UNSPECIFIED) settings_.policy = mode;
   if (!model.empty()) settings_.model.model = model;
   return absl::OkStatus();
 }
 
 void Session::OverrideModel(const ModelSettings& m) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   settings_.model = MergeModelSettings(m, settings_.model);
 }
 
 absl::StatusOr<int> Session::Compact() {
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     if (running_ || compacting_) {
       return absl::FailedPreconditionError("a turn is running; compact when it is done");
     }
     compacting_ = true;
   }
   auto r = CompactNow(/*automatic=*/false);
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   compacting_ = false;
   return r;
 }
 
 void Session::Shutdown(std::string_view reason) {
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     shutting_down_ = true;
     queue_.clear();
     cancelled_ = true;
     approval_cv_.SignalAll();
   }
   if (turn_thread_.joinable()) turn_thread_.join();
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (transcript_.Seal(reason) > 0) SaveLocked();
 }
 
@@ -421,7 +421,7 @@ void Session::TurnThreadMain() {
   for (;;) {
     QueuedPrompt prompt;
     {
-      absl::MutexLock l(&mu_);
+      agent::MutexLock l(&mu_);
       if (queue_.empty() || shutting_down_) {
         running_ = false;
         return;
@@ -445,7 +445,7 @@ void Session::TurnThreadMain() {
     }
     std::string error;
     v1::TurnOutcome outcome = RunTurn(&error);
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     if (transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED
                              ? "cancelled by the user"
                              : "the turn ended before it ran") > 0) {
@@ -481,14 +481,14 @@ bool Session::ShouldCompactLocked() const {
 v1::TurnOutcome Session::RunTurn(std::string* error) {
   int max_steps;
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     max_steps = settings_.max_steps > 0 ? settings_.max_steps : deps_.config.max_steps;
   }
   for (int step = 0; step < max_steps; ++step) {
     if (cancelled_) return v1::TURN_OUTCOME_CANCELLED;
     bool compact;
     {
-      absl::MutexLock l(&mu_);
+      agent::MutexLock l(&mu_);
       compact = ShouldCompactLocked();
     }
     if (compact) {
@@ -497,7 +497,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
     }
     llm::ModelRequest req;
     {
-      absl::MutexLock l(&mu_);
+      agent::MutexLock l(&mu_);
       if (auto s = transcript_.ValidateForRequest(); !s.ok()) {
         *error = absl::StrCat("internal error, transcript invalid: ", s.message());
         return v1::TURN_OUTCOME_ERROR;
@@ -509,7 +509,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
     TurnSink sink(this);
     absl::StatusOr<llm::ModelReply> reply = model_->Complete(req, &sink, &cancelled_);
     if (!reply.ok()) {
-      absl::MutexLock l(&mu_);
+      agent::MutexLock l(&mu_);
       // Text the user already saw stays in the transcript, so the model knows it said it.
       if (!partial_text_.empty()) {
         (void)transcript_.AppendAssistant({{"content", partial_text_}});
@@ -522,7 +522,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
     std::vector<llm::ToolCall> calls = reply->tool_calls;
     bool truncated = reply->LastCallTruncated();
     {
-      absl::MutexLock l(&mu_);
+      agent::MutexLock l(&mu_);
       Json msg = llm::AssistantMessageFromReply(*reply);
       if (auto s = transcript_.AppendAssistant(msg); !s.ok()) {
         *error = absl::StrCat("the model's reply was malformed: ", s.message());
@@ -570,7 +570,7 @@ tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   ctx.cancelled = &cancelled_;
   ctx.default_timeout_s = deps_.config.bash_timeout_s;
   ctx.on_output = [this, call_id](std::string_view chunk, bool is_stderr) {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     v1::Event e;
     e.mutable_tool_output()->set_call_id(call_id);
     e.mutable_tool_output()->set_chunk(std::string(chunk));
@@ -601,7 +601,7 @@ void Session::RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_tr
       if (j == i) j = i + 1;  // a gated (or truncated) call runs alone
       outcomes.push_back(RunOneCall(calls[i], last_truncated && i + 1 == calls.size()));
     }
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     for (size_t k = i; k < j; ++k) {
       const tools::ToolOutcome& o = outcomes[k - i];
       std::string content = o.content;
@@ -624,7 +624,7 @@ void Session::RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_tr
 
 tools::ToolOutcome Session::RunOneCall(const llm::ToolCall& call, bool truncated) {
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     v1::Event e;
     auto* c = e.mutable_tool_call_ready()->mutable_call();
     c->set_id(call.id);
@@ -659,7 +659,7 @@ tools::ToolOutcome Session::RunOneCall(const llm::ToolCall& call, bool truncated
 std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, const Json& args) {
   v1::PolicyMode mode;
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     mode = settings_.policy;
   }
   if (mode == v1::POLICY_MODE_YES) return std::nullopt;
@@ -694,7 +694,7 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
   auto preview = tools::PreviewGatedCall(call.name, args, ctx);
   if (!preview.ok()) return tools::ToolOutcome{std::string(preview.status().message()), true};
 
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   PendingApprovalState st;
   st.approval.set_call_id(call.id);
   st.approval.set_tool(call.name);
@@ -754,7 +754,7 @@ absl::StatusOr<int> Session::CompactNow(bool automatic) {
   size_t cut;
   ModelSettings model;
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     cut = transcript_.CutPoint();
     if (cut <= transcript_.FirstCompactable()) {
       return absl::FailedPreconditionError("the transcript is too short to compact");
@@ -766,7 +766,7 @@ absl::StatusOr<int> Session::CompactNow(bool automatic) {
     model = settings_.model;
   }
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (!summary.ok()) {
     v1::Event e;
     e.mutable_error()->set_message(absl::StrCat("compaction failed, the transcript is unchanged: ",

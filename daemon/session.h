@@ -24,7 +24,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "agent/v1/agent.pb.h"
 #include "common/config.h"
 #include "common/protocol.h"
@@ -152,7 +152,7 @@ class Session {
   SessionLock lock_;
   std::atomic<bool> cancelled_{false};
 
-  mutable absl::Mutex mu_;
+  mutable agent::Mutex mu_;
   SessionMeta meta_ ABSL_GUARDED_BY(mu_);
   Transcript transcript_ ABSL_GUARDED_BY(mu_);
   SessionSettings settings_ ABSL_GUARDED_BY(mu_);
@@ -163,7 +163,7 @@ class Session {
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<PendingApprovalState> approval_ ABSL_GUARDED_BY(mu_);
-  absl::CondVar approval_cv_;
+  agent::CondVar approval_cv_;
   std::string partial_text_ ABSL_GUARDED_BY(mu_);
   std::string partial_reasoning_ ABSL_GUARDED_BY(mu_);
   struct Client {

@@ -46,7 +46,7 @@ SessionSettings SessionManager::DefaultSettings() const {
 }
 
 void SessionManager::RegisterProject(const std::string& workdir) {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (std::find(projects_.begin(), projects_.end(), workdir) != projects_.end()) return;
   projects_.push_back(workdir);
   Json j{{"projects", projects_}};
@@ -55,7 +55,7 @@ void SessionManager::RegisterProject(const std::string& workdir) {
 }
 
 std::vector<std::string> SessionManager::Projects() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   return projects_;
 }
 
@@ -75,7 +75,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   auto s = Session::Create(workdir, std::move(settings), req.title(), deps_);
   if (!s.ok()) return s.status();
   RegisterProject(workdir);
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   sessions_[(*s)->id()] = *s;
   return *s;
 }
@@ -106,12 +106,12 @@ absl::StatusOr<std::pair<std::string, std::string>> SessionManager::Resolve(
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(const std::string& id_or_prefix) {
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     if (auto it = sessions_.find(id_or_prefix); it != sessions_.end()) return it->second;
   }
   auto where = Resolve(id_or_prefix);
   if (!where.ok()) return where.status();
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   if (auto it = sessions_.find(where->first); it != sessions_.end()) return it->second;
   auto s = Session::Load(where->second, where->first, DefaultSettings(), deps_);
   if (!s.ok()) return s.status();
@@ -133,7 +133,7 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
     for (const std::string& id : ListSessionIds(project)) {
       std::shared_ptr<Session> loaded;
       {
-        absl::MutexLock l(&mu_);
+        agent::MutexLock l(&mu_);
         if (auto it = sessions_.find(id); it != sessions_.end()) loaded = it->second;
       }
       if (loaded) {
@@ -170,7 +170,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Fork(const std::string&
   if (!source.ok()) return source.status();
   auto s = Session::Fork(**source, at_message, deps_);
   if (!s.ok()) return s.status();
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   sessions_[(*s)->id()] = *s;
   return *s;
 }
@@ -182,7 +182,7 @@ absl::Status SessionManager::Delete(const std::string& id) {
   std::string workdir = (*s)->workdir();
   if ((*s)->Busy()) return absl::FailedPreconditionError("the session is running; cancel it first");
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     sessions_.erase(full);
   }
   (*s)->Shutdown("the session was deleted");
@@ -192,19 +192,19 @@ absl::Status SessionManager::Delete(const std::string& id) {
 void SessionManager::ShutdownAll() {
   std::map<std::string, std::shared_ptr<Session>> sessions;
   {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     sessions = sessions_;
   }
   for (auto& [id, s] : sessions) s->Shutdown("interrupted: the daemon stopped");
 }
 
 int SessionManager::loaded_count() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   return static_cast<int>(sessions_.size());
 }
 
 int SessionManager::attached_count() const {
-  absl::MutexLock l(&mu_);
+  agent::MutexLock l(&mu_);
   int n = 0;
   for (const auto& [id, s] : sessions_) n += s->attached_clients();
   return n;

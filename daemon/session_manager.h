@@ -10,7 +10,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "agent/v1/agent.pb.h"
 #include "daemon/session.h"
 
@@ -46,7 +46,7 @@ class SessionManager {
 
   SessionDeps deps_;
   std::string registry_path_;
-  mutable absl::Mutex mu_;
+  mutable agent::Mutex mu_;
   std::map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> projects_ ABSL_GUARDED_BY(mu_);
 };

@@ -19,7 +19,7 @@ uint64_t FileTracker::Hash(std::string_view content) {
 
 void FileTracker::RecordRead(const std::string& abs_path, std::string_view content) {
   Seen seen{Hash(content), content.size()};
-  absl::MutexLock lock(&mu_);
+  agent::MutexLock lock(&mu_);
   seen_[abs_path] = seen;
 }
 
@@ -28,12 +28,12 @@ void FileTracker::RecordWrite(const std::string& abs_path, std::string_view cont
 }
 
 bool FileTracker::HasSeen(const std::string& abs_path) const {
-  absl::MutexLock lock(&mu_);
+  agent::MutexLock lock(&mu_);
   return seen_.count(abs_path) != 0;
 }
 
 void FileTracker::Forget(const std::string& abs_path) {
-  absl::MutexLock lock(&mu_);
+  agent::MutexLock lock(&mu_);
   seen_.erase(abs_path);
 }
 
@@ -51,7 +51,7 @@ absl::Status FileTracker::CheckKnown(const std::string& abs_path, std::string_vi
   const absl::string_view name = display.empty() ? AbslView(abs_path) : AbslView(display);
   std::optional<Seen> seen;
   {
-    absl::MutexLock lock(&mu_);
+    agent::MutexLock lock(&mu_);
     auto it = seen_.find(abs_path);
     if (it != seen_.end()) seen = it->second;
   }

@@ -10,7 +10,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 
 namespace agent::daemon::tools {
 
@@ -46,7 +46,7 @@ class FileTracker {
     uint64_t hash = 0;
     uint64_t size = 0;
   };
-  mutable absl::Mutex mu_;
+  mutable agent::Mutex mu_;
   std::unordered_map<std::string, Seen> seen_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -29,39 +29,37 @@ using ::testing::HasSubstr;
 class Recorder : public Subscriber {
  public:
   void Deliver(const EventPtr& e) override {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     events_.push_back(e);
+    cv_.SignalAll();
   }
   // Waits (bounded) until the `n`-th event for which `pred` holds; returns it. `pred` must
   // be free of side effects: the mutex may evaluate the wait condition several times.
   EventPtr WaitFor(std::function<bool(const v1::Event&)> pred, int n = 1,
                    absl::Duration timeout = absl::Seconds(20)) {
-    absl::MutexLock l(&mu_);
-    EventPtr found;
-    auto cond = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    agent::MutexLock l(&mu_);
+    absl::Time deadline = absl::Now() + timeout;
+    for (;;) {
       int matches = 0;
       for (const EventPtr& e : events_) {
-        if (pred(*e) && ++matches == n) {
-          found = e;
-          return true;
-        }
+        if (pred(*e) && ++matches == n) return e;
       }
-      return false;
-    };
-    mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
-    return found;
+      if (absl::Now() >= deadline) return nullptr;
+      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    }
   }
   EventPtr WaitTurnEnded(int n = 1) {
     return WaitFor([](const v1::Event& e) { return e.has_turn_ended(); }, n);
   }
   std::vector<EventPtr> events() {
-    absl::MutexLock l(&mu_);
+    agent::MutexLock l(&mu_);
     return events_;
   }
 
  private:
-  absl::Mutex mu_;
+  agent::Mutex mu_;
   std::vector<EventPtr> events_ ABSL_GUARDED_BY(mu_);
+  agent::CondVar cv_;
 };
 
 // A read-only tool that takes `ms` milliseconds (the wait is the workload being measured).
@@ -279,24 +277,14 @@ TEST_F(SessionTest, CancelDuringTheModelRequestEndsTheTurnAndTheNextOneWorks) {
   auto s = NewSession();
   Recorder rec;
   s->Attach(&rec, "t", false, "", 0);
-  {
-    absl::MutexLock l(&script_->mu);
-    script_->hold = true;
-  }
+  script_->SetHold(true);
   ASSERT_TRUE(s->SendPrompt("slow", "t").ok());
-  {
-    absl::MutexLock l(&script_->mu);
-    auto holding = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(script_->mu) { return script_->holding; };
-    ASSERT_TRUE(script_->mu.AwaitWithTimeout(absl::Condition(&holding), absl::Seconds(10)));
-  }
+  ASSERT_TRUE(script_->WaitHolding(absl::Seconds(10)));
   ASSERT_TRUE(s->Cancel("t").ok());
   EventPtr end = rec.WaitTurnEnded();
   ASSERT_TRUE(end);
   EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_CANCELLED);
-  {
-    absl::MutexLock l(&script_->mu);
-    script_->hold = false;
-  }
+  script_->SetHold(false);
   script_->Add(TextReply("fine"));
   ASSERT_TRUE(s->SendPrompt("again", "t").ok());
   EventPtr end2 = rec.WaitTurnEnded(2);
@@ -309,20 +297,14 @@ TEST_F(SessionTest, PromptsFromTwoClientsAreQueuedInOrderAndBothAnswered) {
   auto s = NewSession();
   Recorder rec;
   s->Attach(&rec, "watch", false, "", 0);
-  {
-    absl::MutexLock l(&script_->mu);
-    script_->hold = true;
-  }
+  script_->SetHold(true);
   script_->Add(TextReply("answer A"));
   script_->Add(TextReply("answer B"));
   ASSERT_EQ(*s->SendPrompt("prompt A", "client-1"), 0);
   auto pos = s->SendPrompt("prompt B", "client-2");
   ASSERT_TRUE(pos.ok());
   EXPECT_EQ(*pos, 1);
-  {
-    absl::MutexLock l(&script_->mu);
-    script_->hold = false;
-  }
+  script_->SetHold(false);
   ASSERT_TRUE(rec.WaitTurnEnded(2));
   std::vector<std::string> users;
   for (const EventPtr& e : rec.events()) {

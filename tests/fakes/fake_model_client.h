@@ -9,22 +9,37 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "common/mutex.h"
 #include "daemon/llm/model_client.h"
 
 namespace agent::testing {
 
 struct FakeScript {
-  absl::Mutex mu;
+  agent::Mutex mu;
   std::deque<absl::StatusOr<daemon::llm::ModelReply>> replies ABSL_GUARDED_BY(mu);
   std::vector<Json> requests ABSL_GUARDED_BY(mu);  // the messages of every request
   // While set, Complete waits (for cancel tests) until cleared or cancelled.
   bool hold ABSL_GUARDED_BY(mu) = false;
   bool holding ABSL_GUARDED_BY(mu) = false;  // a request is waiting on `hold`
 
+  agent::CondVar cv;  // signalled whenever `hold` or `holding` changes
+
   void Add(absl::StatusOr<daemon::llm::ModelReply> r) {
-    absl::MutexLock l(&mu);
+    agent::MutexLock l(&mu);
     replies.push_back(std::move(r));
+  }
+  void SetHold(bool on) {
+    agent::MutexLock l(&mu);
+    hold = on;
+    cv.SignalAll();
+  }
+  // Waits (bounded) until a request is held; false on timeout.
+  bool WaitHolding(absl::Duration timeout) {
+    agent::MutexLock l(&mu);
+    absl::Time deadline = absl::Now() + timeout;
+    while (!holding && absl::Now() < deadline) cv.WaitWithTimeout(&mu, deadline - absl::Now());
+    return holding;
   }
 };
 
@@ -59,16 +74,14 @@ class FakeModelClient : public daemon::llm::ModelClient {
                                                    const std::atomic<bool>* cancelled) override {
     absl::StatusOr<daemon::llm::ModelReply> reply;
     {
-      absl::MutexLock l(&script_->mu);
+      agent::MutexLock l(&script_->mu);
       script_->requests.push_back(request.messages);
       script_->holding = true;
-      auto released = [this, cancelled]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(script_->mu) {
-        return !script_->hold || (cancelled != nullptr && cancelled->load());
-      };
+      script_->cv.SignalAll();
       // The cancel flag changes without the mutex, so look at it every few ms; bounded so a
       // test that forgets to release fails instead of hanging.
-      for (int i = 0; i < 3000 && !released(); ++i) {
-        script_->mu.AwaitWithTimeout(absl::Condition(&released), absl::Milliseconds(10));
+      for (int i = 0; i < 3000 && script_->hold && !(cancelled != nullptr && *cancelled); ++i) {
+        script_->cv.WaitWithTimeout(&script_->mu, absl::Milliseconds(10));
       }
       script_->holding = false;
       if (cancelled != nullptr && cancelled->load()) return absl::CancelledError("cancelled");

@@ -13,7 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "absl/synchronization/mutex.h"
+#include "common/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "test_util.h"
 
@@ -61,7 +61,7 @@ class OutputWatch {
  public:
   explicit OutputWatch(std::string needle) : needle_(std::move(needle)) {}
   void operator()(std::string_view chunk, bool) {
-    absl::MutexLock lock(&mu_);
+    agent::MutexLock lock(&mu_);
     seen_.append(chunk);
     if (!fired_ && seen_.find(needle_) != std::string::npos) {
       fired_ = true;
@@ -72,7 +72,7 @@ class OutputWatch {
 
  private:
   std::string needle_;
-  absl::Mutex mu_;
+  agent::Mutex mu_;
   std::string seen_ ABSL_GUARDED_BY(mu_);
   bool fired_ ABSL_GUARDED_BY(mu_) = false;
   absl::Notification note_;
