@@ -1,6 +1,5 @@
 #include "client/line_editor.h"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -25,7 +25,8 @@ class Terminal:
     def __init__(self, test, env, cols=120, rows=40):
         self.env = env
         self.cols, self.rows = cols, rows
-        self.socket = "agt-term-%d-%d" % (os.getpid(), id(self))
+        # The server's socket lives in the Env's dir (TMUX_TMPDIR), so it goes with it.
+        self.socket = "term"
         self.started = False
         test.addCleanup(self.close)
 
@@ -49,7 +50,7 @@ class Terminal:
     def tmux(self, *args, check=True):
         r = subprocess.run([TMUX, "-u", "-L", self.socket, "-f", "/dev/null", *args],
                            capture_output=True, text=True, timeout=30,
-                           env=dict(os.environ, LC_ALL="C.UTF-8"))
+                           env=dict(os.environ, LC_ALL="C.UTF-8", TMUX_TMPDIR=self.env.dir))
         if check and r.returncode != 0:
             raise AssertionError("tmux %s: %s" % (args[0], r.stderr))
         return r
