@@ -118,6 +118,15 @@ int DaemonCommand(const std::string& what) {
   }
   auto stub = ConnectOrDie(false);
   if (what == "stop") {
+    grpc::ClientContext status_ctx;
+    v1::DaemonStatusResponse st;
+    if (stub->DaemonStatus(&status_ctx, v1::DaemonStatusRequest(), &st).ok() &&
+        st.socket_activated()) {
+      std::printf(
+          "agentd runs under systemd (socket activation); stop it with:\n"
+          "  systemctl --user stop agentd.socket agentd.service\n");
+      return 1;
+    }
     grpc::ClientContext ctx;
     v1::ShutdownResponse resp;
     grpc::Status s = stub->Shutdown(&ctx, v1::ShutdownRequest(), &resp);

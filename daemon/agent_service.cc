@@ -35,11 +35,12 @@ ModelSettings FromProto(const v1::ModelConfig& m) {
 }  // namespace
 
 AgentService::AgentService(SessionManager* sessions, std::string epoch,
-                           std::function<void()> request_shutdown)
+                           std::function<void()> request_shutdown, bool socket_activated)
     : sessions_(sessions),
       epoch_(std::move(epoch)),
       request_shutdown_(std::move(request_shutdown)),
-      start_unix_ms_(absl::ToUnixMillis(absl::Now())) {}
+      start_unix_ms_(absl::ToUnixMillis(absl::Now())),
+      socket_activated_(socket_activated) {}
 
 grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContext* ctx,
                                                       const v1::CreateSessionRequest* req,
@@ -159,6 +160,7 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   resp->set_version(kVersion);
   resp->set_protocol_version(kProtocolVersion);
   resp->set_epoch(epoch_);
+  resp->set_socket_activated(socket_activated_);
   return Done(ctx, absl::OkStatus());
 }
 

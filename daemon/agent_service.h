@@ -15,7 +15,8 @@ namespace agent::daemon {
 class AgentService final : public agent::v1::AgentDaemon::CallbackService {
  public:
   // `request_shutdown` is called once by the Shutdown RPC.
-  AgentService(SessionManager* sessions, std::string epoch, std::function<void()> request_shutdown);
+  AgentService(SessionManager* sessions, std::string epoch, std::function<void()> request_shutdown,
+               bool socket_activated = false);
 
   grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* ctx,
                                           const agent::v1::CreateSessionRequest* req,
@@ -62,6 +63,7 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   std::function<void()> request_shutdown_;
   std::atomic<bool> shutdown_requested_{false};
   int64_t start_unix_ms_;
+  bool socket_activated_;
 };
 
 }  // namespace agent::daemon

@@ -118,7 +118,8 @@ absl::Status Server::Run() {
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
-  service_ = std::make_unique<AgentService>(sessions_.get(), epoch_, [this] { RequestShutdown(); });
+  service_ = std::make_unique<AgentService>(
+      sessions_.get(), epoch_, [this] { RequestShutdown(); }, options_.inherited_fd >= 0);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

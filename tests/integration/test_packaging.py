@@ -187,6 +187,11 @@ class DebianPackage(unittest.TestCase):
         status = run([agent, "daemon", "status"], env=env.env, cwd=env.project)
         self.assertEqual(status.returncode, 0, status.stderr)
         self.assertIn("pid %d " % daemon.pid, status.stdout)
+        # `agent daemon stop` would only be restarted by the socket: it says to ask systemd.
+        stop_cmd = run([agent, "daemon", "stop"], env=env.env, cwd=env.project)
+        self.assertEqual(stop_cmd.returncode, 1)
+        self.assertIn("systemctl --user stop agentd.socket", stop_cmd.stdout)
+        self.assertIsNone(daemon.poll())
         # SIGTERM (systemctl stop) ends it cleanly, and the socket, which systemd owns, stays.
         daemon.send_signal(signal.SIGTERM)
         self.assertEqual(daemon.wait(timeout=30), 0, daemon.stderr.read())
