@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
   app.add_flag("--version", version, "print the version and exit");
   app.add_flag("--json", json, "print every event as one JSON object per line");
   app.add_flag("-y,--yes", yes, "approve gated tools (write_file, edit_file, bash)");
+  bool deny_tools = false;
+  app.add_flag("--read-only", deny_tools, "deny every gated tool: the agent may only read");
   app.add_flag("--plain", plain, "no colour or styling");
   app.add_option("-r,--resume", resume_id, "continue session ID (or unique prefix)");
   app.add_flag("-c,--continue", cont, "continue the newest session here");
@@ -245,6 +247,7 @@ int main(int argc, char** argv) {
   }
   auto stub = ConnectOrDie();
   ClientOptions o = BaseOptions(json, yes, plain);
+  o.deny_tools = deny_tools;
   if (cont && resume_id.empty()) {
     auto newest = agent::client::NewestSessionHere(*stub);
     if (!newest.ok()) {

@@ -60,7 +60,8 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub) {
 int RunOneShot(v1::AgentDaemon::Stub& stub, const ClientOptions& o, const std::string& prompt) {
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
-  v1::PolicyMode mode = o.yes            ? v1::POLICY_MODE_YES
+  v1::PolicyMode mode = o.deny_tools     ? v1::POLICY_MODE_READ_ONLY
+                        : o.yes          ? v1::POLICY_MODE_YES
                         : isatty(0) != 0 ? v1::POLICY_MODE_ASK
                                          : v1::POLICY_MODE_DENY_UNRULED;
   std::string id = o.session_id;
@@ -90,7 +91,10 @@ int RunOneShot(v1::AgentDaemon::Stub& stub, const ClientOptions& o, const std::s
 int RunInteractive(v1::AgentDaemon::Stub& stub, const ClientOptions& o) {
   std::string id = o.session_id;
   if (id.empty()) {
-    auto s = CreateSessionHere(stub, o, o.yes ? v1::POLICY_MODE_YES : v1::POLICY_MODE_ASK);
+    auto s = CreateSessionHere(stub, o,
+                               o.deny_tools ? v1::POLICY_MODE_READ_ONLY
+                               : o.yes      ? v1::POLICY_MODE_YES
+                                            : v1::POLICY_MODE_ASK);
     if (!s.ok()) {
       std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
       return kExitError;

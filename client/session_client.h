@@ -20,11 +20,12 @@ enum ExitCode {
 };
 
 struct ClientOptions {
-  bool json = false;       // events as JSON lines
-  bool color = false;      // colour and styling
-  bool plain = false;      // --plain: no styling and no spinner
-  bool yes = false;        // approve gated tools
-  bool read_only = false;  // attach as an observer
+  bool json = false;        // events as JSON lines
+  bool color = false;       // colour and styling
+  bool plain = false;       // --plain: no styling and no spinner
+  bool yes = false;         // approve gated tools
+  bool deny_tools = false;  // --read-only: deny every gated tool (no writes, no commands)
+  bool read_only = false;   // attach as an observer
   std::string client_name;
   std::string session_id;  // resume this one instead of creating a session
 };

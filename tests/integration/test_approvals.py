@@ -105,6 +105,22 @@ class Approvals(unittest.TestCase):
         self.assertEqual(env.stats()["expect_failed"], 0)
 
 
+class Modes(unittest.TestCase):
+    def test_read_only_mode_denies_every_gated_tool_even_with_rules(self):
+        env = Env([{"tool_calls": [tool_call("write_file", path="w.txt", content="x"),
+                                   tool_call("bash", command="touch t.txt")]},
+                   {"expect": {"last_message_contains": "read-only"}, "text": "could not"}])
+        self.addCleanup(env.close)
+        os.makedirs(os.path.join(env.project, ".agent"))
+        with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
+            json.dump({"allow": ["bash", "write_file"]}, f)
+        r = env.agent("--read-only", "write things")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(env.project, "w.txt")))
+        self.assertFalse(os.path.exists(os.path.join(env.project, "t.txt")))
+        self.assertEqual(env.stats()["expect_failed"], 0)
+
+
 class BashCancel(unittest.TestCase):
     def test_cancel_during_background_sleeps_leaves_no_process(self):
         env = Env(lambda e: [{"tool_calls": [tool_call(
