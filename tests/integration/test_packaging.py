@@ -146,6 +146,7 @@ class DebianPackage(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stderr, "")  # groff warnings would be here
             page = re.sub(".\x08", "", r.stdout)  # overstrike bold and underline
+            page = re.sub("[\u2010-]\n\\s*", "", page)  # words hyphenated at a line end (locale)
             self.assertIn("--continue", page)
             self.assertIn("$XDG_RUNTIME_DIR/agent/agentd.sock", page)
 
