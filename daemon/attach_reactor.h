@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
-#include "common/mutex.h"
 #include "agent/v1/agent.pb.h"
+#include "common/mutex.h"
 #include "daemon/event_log.h"
 #include "daemon/session.h"
 #include "daemon/subscriber_queue.h"

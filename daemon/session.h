@@ -24,9 +24,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "common/mutex.h"
 #include "agent/v1/agent.pb.h"
 #include "common/config.h"
+#include "common/mutex.h"
 #include "common/protocol.h"
 #include "common/transcript.h"
 #include "daemon/event_log.h"

@@ -10,8 +10,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "common/mutex.h"
 #include "agent/v1/agent.pb.h"
+#include "common/mutex.h"
 #include "daemon/session.h"
 
 namespace agent::daemon {

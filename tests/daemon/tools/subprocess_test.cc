@@ -13,8 +13,8 @@
 #include <optional>
 #include <thread>
 
-#include "common/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/mutex.h"
 #include "test_util.h"
 
 namespace agent::daemon::tools {
