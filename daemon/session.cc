@@ -324,12 +324,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   queue_.push_back({std::move(text), client});
   int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
-  if (!running_ && !compacting_) {
-    // The previous turn thread has finished (running_ is false only after its last lock).
-    if (turn_thread_.joinable()) turn_thread_.join();
-    running_ = true;
-    turn_thread_ = std::thread([this] { TurnThreadMain(); });
-  }
+  if (!compacting_) StartTurnThreadLocked();
   return position;
 }
 
@@ -399,6 +394,8 @@ absl::StatusOr<int> Session::Compact() {
   auto r = CompactNow(/*automatic=*/false);
   agent::MutexLock l(&mu_);
   compacting_ = false;
+  // Prompts sent while compacting waited for it.
+  if (!queue_.empty() && !shutting_down_) StartTurnThreadLocked();
   return r;
 }
 
@@ -416,6 +413,14 @@ void Session::Shutdown(std::string_view reason) {
 }
 
 // ---- The turn loop ----------------------------------------------------------------------------
+
+void Session::StartTurnThreadLocked() {
+  if (running_) return;
+  // The previous turn thread has finished: running_ is false only after its last lock.
+  if (turn_thread_.joinable()) turn_thread_.join();
+  running_ = true;
+  turn_thread_ = std::thread([this] { TurnThreadMain(); });
+}
 
 void Session::TurnThreadMain() {
   for (;;) {

@@ -121,6 +121,8 @@ class Session {
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
           SessionDeps deps, SessionLock lock);
 
+  // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
+  void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Turn loop (turn thread).
   void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
   agent::v1::TurnOutcome RunTurn(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);

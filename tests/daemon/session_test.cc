@@ -318,6 +318,34 @@ TEST_F(SessionTest, PromptsFromTwoClientsAreQueuedInOrderAndBothAnswered) {
   s->Detach(&rec);
 }
 
+TEST_F(SessionTest, PromptSentDuringACompactionIsAnsweredAfterIt) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(TextReply("one"));
+  script_->Add(TextReply("two"));
+  ASSERT_TRUE(s->SendPrompt("a", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(1));
+  ASSERT_TRUE(s->SendPrompt("b", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(2));
+  script_->Add(TextReply("the summary"));
+  script_->Add(TextReply("answer after compaction"));
+  script_->SetHold(true);
+  absl::StatusOr<int> compacted;
+  std::thread compactor([&] { compacted = s->Compact(); });
+  ASSERT_TRUE(script_->WaitHolding(absl::Seconds(10)));  // the summary request is out
+  auto pos = s->SendPrompt("during", "t");
+  ASSERT_TRUE(pos.ok()) << pos.status();
+  script_->SetHold(false);
+  compactor.join();
+  ASSERT_TRUE(compacted.ok()) << compacted.status();
+  EventPtr end = rec.WaitTurnEnded(3);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_DONE);
+  EXPECT_EQ(SavedTranscript().back()["content"], "answer after compaction");
+  s->Detach(&rec);
+}
+
 TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
   auto s = NewSession();
   Recorder rec;

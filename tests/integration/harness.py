@@ -30,6 +30,18 @@ def transcript_problems(messages):
     return scripted_model.validate_openai(body)
 
 
+def processes():
+    """(pid, command line with NUL separators) of every process we can read, from /proc."""
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                yield int(p), f.read()
+        except OSError:
+            continue
+
+
 class Env:
     def __init__(self, replies, strict=True, extra_env=None, summary=None):
         self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
@@ -118,18 +130,11 @@ class Env:
     def kill_marked_processes(self):
         """Kills the process groups of tool commands that carry this Env's dir in their
         command line (a tool still running when a test killed the daemon)."""
-        for p in os.listdir("/proc"):
-            if not p.isdigit():
-                continue
-            try:
-                with open("/proc/%s/cmdline" % p, "rb") as f:
-                    cmd = f.read()
-            except OSError:
-                continue
+        for pid, cmd in processes():
             if (self.dir.encode() in cmd and b"agentd" not in cmd
-                    and int(p) not in (os.getpid(), self.server.pid)):
+                    and pid not in (os.getpid(), self.server.pid)):
                 try:
-                    pgid = os.getpgid(int(p))
+                    pgid = os.getpgid(pid)
                     if pgid != os.getpgrp():  # tools run in groups of their own
                         os.killpg(pgid, signal.SIGKILL)
                 except OSError:
@@ -138,16 +143,10 @@ class Env:
     def daemon_pids(self):
         """Pids of agentd processes serving this Env's socket."""
         pids = []
-        for p in os.listdir("/proc"):
-            if not p.isdigit():
-                continue
-            try:
-                with open("/proc/%s/cmdline" % p, "rb") as f:
-                    cmd = f.read().split(b"\0")
-            except OSError:
-                continue
-            if cmd and cmd[0].endswith(b"agentd") and self.socket.encode() in cmd:
-                pids.append(int(p))
+        for pid, cmd in processes():
+            argv = cmd.split(b"\0")
+            if argv[0].endswith(b"agentd") and self.socket.encode() in argv:
+                pids.append(pid)
         return pids
 
     def kill_daemon(self, sig=signal.SIGKILL):

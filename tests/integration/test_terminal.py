@@ -13,7 +13,7 @@ import time
 import unittest
 
 import grpc_client
-from harness import BIN, Env, tool_call, transcript_problems
+from harness import BIN, Env, processes, tool_call, transcript_problems
 
 TMUX = shutil.which("tmux")
 WAIT_S = 30
@@ -106,18 +106,7 @@ class Terminal:
 
 def processes_with(marker):
     """Pids of processes whose command line holds `marker`."""
-    pids = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % p, "rb") as f:
-                cmd = f.read()
-        except OSError:
-            continue
-        if marker.encode() in cmd and b"tmux" not in cmd:
-            pids.append(int(p))
-    return pids
+    return [pid for pid, cmd in processes() if marker.encode() in cmd and b"tmux" not in cmd]
 
 
 def wait_until(predicate, timeout=WAIT_S):
