@@ -5,11 +5,8 @@
 // Retry policy (WIRE.md §6, decisions in retry_policy.h): HTTP errors that may clear, and
 // failures before any output reached the user, are retried with backoff and reported to the
 // sink; anything after output was shown fails loudly and is never retried.
-#include <curl/curl.h>
-
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <thread>
 
@@ -19,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "daemon/llm/anthropic_convert.h"
 #include "daemon/llm/anthropic_stream.h"
+#include "daemon/llm/curl_library.h"
 #include "daemon/llm/error_text.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/openai_stream.h"
@@ -33,11 +31,6 @@ namespace {
 constexpr int kPollMs = 20;
 constexpr int kAnthropicMaxTokens = 8192;
 
-void GlobalInitOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 using Clock = std::chrono::steady_clock;
 
 // The state of one HTTP attempt, shared with libcurl's callbacks.
@@ -47,6 +40,7 @@ struct Attempt {
   SseParser parser;
   std::unique_ptr<OpenAiStreamAssembler> openai;
   std::unique_ptr<AnthropicStreamAssembler> claude;
+  const CurlLibrary* curl = nullptr;
   CURL* easy = nullptr;
   long status = 0;
   bool streaming = false;  // status 200 and an event stream: bytes go to the parser
@@ -94,7 +88,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   size_t len = size * n;
   a->last_byte = Clock::now();
   if (a->status == 0) {
-    curl_easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &a->status);
+    a->curl->easy_getinfo(a->easy, CURLINFO_RESPONSE_CODE, &a->status);
     std::string type;
     for (auto& [k, v] : a->headers) {
       if (k == "content-type") type = absl::AsciiStrToLower(v);
@@ -135,15 +129,13 @@ absl::Status StatusForHttp(int status, const std::string& message) {
 class CurlModelClient : public ModelClient {
  public:
   explicit CurlModelClient(const TransportOptions& options) : options_(options) {
-    GlobalInitOnce();
-    easy_ = curl_easy_init();
-    multi_ = curl_multi_init();
     std::random_device rd;
     rng_.seed(rd());
   }
   ~CurlModelClient() override {
-    curl_multi_cleanup(multi_);
-    curl_easy_cleanup(easy_);
+    if (curl_ == nullptr) return;
+    curl_->multi_cleanup(multi_);
+    curl_->easy_cleanup(easy_);
   }
 
   absl::StatusOr<ModelReply> Complete(const ModelRequest& request, StreamSink* sink,
@@ -174,6 +166,7 @@ class CurlModelClient : public ModelClient {
                           : BuildOpenAiRequest(m.model, request.messages, request.tools, true,
                                                openai_options);
     std::string payload = DumpJson(body);
+    if (absl::Status s = OpenHandles(); !s.ok()) return s;
 
     int max_attempts = std::max(1, options_.max_attempts);
     std::string last_reason;
@@ -183,6 +176,7 @@ class CurlModelClient : public ModelClient {
       a.sink = sink;
       a.openai = std::make_unique<OpenAiStreamAssembler>(sink);
       a.claude = std::make_unique<AnthropicStreamAssembler>(sink);
+      a.curl = curl_;
       a.easy = easy_;
       CURLcode code = Perform(url, m, payload, &a, cancelled);
       if (cancelled != nullptr && *cancelled) return absl::CancelledError("cancelled");
@@ -194,7 +188,7 @@ class CurlModelClient : public ModelClient {
         // Nothing came back: the server is unreachable, or went silent before answering.
         failure = absl::UnavailableError(
             absl::StrCat(code == CURLE_OPERATION_TIMEDOUT ? "no answer from " : "cannot reach ",
-                         url, ": ", error_buf_[0] ? error_buf_ : curl_easy_strerror(code)));
+                         url, ": ", error_buf_[0] ? error_buf_ : curl_->easy_strerror(code)));
         retryable = true;
         delay_ms = BackoffMs(attempt, rng_());
       } else if (!a.streaming) {
@@ -216,7 +210,7 @@ class CurlModelClient : public ModelClient {
         a.Consume(rest);
         if (a.stream_error.ok() && code != CURLE_OK && !a.Complete()) {
           a.stream_error = absl::UnavailableError(absl::StrCat(
-              "the stream broke: ", error_buf_[0] ? error_buf_ : curl_easy_strerror(code)));
+              "the stream broke: ", error_buf_[0] ? error_buf_ : curl_->easy_strerror(code)));
         }
         if (a.stream_error.ok()) {
           auto reply = anthropic ? a.claude->Finish() : a.openai->Finish();
@@ -248,6 +242,22 @@ class CurlModelClient : public ModelClient {
   }
 
  private:
+  // The handles are made on the first request, which is when libcurl is loaded.
+  absl::Status OpenHandles() {
+    if (curl_ != nullptr) return absl::OkStatus();
+    absl::StatusOr<const CurlLibrary*> lib = LoadCurl();
+    if (!lib.ok()) return lib.status();
+    easy_ = (*lib)->easy_init();
+    multi_ = (*lib)->multi_init();
+    if (easy_ == nullptr || multi_ == nullptr) {
+      if (easy_ != nullptr) (*lib)->easy_cleanup(easy_);
+      if (multi_ != nullptr) (*lib)->multi_cleanup(multi_);
+      return absl::ResourceExhaustedError("libcurl could not make a transfer handle");
+    }
+    curl_ = *lib;
+    return absl::OkStatus();
+  }
+
   // Sleeps for `ms`, waking early for a cancel; false when cancelled.
   static bool Wait(int64_t ms, const std::atomic<bool>* cancelled) {
     auto until = Clock::now() + std::chrono::milliseconds(ms);
@@ -260,46 +270,46 @@ class CurlModelClient : public ModelClient {
 
   CURLcode Perform(const std::string& url, const ModelSettings& m, const std::string& payload,
                    Attempt* a, const std::atomic<bool>* cancelled) {
-    curl_easy_reset(easy_);
+    curl_->easy_reset(easy_);
     error_buf_[0] = '\0';
     curl_slist* headers = nullptr;
-    headers = curl_slist_append(headers, "Content-Type: application/json");
-    headers = curl_slist_append(headers, "Accept: text/event-stream");
+    headers = curl_->slist_append(headers, "Content-Type: application/json");
+    headers = curl_->slist_append(headers, "Accept: text/event-stream");
     std::string auth;
     if (m.provider == "anthropic") {
       auth = "x-api-key: " + m.api_key;
-      headers = curl_slist_append(headers, "anthropic-version: 2023-06-01");
+      headers = curl_->slist_append(headers, "anthropic-version: 2023-06-01");
     } else if (!m.api_key.empty()) {
       auth = "Authorization: Bearer " + m.api_key;
     }
-    if (!auth.empty()) headers = curl_slist_append(headers, auth.c_str());
-    curl_easy_setopt(easy_, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, payload.data());
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
-    curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, OnBody);
-    curl_easy_setopt(easy_, CURLOPT_WRITEDATA, a);
-    curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, OnHeader);
-    curl_easy_setopt(easy_, CURLOPT_HEADERDATA, a);
-    curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buf_);
-    curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(options_.connect_timeout_ms));
-    curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(easy_, CURLOPT_USERAGENT, "agentd");
+    if (!auth.empty()) headers = curl_->slist_append(headers, auth.c_str());
+    curl_->easy_setopt(easy_, CURLOPT_URL, url.c_str());
+    curl_->easy_setopt(easy_, CURLOPT_HTTPHEADER, headers);
+    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDS, payload.data());
+    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+    curl_->easy_setopt(easy_, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_->easy_setopt(easy_, CURLOPT_WRITEDATA, a);
+    curl_->easy_setopt(easy_, CURLOPT_HEADERFUNCTION, OnHeader);
+    curl_->easy_setopt(easy_, CURLOPT_HEADERDATA, a);
+    curl_->easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buf_);
+    curl_->easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS,
+                       static_cast<long>(options_.connect_timeout_ms));
+    curl_->easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
+    curl_->easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_->easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "");
+    curl_->easy_setopt(easy_, CURLOPT_USERAGENT, "agentd");
     // Never send the key anywhere else: no redirects.
-    curl_easy_setopt(easy_, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_->easy_setopt(easy_, CURLOPT_FOLLOWLOCATION, 0L);
 
-    curl_multi_add_handle(multi_, easy_);
+    curl_->multi_add_handle(multi_, easy_);
     CURLcode result = CURLE_OK;
     a->last_byte = Clock::now();
     bool aborted = false;
     for (;;) {
       int running = 0;
-      curl_multi_perform(multi_, &running);
+      curl_->multi_perform(multi_, &running);
       int left = 0;
-      while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+      while (CURLMsg* msg = curl_->multi_info_read(multi_, &left)) {
         if (msg->msg == CURLMSG_DONE) result = msg->data.result;
       }
       if (running == 0) break;
@@ -313,18 +323,19 @@ class CurlModelClient : public ModelClient {
         aborted = true;
         break;
       }
-      curl_multi_poll(multi_, nullptr, 0, kPollMs, nullptr);
+      curl_->multi_poll(multi_, nullptr, 0, kPollMs, nullptr);
     }
-    curl_multi_remove_handle(multi_, easy_);
-    curl_slist_free_all(headers);
-    if (a->status == 0) curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &a->status);
+    curl_->multi_remove_handle(multi_, easy_);
+    curl_->slist_free_all(headers);
+    if (a->status == 0) curl_->easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &a->status);
     if (aborted && result == CURLE_OK) result = CURLE_ABORTED_BY_CALLBACK;
     return result;
   }
 
   TransportOptions options_;
-  CURL* easy_;
-  CURLM* multi_;
+  const CurlLibrary* curl_ = nullptr;
+  CURL* easy_ = nullptr;
+  CURLM* multi_ = nullptr;
   char error_buf_[CURL_ERROR_SIZE] = {0};
   std::mt19937_64 rng_;
 };

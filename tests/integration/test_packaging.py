@@ -95,8 +95,10 @@ class DebianPackage(unittest.TestCase):
         # shlibdeps names the libraries the binaries link, with versions.
         depends = fields.get("Depends", "")
         self.assertRegex(depends, r"\blibc6 \(>= [0-9.]+\)")
-        self.assertRegex(depends, r"\blibgrpc\+\+[0-9.]+\b")
-        self.assertRegex(depends, r"\blibcurl4\b")  # agentd's transport
+        self.assertRegex(depends, r"\blibcurl4 \(>= 7\.66\)")  # opened by agentd at run time
+        self.assertRegex(depends, r"\blibssl3\b")  # linked by agentd's static gRPC
+        # gRPC, protobuf, Abseil and libedit are linked in (cmake/StaticLink.cmake).
+        self.assertNotRegex(depends, r"libgrpc|libprotobuf|libabsl|libedit")
 
     def test_listing_has_programs_units_completions_and_man_pages(self):
         listing = run(["dpkg-deb", "-c", self.deb])
