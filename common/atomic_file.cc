@@ -56,20 +56,27 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
   const bool sync = durability == Durability::kSynced;
   std::filesystem::path p(path);
   std::string dir = p.parent_path().string();
-  if (auto s = MakeDirs(dir); !s.ok()) return s;
   std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  int fd = ::open(tmp.c_str(), kFlags, 0600);
+  if (fd < 0 && errno == ENOENT) {  // the directory is missing only the first time
+    if (auto s = MakeDirs(dir); !s.ok()) return s;
+    fd = ::open(tmp.c_str(), kFlags, 0600);
+  }
   if (fd < 0) return ErrnoStatus("create", tmp);
   absl::Status s = WriteAll(fd, content, tmp);
   if (s.ok() && sync && ::fsync(fd) != 0) s = ErrnoStatus("fsync", tmp);
   if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", tmp);
+  // Replacing a file leaves its directory entry in place: after a power loss the directory
+  // holds the old or the new file, both whole. Only a new name needs the directory synced.
+  struct stat st;
+  const bool replacing = ::stat(path.c_str(), &st) == 0;
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoStatus("rename", path);
   if (!s.ok()) {
     ::unlink(tmp.c_str());
     return s;
   }
-  if (!sync) return absl::OkStatus();
-  // The rename is durable only once the directory entry is.
+  if (!sync || replacing) return absl::OkStatus();
   int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);

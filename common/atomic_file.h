@@ -1,5 +1,6 @@
 // Writes a file so that a crash at any moment leaves either the old or the new content:
-// temp file beside it, write, fsync, rename, fsync of the directory. Thread-compatible.
+// temp file beside it, write, fsync, rename (and an fsync of the directory when the name is
+// new). Thread-compatible.
 #pragma once
 
 #include <string>
@@ -11,7 +12,7 @@
 namespace agent {
 
 enum class Durability {
-  kSynced,    // fsync the file and its directory: survives a power loss
+  kSynced,    // fsync before the rename: survives a power loss
   kUnsynced,  // atomic against a crash of the process only (for files we can rebuild)
 };
 

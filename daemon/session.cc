@@ -151,6 +151,8 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
   agent::MutexLock l(&s->mu_);
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
     s->SaveLocked();
+  } else if (s->meta_.message_count != static_cast<int64_t>(s->transcript_.size())) {
+    s->SaveLocked(Save::kMetaOnly);  // the daemon stopped inside a turn
   }
   return s;
 }
@@ -254,12 +256,13 @@ void Session::EmitClientsChanged() {
   Emit(std::move(e));
 }
 
-void Session::SaveLocked() {
+void Session::SaveLocked(Save what) {
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
-  absl::Status s = SaveTranscript(workdir_, meta_.id, transcript_);
-  if (s.ok()) s = SaveMeta(meta_);
+  absl::Status s;
+  if (what != Save::kMetaOnly) s = SaveTranscript(workdir_, meta_.id, transcript_);
+  if (s.ok() && what != Save::kTranscriptOnly) s = SaveMeta(meta_);
   if (!s.ok()) {
     // Keep going: the next message saves everything again. Tell the user once per failure run.
     if (!save_failed_) {
@@ -451,11 +454,10 @@ void Session::TurnThreadMain() {
     std::string error;
     v1::TurnOutcome outcome = RunTurn(&error);
     agent::MutexLock l(&mu_);
-    if (transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED
-                             ? "cancelled by the user"
-                             : "the turn ended before it ran") > 0) {
-      SaveLocked();
-    }
+    const bool sealed = transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED
+                                             ? "cancelled by the user"
+                                             : "the turn ended before it ran") > 0;
+    SaveLocked(sealed ? Save::kAll : Save::kMetaOnly);
     partial_text_.clear();
     partial_reasoning_.clear();
     in_turn_ = false;
@@ -518,7 +520,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
       // Text the user already saw stays in the transcript, so the model knows it said it.
       if (!partial_text_.empty()) {
         (void)transcript_.AppendAssistant({{"content", partial_text_}});
-        SaveLocked();
+        SaveLocked(Save::kTranscriptOnly);
       }
       if (cancelled_ || absl::IsCancelled(reply.status())) return v1::TURN_OUTCOME_CANCELLED;
       *error = std::string(reply.status().message());
@@ -544,7 +546,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
         u.mutable_usage()->set_completion_tokens(reply->usage->completion_tokens);
         Emit(std::move(u));
       }
-      SaveLocked();
+      SaveLocked(Save::kTranscriptOnly);
       v1::Event am;
       am.mutable_assistant_message()->set_text(reply->content);
       for (const llm::ToolCall& c : calls) {
@@ -613,7 +615,7 @@ void Session::RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_tr
       // The tool only knows it was cancelled; the model should know why.
       if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
       if (auto s = transcript_.AppendToolResult(calls[k].id, content); !s.ok()) continue;
-      SaveLocked();
+      SaveLocked(Save::kTranscriptOnly);
       v1::Event e;
       auto* r = e.mutable_tool_result();
       r->set_call_id(calls[k].id);

@@ -138,7 +138,11 @@ class Session {
 
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EmitClientsChanged() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void SaveLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes the transcript and, unless kTranscriptOnly, the meta file. Saves inside a turn
+  // are transcript-only: the meta file (what `agent ls` shows of a session not loaded) is
+  // written when a turn starts and ends, and a load recounts what it may have missed.
+  enum class Save { kAll, kTranscriptOnly, kMetaOnly };
+  void SaveLocked(Save what = Save::kAll) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Event SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

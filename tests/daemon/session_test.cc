@@ -459,5 +459,35 @@ TEST_F(SessionTest, LoadSealsACallThatACrashLeftOpen) {
   EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
 }
 
+TEST_F(SessionTest, MetaFileIsWrittenAtTurnEndsAndALoadRecountsAStaleOne) {
+  auto s = NewSession();
+  std::string id = s->id();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"read_file", R"({"path":"missing.txt"})"}}, "r"));
+  script_->Add(TextReply("done"));
+  ASSERT_TRUE(s->SendPrompt("look", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  s->Detach(&rec);
+  // system, user, call, result, answer: the turn's end wrote the count.
+  auto meta = LoadMeta(workdir_, id);
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_EQ(meta->message_count, 5);
+  EXPECT_EQ(meta->title, "look");
+
+  // A daemon that died inside a turn leaves the meta file behind the transcript.
+  session_.reset();
+  s.reset();
+  SessionMeta stale = *meta;
+  stale.message_count = 2;
+  ASSERT_TRUE(SaveMeta(stale).ok());
+  auto loaded = Session::Load(workdir_, id, SessionSettings{}, Deps());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  session_ = *loaded;
+  meta = LoadMeta(workdir_, id);
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_EQ(meta->message_count, 5);
+}
+
 }  // namespace
 }  // namespace agent::daemon
