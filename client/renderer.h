@@ -18,6 +18,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.pb.h"
+#include "client/history.h"
 #include "client/markdown.h"
 #include "common/json.h"
 
@@ -60,7 +61,7 @@ class Renderer {
   void PromptSent(absl::Time now);
 
   // The history of a snapshot's transcript, as it would have streamed.
-  std::string RenderTranscript(const Json& messages);
+  std::string RenderTranscript(const std::vector<HistoryMessage>& messages);
   // `→ name(args)`: the one-line form of a tool call.
   std::string CallLine(const std::string& name, const std::string& arguments) const;
   // What is asked: the tool and command or path, and the coloured diff of an edit.

@@ -136,6 +136,70 @@ absl::StatusOr<Transcript> Transcript::FromJson(Json messages) {
   return t;
 }
 
+namespace {
+
+bool ConsumePrefix(std::string_view* s, std::string_view prefix) {
+  if (!s->starts_with(prefix)) return false;
+  s->remove_prefix(prefix.size());
+  return true;
+}
+
+bool ConsumeSuffix(std::string_view* s, std::string_view suffix) {
+  if (!s->ends_with(suffix)) return false;
+  s->remove_suffix(suffix.size());
+  return true;
+}
+
+// The messages and lines of text in TranscriptFileText's form; false for any other text.
+bool SplitFileText(std::string_view text, Json* messages, std::vector<std::string>* lines) {
+  if (!ConsumePrefix(&text, "[\n") || !ConsumeSuffix(&text, "]\n")) return false;
+  *messages = Json::array();
+  lines->clear();
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) return false;
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl + 1);
+    if (!ConsumePrefix(&line, "  ")) return false;
+    // Every line but the last ends with the comma between array elements.
+    if (!text.empty() && !ConsumeSuffix(&line, ",")) return false;
+    absl::StatusOr<Json> m = ParseJson(line);
+    if (!m.ok()) return false;
+    messages->push_back(*std::move(m));
+    lines->emplace_back(line);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<Transcript> Transcript::FromFileText(std::string_view text) {
+  Json messages;
+  std::vector<std::string> lines;
+  const bool split = SplitFileText(text, &messages, &lines);
+  if (!split) {
+    absl::StatusOr<Json> j = ParseJson(text);
+    if (!j.ok()) return j.status();
+    if (!j->is_array()) return absl::InvalidArgumentError("not a JSON array of messages");
+    messages = *std::move(j);
+  }
+  std::vector<std::string> problems = ValidateMessages(messages, true);
+  if (!problems.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("breaks the transcript rule: ", absl::StrJoin(problems, "; ")));
+  }
+  Transcript t;
+  t.messages_ = std::move(messages);
+  if (split) {
+    t.serialized_ = std::move(lines);
+  } else {
+    t.SerializeAll();
+  }
+  t.RecomputePending();
+  t.DebugCheck();
+  return t;
+}
+
 size_t Transcript::CharCount() const {
   size_t n = 0;
   for (const Json& m : messages_) n += ContentChars(m);

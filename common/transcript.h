@@ -38,6 +38,11 @@ class Transcript {
   // Takes a loaded message list. InvalidArgument listing the problems when it breaks the rule
   // (an open tail is accepted: call Seal() after loading a session from disk).
   static absl::StatusOr<Transcript> FromJson(Json messages);
+  // Loads a session file's text. A file in TranscriptFileText's form is read line by line,
+  // each line kept as its message's serialisation, so a load does not re-serialise; any other
+  // JSON array of messages (a file fixed in an editor) is parsed whole. InvalidArgument says
+  // whether the text is not JSON, not an array, or breaks the rule.
+  static absl::StatusOr<Transcript> FromFileText(std::string_view text);
 
   const Json& messages() const { return messages_; }
   size_t size() const { return messages_.size(); }

@@ -129,14 +129,8 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
                                                        SessionSettings settings, SessionDeps deps) {
   auto lock = SessionLock::Acquire(workdir, id);
   if (!lock.ok()) return lock.status();
-  auto messages = LoadTranscriptJson(workdir, id);
-  if (!messages.ok()) return messages.status();
-  auto transcript = Transcript::FromJson(*std::move(messages));
-  if (!transcript.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(TranscriptPath(workdir, id),
-                     " breaks the transcript rule: ", transcript.status().message()));
-  }
+  auto transcript = LoadTranscript(workdir, id);
+  if (!transcript.ok()) return transcript.status();
   SessionMeta meta;
   if (auto m = LoadMeta(workdir, id); m.ok()) {
     meta = *std::move(m);
@@ -214,7 +208,7 @@ v1::Session Session::Info() const {
 
 std::string Session::TranscriptJson() const {
   agent::MutexLock l(&mu_);
-  return DumpJson(transcript_.messages());
+  return transcript_.FileText();
 }
 
 bool Session::Busy() const {
@@ -233,7 +227,7 @@ v1::Event Session::SnapshotLocked() const {
   e.set_epoch(log_.epoch());
   e.set_unix_ms(NowMs());
   auto* snap = e.mutable_snapshot();
-  snap->set_transcript_json(DumpJson(transcript_.messages()));
+  snap->set_transcript_json(transcript_.FileText());  // from the cache: no re-serialising
   snap->set_state(StateLocked());
   if (approval_.has_value() && !approval_->answered) {
     *snap->mutable_pending_approval() = approval_->approval;

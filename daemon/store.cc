@@ -85,14 +85,13 @@ absl::Status AppendCompacted(const std::string& workdir, const std::string& id, 
                       DumpJson(line) + "\n");
 }
 
-absl::StatusOr<Json> LoadTranscriptJson(const std::string& workdir, const std::string& id) {
+absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id) {
   std::string path = TranscriptPath(workdir, id);
   auto text = ReadFileToString(path);
   if (!text.ok()) return text.status();
-  auto j = ParseJson(*text);
-  if (!j.ok()) return absl::DataLossError(absl::StrCat(path, ": ", j.status().message()));
-  if (!j->is_array()) return absl::DataLossError(path + ": not a JSON array of messages");
-  return *std::move(j);
+  auto t = Transcript::FromFileText(*text);
+  if (!t.ok()) return absl::DataLossError(absl::StrCat(path, ": ", t.status().message()));
+  return t;
 }
 
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id) {

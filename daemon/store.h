@@ -50,8 +50,9 @@ absl::Status SaveMeta(const SessionMeta& meta);
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,
                              const std::string& summary);
 
-// The raw message list; DataLoss with the file name when it is not JSON.
-absl::StatusOr<Json> LoadTranscriptJson(const std::string& workdir, const std::string& id);
+// The saved transcript (its open tail, if any, still open); DataLoss naming the file when it
+// is not JSON, not a message list, or breaks the transcript rule.
+absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id);
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id);
 // Ids of the sessions saved in `workdir` (those with a transcript file).
 std::vector<std::string> ListSessionIds(const std::string& workdir);

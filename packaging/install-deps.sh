@@ -10,7 +10,7 @@ packages=(
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libcurl4-openssl-dev nlohmann-json3-dev libre2-dev libedit-dev
-  libcli11-dev libssl-dev zlib1g-dev libc-ares-dev
+  libcli11-dev libssl-dev zlib1g-dev libc-ares-dev rapidjson-dev
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-grpcio tmux
   clang libclang-rt-14-dev clang-format

@@ -115,6 +115,40 @@ TEST(Transcript, FromJsonRejectsBrokenRule) {
   EXPECT_FALSE(Transcript::FromJson(late_system).ok());
 }
 
+TEST(Transcript, FromFileTextKeepsEachLineOfASavedFileAsItsSerialisation) {
+  // As TranscriptFileText writes it, with a line a person edited (spaces) left alone.
+  std::string text =
+      "[\n"
+      "  {\"role\":\"user\",\"content\":\"hi\"},\n"
+      "  {\"role\": \"assistant\",  \"content\": \"hello\"}\n"
+      "]\n";
+  auto t = Transcript::FromFileText(text);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->size(), 2u);
+  EXPECT_EQ(t->messages()[1]["content"], "hello");
+  EXPECT_EQ(t->FileText(), text);
+  // Appending serialises only the new message.
+  ASSERT_TRUE(t->AppendUser("more").ok());
+  EXPECT_EQ(t->FileText(),
+            text.substr(0, text.size() - 3) + ",\n  {\"content\":\"more\",\"role\":\"user\"}\n]\n");
+}
+
+TEST(Transcript, FromFileTextParsesOtherLayoutsWholeAndNamesWhatIsWrong) {
+  Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}}, AssistantWithCalls({"a"})});
+  auto pretty = Transcript::FromFileText(msgs.dump(2));
+  ASSERT_TRUE(pretty.ok()) << pretty.status();
+  EXPECT_EQ(pretty->messages(), msgs);
+  EXPECT_EQ(pretty->PendingCallIds(), std::vector<std::string>{"a"});
+  EXPECT_EQ(*ParseJson(pretty->FileText()), msgs);
+
+  EXPECT_TRUE(absl::IsInvalidArgument(Transcript::FromFileText("[\n  {\"role\":\n").status()));
+  EXPECT_THAT(std::string(Transcript::FromFileText("{}").status().message()),
+              HasSubstr("not a JSON array"));
+  std::string orphan = "[\n  {\"role\":\"tool\",\"tool_call_id\":\"x\",\"content\":\"r\"}\n]\n";
+  EXPECT_THAT(std::string(Transcript::FromFileText(orphan).status().message()),
+              HasSubstr("breaks the transcript rule"));
+}
+
 TEST(Transcript, CutPointMovesPastToolMessagesAndKeepsSystem) {
   Transcript t;
   ASSERT_TRUE(t.AppendSystem("sys").ok());
