@@ -1,0 +1,53 @@
+#include "common/json.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ParseJson, KeepsNumberKindsAndTheLastOfARepeatedKey) {
+  auto j = ParseJson(R"({"u": 7, "i": -7, "big": 18446744073709551615, "f": 0.1, "k": 1, "k": 2})");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_TRUE((*j)["u"].is_number_unsigned());
+  EXPECT_TRUE((*j)["i"].is_number_integer() && !(*j)["i"].is_number_unsigned());
+  EXPECT_EQ((*j)["big"].get<uint64_t>(), 18446744073709551615u);
+  EXPECT_EQ((*j)["f"].get<double>(), 0.1);  // rounded as strtod does
+  EXPECT_EQ((*j)["k"], 2);
+  EXPECT_EQ(*j, Json::parse(R"({"u":7,"i":-7,"big":18446744073709551615,"f":0.1,"k":2})"));
+}
+
+TEST(ParseJson, ReadsStringsWithEscapesNulAndSurrogatePairs) {
+  auto j = ParseJson(R"(["a\u0000b", "\ud83d\ude00", "é\n\"", {"nested": [[], {}]}])");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ((*j)[0].get<std::string>(), std::string("a\0b", 3));
+  EXPECT_EQ((*j)[1], "\xF0\x9F\x98\x80");
+  EXPECT_EQ((*j)[2], "é\n\"");
+  EXPECT_EQ(DumpJson((*j)[3]), R"({"nested":[[],{}]})");
+}
+
+TEST(ParseJson, RefusesInvalidJsonAndSaysWhere) {
+  for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "1 2", "nul", "\"\t\"", "[\"\xff\"]",
+                          "\"\\ud800\"", "1e400", "{}x"}) {
+    EXPECT_FALSE(ParseJson(bad).ok()) << bad;
+  }
+  EXPECT_FALSE(ParseJson("\"\\udc00\"").ok());  // a lone low surrogate
+  EXPECT_THAT(std::string(ParseJson("[1, 2, }").status().message()), HasSubstr("at byte"));
+}
+
+TEST(ParseJson, SkipsAByteOrderMarkAndSurvivesDeepNesting) {
+  auto j = ParseJson("\xEF\xBB\xBF{\"a\":1}");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ((*j)["a"], 1);
+  const int depth = 100000;
+  auto deep = ParseJson(std::string(depth, '[') + std::string(depth, ']'));
+  ASSERT_TRUE(deep.ok()) << deep.status();
+  EXPECT_TRUE(deep->is_array());
+}
+
+}  // namespace
+}  // namespace agent
