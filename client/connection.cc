@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
 #include "common/protocol.h"
+#include "grpcpp/create_channel_posix.h"
 #include "grpcpp/grpcpp.h"
 
 namespace agent::client {
@@ -86,22 +87,32 @@ absl::Status StartDaemon(const std::string& socket_path) {
   return absl::UnavailableError(absl::StrCat("agentd did not start: ", line));
 }
 
-}  // namespace
-
-bool DaemonAnswers(const std::string& socket_path) {
+// A connected socket to the daemon, or -1 when nothing accepts on `socket_path`.
+int ConnectSocket(const std::string& socket_path) {
   sockaddr_un addr{};
-  if (socket_path.size() >= sizeof addr.sun_path) return false;
+  if (socket_path.size() >= sizeof addr.sun_path) return -1;
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  ::close(fd);
-  return ok;
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+bool DaemonAnswers(const std::string& socket_path) {
+  int fd = ConnectSocket(socket_path);
+  if (fd >= 0) ::close(fd);
+  return fd >= 0;
 }
 
 absl::StatusOr<std::unique_ptr<agent::v1::AgentDaemon::Stub>> Connect(const ConnectOptions& o) {
-  if (!DaemonAnswers(o.socket_path)) {
+  int fd = ConnectSocket(o.socket_path);
+  if (fd < 0) {
     if (!o.autostart) {
       return absl::UnavailableError("agentd is not running (socket " + o.socket_path + ")");
     }
@@ -112,15 +123,22 @@ absl::StatusOr<std::unique_ptr<agent::v1::AgentDaemon::Stub>> Connect(const Conn
     if (lock < 0) return absl::UnavailableError("cannot open " + lock_path);
     ::flock(lock, LOCK_EX);  // the holder is starting a daemon; bounded by its start timeout
     absl::Status started = absl::OkStatus();
-    if (!DaemonAnswers(o.socket_path)) started = StartDaemon(o.socket_path);
+    fd = ConnectSocket(o.socket_path);
+    if (fd < 0) {
+      started = StartDaemon(o.socket_path);
+      if (started.ok()) fd = ConnectSocket(o.socket_path);
+    }
     ::close(lock);
     if (!started.ok()) return started;
+    if (fd < 0)
+      return absl::UnavailableError("agentd started but does not accept on " + o.socket_path);
   }
+  // The channel runs on the socket just connected: no resolver, no second connection, and no
+  // reconnecting either, which the client never wants (it reports a lost daemon and exits).
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
-  auto channel =
-      grpc::CreateCustomChannel("unix:" + o.socket_path, grpc::InsecureChannelCredentials(), args);
+  auto channel = grpc::CreateCustomInsecureChannelFromFd("agentd", fd, args);
   return agent::v1::AgentDaemon::NewStub(channel);
 }
 

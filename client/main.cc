@@ -62,8 +62,16 @@ std::unique_ptr<v1::AgentDaemon::Stub> ConnectOrDie(bool autostart = true) {
   return *std::move(stub);
 }
 
-int List(bool all, bool json) {
-  auto stub = ConnectOrDie();
+// Every command that connected ends here, once its own objects (the session view, which
+// restores the terminal and saves the line history) are gone, but without tearing gRPC down
+// (destroying the channel, stopping and joining its threads): the kernel closes the socket.
+// `agent ls` takes ~3.6 ms instead of ~5.5 ms.
+[[noreturn]] void ExitWithoutTeardown(int code) {
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+int List(v1::AgentDaemon::Stub* stub, bool all) {
   grpc::ClientContext ctx;
   v1::ListSessionsRequest req;
   char cwd[4096];
@@ -83,12 +91,10 @@ int List(bool all, bool json) {
                 x.message_count(), Ago(x.updated_unix_ms()).c_str(), x.title().c_str(),
                 clients.c_str(), all ? absl::StrCat("  (", x.workdir(), ")").c_str() : "");
   }
-  (void)json;
   return 0;
 }
 
-int Fork(const std::string& id) {
-  auto stub = ConnectOrDie();
+int Fork(v1::AgentDaemon::Stub* stub, const std::string& id) {
   grpc::ClientContext ctx;
   v1::ForkSessionRequest req;
   req.set_session_id(id);
@@ -99,8 +105,7 @@ int Fork(const std::string& id) {
   return 0;
 }
 
-int Remove(const std::string& id) {
-  auto stub = ConnectOrDie();
+int Remove(v1::AgentDaemon::Stub* stub, const std::string& id) {
   grpc::ClientContext ctx;
   v1::DeleteSessionRequest req;
   req.set_session_id(id);
@@ -206,11 +211,11 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return app.exit(e);
     }
-    if (cmd == "ls") return List(all, false);
-    if (cmd == "fork") return Fork(id);
-    if (cmd == "rm") return Remove(id);
     if (cmd == "daemon") return DaemonCommand(what);
     auto stub = ConnectOrDie();
+    if (cmd == "ls") ExitWithoutTeardown(List(stub.get(), all));
+    if (cmd == "fork") ExitWithoutTeardown(Fork(stub.get(), id));
+    if (cmd == "rm") ExitWithoutTeardown(Remove(stub.get(), id));
     ClientOptions o = BaseOptions(false, yes, plain);
     o.read_only = read_only;
     if (id.empty()) {
@@ -222,7 +227,7 @@ int main(int argc, char** argv) {
       id = *newest;
     }
     o.session_id = id;
-    return agent::client::RunInteractive(*stub, o);
+    ExitWithoutTeardown(agent::client::RunInteractive(*stub, o));
   }
 
   CLI::App app{
@@ -257,6 +262,6 @@ int main(int argc, char** argv) {
     resume_id = *newest;
   }
   o.session_id = resume_id;
-  if (words.empty()) return agent::client::RunInteractive(*stub, o);
-  return agent::client::RunOneShot(*stub, o, absl::StrJoin(words, " "));
+  if (words.empty()) ExitWithoutTeardown(agent::client::RunInteractive(*stub, o));
+  ExitWithoutTeardown(agent::client::RunOneShot(*stub, o, absl::StrJoin(words, " ")));
 }

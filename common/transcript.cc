@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <unordered_set>
 #include <utility>
 
@@ -151,9 +152,23 @@ bool ConsumeSuffix(std::string_view* s, std::string_view suffix) {
 }
 
 // The messages and lines of text in TranscriptFileText's form; false for any other text.
+// Parses lines [begin, end) into out[begin, end); false at the first that is not JSON.
+bool ParseLines(const std::vector<std::string>& lines, size_t begin, size_t end,
+                std::vector<Json>* out) {
+  for (size_t i = begin; i < end; ++i) {
+    absl::StatusOr<Json> m = ParseJson(lines[i]);
+    if (!m.ok()) return false;
+    (*out)[i] = *std::move(m);
+  }
+  return true;
+}
+
+// Files this large are parsed on two threads: attaching to a long session waits for it.
+constexpr size_t kParallelParseBytes = 256 * 1024;
+
 bool SplitFileText(std::string_view text, Json* messages, std::vector<std::string>* lines) {
+  const size_t size = text.size();
   if (!ConsumePrefix(&text, "[\n") || !ConsumeSuffix(&text, "]\n")) return false;
-  *messages = Json::array();
   lines->clear();
   while (!text.empty()) {
     size_t nl = text.find('\n');
@@ -163,11 +178,18 @@ bool SplitFileText(std::string_view text, Json* messages, std::vector<std::strin
     if (!ConsumePrefix(&line, "  ")) return false;
     // Every line but the last ends with the comma between array elements.
     if (!text.empty() && !ConsumeSuffix(&line, ",")) return false;
-    absl::StatusOr<Json> m = ParseJson(line);
-    if (!m.ok()) return false;
-    messages->push_back(*std::move(m));
     lines->emplace_back(line);
   }
+  std::vector<Json> parsed(lines->size());
+  const size_t half = size >= kParallelParseBytes ? lines->size() / 2 : 0;
+  bool first_ok = true;
+  std::thread first;
+  if (half > 0) first = std::thread([&] { first_ok = ParseLines(*lines, 0, half, &parsed); });
+  bool second_ok = ParseLines(*lines, half, lines->size(), &parsed);
+  if (first.joinable()) first.join();
+  if (!first_ok || !second_ok) return false;
+  *messages = Json::array();
+  messages->get_ref<Json::array_t&>() = std::move(parsed);
   return true;
 }
 

@@ -133,6 +133,26 @@ TEST(Transcript, FromFileTextKeepsEachLineOfASavedFileAsItsSerialisation) {
             text.substr(0, text.size() - 3) + ",\n  {\"content\":\"more\",\"role\":\"user\"}\n]\n");
 }
 
+TEST(Transcript, FromFileTextReadsALargeFileOnTwoThreadsInOrder) {
+  Transcript t;
+  ASSERT_TRUE(t.AppendSystem("sys").ok());
+  const std::string filler(300, 'x');
+  for (int i = 0; i < 700; ++i) {  // ~450 KB: past the size read on two threads
+    ASSERT_TRUE(t.AppendUser("question " + std::to_string(i) + filler).ok());
+    ASSERT_TRUE(t.AppendAssistant({{"content", "answer " + std::to_string(i) + filler}}).ok());
+  }
+  std::string text = t.FileText();
+  ASSERT_GT(text.size(), 256u * 1024);
+  auto loaded = Transcript::FromFileText(text);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->messages(), t.messages());
+  EXPECT_EQ(loaded->FileText(), text);
+  // A broken line in the first half fails the load as a whole.
+  std::string broken = text;
+  broken.erase(broken.find("\"question 10x"), 1);  // an unquoted string
+  EXPECT_TRUE(absl::IsInvalidArgument(Transcript::FromFileText(broken).status()));
+}
+
 TEST(Transcript, FromFileTextParsesOtherLayoutsWholeAndNamesWhatIsWrong) {
   Json msgs = Json::array({{{"role", "user"}, {"content", "hi"}}, AssistantWithCalls({"a"})});
   auto pretty = Transcript::FromFileText(msgs.dump(2));

@@ -96,9 +96,12 @@ class DebianPackage(unittest.TestCase):
         depends = fields.get("Depends", "")
         self.assertRegex(depends, r"\blibc6 \(>= [0-9.]+\)")
         self.assertRegex(depends, r"\blibcurl4 \(>= 7\.66\)")  # opened by agentd at run time
-        self.assertRegex(depends, r"\blibssl3\b")  # linked by agentd's static gRPC
-        # gRPC, protobuf, Abseil and libedit are linked in (cmake/StaticLink.cmake).
-        self.assertNotRegex(depends, r"libgrpc|libprotobuf|libabsl|libedit")
+        self.assertRegex(depends, r"\blibssl3\b")  # gRPC's TLS, shared in every build
+        if cache_value("AGENT_STATIC") == "ON":
+            # gRPC, protobuf, Abseil and libedit are linked in (cmake/StaticLink.cmake).
+            self.assertNotRegex(depends, r"libgrpc|libprotobuf|libabsl|libedit")
+        else:
+            self.assertRegex(depends, r"\blibgrpc\+\+[0-9.]+\b")
 
     def test_listing_has_programs_units_completions_and_man_pages(self):
         listing = run(["dpkg-deb", "-c", self.deb])
