@@ -508,8 +508,8 @@ def step_script(steps):
 
 
 def atomic_write_ms(directory, runs=10):
-    """Median ms of one atomic 4 KB file write as common/atomic_file.cc does it: write a temp
-    file, fsync, rename, fsync the directory."""
+    """Median ms of one atomic 4 KB file write as common/atomic_file.cc does it for a new name:
+    write a temp file, fsync, rename, fsync the directory (a replaced file skips the last)."""
     times = []
     for i in range(runs):
         path = os.path.join(directory, "probe-%d" % i)
@@ -606,8 +606,9 @@ def bench_steps(w, t, runs=5, steps=50):
            "runs. Wall is the whole process (session creation included) and includes the "
            "scripted server's answers. CPU: agentd's from /proc/<pid>/stat (10 ms ticks, so "
            "summed over all runs), agent's from wait4; the server's is shown, not counted. "
-           "Each step saves the session twice (the assistant message, the tool result), each "
-           "save is 2 atomic files: 4 atomic writes, 8 fsyncs per step, hence the disk rows. "
+           "Each step saves the transcript twice (the assistant message, the tool result; the "
+           "meta file is written when the turn starts and ends): 2 atomic writes and 2 fsyncs "
+           "per step, hence the disk rows. "
            "The server runs with TCP_NODELAY (tests/bench/model_nodelay.py): the stock one "
            "waits for delayed ACKs, ~40 ms per request." % (steps, steps - 1, runs))
 
@@ -680,7 +681,7 @@ def bench_store(t, bin_dir):
               "%.2f ms (CPU %.2f ms), %.0f KB written" % (r["real_time"], r["cpu_time"],
                                                          r["bytes"] / 1024))
     t.note("save: store_bench (Google Benchmark, median of 3 repetitions) calling SaveTranscript "
-           "in a temp dir under %s: serialise, write, fsync, rename, fsync of the directory. "
+           "in a temp dir under %s, replacing the file: serialise, write, fsync, rename. "
            "CPU is the thread's; the rest of the time waits for the disk." % tmp)
 
 

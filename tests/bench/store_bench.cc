@@ -1,5 +1,5 @@
 // Cost of the save the daemon does after every message: SaveTranscript (serialise + write a
-// temp file + fsync + rename + fsync of the directory) for transcripts of 100, 1,000 and
+// temp file + fsync + rename over the saved file) for transcripts of 100, 1,000 and
 // 10,000 messages. The transcripts look like real ones: a system prompt, user prompts,
 // assistant text, assistant tool calls and tool results of a few hundred bytes with newlines,
 // quotes and some non-ASCII text. Reports the time per save and the bytes written per save
