@@ -1,9 +1,9 @@
 // The parts of a snapshot's transcript that the client shows, read with RapidJSON.
 //
 // Attaching to a long session parses its whole history (1.3 MB of JSON for 5,000 messages):
-// nlohmann/json builds that tree in ~10 ms, RapidJSON in ~2.5 ms, which is most of the
-// difference between the attach goal met and missed (README, "Benchmarks"). Everything else
-// in the client keeps using common/json.h.
+// nlohmann/json builds that tree in ~10 ms, RapidJSON in ~2.5 ms (the attach figures of
+// `make bench`). Everything else keeps using common/json.h: this input is always the daemon's
+// own serialisation, and nlohmann is the stricter parser for untrusted JSON.
 #pragma once
 
 #include <string>

@@ -42,7 +42,8 @@ function(agent_link_static target)
     -Wl,--end-group Threads::Threads -static-libstdc++ -static-libgcc)
 endfunction()
 
-# Static unless sanitizing: the sanitizers' runtimes want the shared C++ library.
+# Static unless sanitizing: sanitizer builds are for finding bugs, not for start-up time, and
+# link the shared libraries as the tests do.
 if(AGENT_SANITIZE)
   set(agent_static_default OFF)
 else()

@@ -151,7 +151,6 @@ bool ConsumeSuffix(std::string_view* s, std::string_view suffix) {
   return true;
 }
 
-// The messages and lines of text in TranscriptFileText's form; false for any other text.
 // Parses lines [begin, end) into out[begin, end); false at the first that is not JSON.
 bool ParseLines(const std::vector<std::string>& lines, size_t begin, size_t end,
                 std::vector<Json>* out) {
@@ -166,6 +165,7 @@ bool ParseLines(const std::vector<std::string>& lines, size_t begin, size_t end,
 // Files this large are parsed on two threads: attaching to a long session waits for it.
 constexpr size_t kParallelParseBytes = 256 * 1024;
 
+// The messages and lines of text in TranscriptFileText's form; false for any other text.
 bool SplitFileText(std::string_view text, Json* messages, std::vector<std::string>* lines) {
   const size_t size = text.size();
   if (!ConsumePrefix(&text, "[\n") || !ConsumeSuffix(&text, "]\n")) return false;
