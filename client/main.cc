@@ -36,17 +36,6 @@ std::string Ago(int64_t unix_ms) {
   return absl::StrCat(s / 86400, "d ago");
 }
 
-const char* StateName(v1::SessionState s) {
-  switch (s) {
-    case v1::SESSION_STATE_RUNNING:
-      return "running";
-    case v1::SESSION_STATE_WAITING_APPROVAL:
-      return "waiting";
-    default:
-      return "idle";
-  }
-}
-
 int Fail(const std::string& what, const grpc::Status& s) {
   std::fprintf(stderr, "agent: %s%s\n", what.c_str(), s.error_message().c_str());
   return agent::client::kExitError;
@@ -87,9 +76,10 @@ int List(v1::AgentDaemon::Stub* stub, bool all) {
     }
     std::string clients =
         x.attached_clients() > 0 ? absl::StrCat(" ", x.attached_clients(), " attached") : "";
-    std::printf("%.16s  %-7s %4d msgs  %-8s %s%s%s\n", x.id().c_str(), StateName(x.state()),
-                x.message_count(), Ago(x.updated_unix_ms()).c_str(), x.title().c_str(),
-                clients.c_str(), all ? absl::StrCat("  (", x.workdir(), ")").c_str() : "");
+    std::printf("%.16s  %-7s %4d msgs  %-8s %s%s%s\n", x.id().c_str(),
+                agent::client::StateName(x.state()), x.message_count(),
+                Ago(x.updated_unix_ms()).c_str(), x.title().c_str(), clients.c_str(),
+                all ? absl::StrCat("  (", x.workdir(), ")").c_str() : "");
   }
   return 0;
 }

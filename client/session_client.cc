@@ -14,6 +14,13 @@ namespace {
 
 namespace v1 = agent::v1;
 
+std::string Cwd() {
+  std::error_code ec;
+  return std::filesystem::current_path(ec).string();
+}
+
+}  // namespace
+
 v1::ModelConfig ModelFromEnv() {
   ModelSettings m = ModelSettingsFromEnv();
   v1::ModelConfig c;
@@ -24,12 +31,16 @@ v1::ModelConfig ModelFromEnv() {
   return c;
 }
 
-std::string Cwd() {
-  std::error_code ec;
-  return std::filesystem::current_path(ec).string();
+const char* StateName(v1::SessionState s) {
+  switch (s) {
+    case v1::SESSION_STATE_RUNNING:
+      return "running";
+    case v1::SESSION_STATE_WAITING_APPROVAL:
+      return "waiting";
+    default:
+      return "idle";
+  }
 }
-
-}  // namespace
 
 absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const ClientOptions& o,
                                               v1::PolicyMode mode) {

@@ -39,6 +39,13 @@ int RunOneShot(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options,
 // With an empty session_id a new session is created.
 int RunInteractive(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options);
 
+// The model settings of this process's environment (AGENT_BASE_URL, ...), as sent to the
+// daemon with a new session or a prompt.
+agent::v1::ModelConfig ModelFromEnv();
+
+// "running", "waiting" (for an approval) or "idle", as `agent ls` and /sessions show it.
+const char* StateName(agent::v1::SessionState state);
+
 // Creates a session for the current directory from this process's environment.
 absl::StatusOr<agent::v1::Session> CreateSessionHere(agent::v1::AgentDaemon::Stub& stub,
                                                      const ClientOptions& options,

@@ -33,16 +33,6 @@ std::string EventJson(const v1::Event& e) {
   return out;
 }
 
-v1::ModelConfig ModelFromEnv() {
-  ModelSettings m = ModelSettingsFromEnv();
-  v1::ModelConfig c;
-  c.set_base_url(m.base_url);
-  c.set_api_key(m.api_key);
-  c.set_model(m.model);
-  c.set_provider(m.provider);
-  return c;
-}
-
 int ExitFor(v1::TurnOutcome o) {
   switch (o) {
     case v1::TURN_OUTCOME_DONE:
@@ -65,17 +55,6 @@ std::string Crlf(const std::string& s) {
     out += s[i];
   }
   return out;
-}
-
-const char* StateName(v1::SessionState s) {
-  switch (s) {
-    case v1::SESSION_STATE_RUNNING:
-      return "running";
-    case v1::SESSION_STATE_WAITING_APPROVAL:
-      return "waiting";
-    default:
-      return "idle";
-  }
 }
 
 std::string Short(const std::string& id) { return id.substr(0, 8); }

@@ -459,6 +459,12 @@ void Session::TurnThreadMain() {
     ended.mutable_turn_ended()->set_outcome(outcome);
     ended.mutable_turn_ended()->set_error(error);
     Emit(std::move(ended));
+    // Idle in the same step as the TurnEnded event: a client that answers it with Compact
+    // must find the session free, not still winding down.
+    if (queue_.empty() || shutting_down_) {
+      running_ = false;
+      return;
+    }
   }
 }
 
