@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <thread>
-
 #include "absl/time/clock.h"
 #include "common/grpc_status.h"
 #include "common/protocol.h"
@@ -86,8 +84,7 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
                                                    v1::SendPromptResponse* resp) {
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
-  (*s)->OverrideModel(FromProto(req->model()));
-  auto pos = (*s)->SendPrompt(req->text(), req->client_name());
+  auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()));
   if (pos.ok()) resp->set_queue_position(*pos);
   return Done(ctx, pos.status());
 }
@@ -119,11 +116,12 @@ grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx
   if (!s.ok()) return Done(ctx, s.status());
   auto* reactor = ctx->DefaultReactor();
   // The summary request can take a while: wait for it off the gRPC threads.
-  std::thread([session = *s, reactor, resp] {
+  bool queued = workers_.Submit([session = *s, reactor, resp] {
     auto n = session->Compact();
     if (n.ok()) resp->set_removed_messages(*n);
     reactor->Finish(ToGrpcStatus(n.status()));
-  }).detach();
+  });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
   return reactor;
 }
 
@@ -147,7 +145,9 @@ grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* c
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
   std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
-  return Done(ctx, (*s)->SetPolicy(req->mode(), allow, req->model()));
+  absl::Status st = (*s)->SetPolicy(req->mode(), allow);
+  if (st.ok()) (*s)->SetModel(req->model());
+  return Done(ctx, st);
 }
 
 grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext* ctx,

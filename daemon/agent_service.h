@@ -1,6 +1,7 @@
 // AgentService: the gRPC face of the daemon. Translates proto <-> SessionManager/Session
 // calls and statuses; holds no logic of its own. Handlers never block a gRPC thread on the
-// model: the few calls that wait (Compact, Shutdown) finish from a thread of their own.
+// model: Compact, which waits for a summary, finishes from the service's worker pool, which
+// StopWorkers drains at shutdown.
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,7 @@
 
 #include "agent/v1/agent.grpc.pb.h"
 #include "daemon/session_manager.h"
+#include "daemon/worker_pool.h"
 
 namespace agent::daemon {
 
@@ -57,6 +59,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
                                      const agent::v1::ShutdownRequest* req,
                                      agent::v1::ShutdownResponse* resp) override;
 
+  // Finishes the waiting calls (sessions should be shut down first, which cancels their
+  // summaries) and joins the workers; later waiting calls are refused.
+  void StopWorkers() { workers_.Stop(); }
+
  private:
   SessionManager* sessions_;
   std::string epoch_;
@@ -64,6 +70,7 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   std::atomic<bool> shutdown_requested_{false};
   int64_t start_unix_ms_;
   bool socket_activated_;
+  WorkerPool workers_{2};
 };
 
 }  // namespace agent::daemon

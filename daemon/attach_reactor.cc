@@ -12,15 +12,22 @@ AttachReactor::AttachReactor(std::shared_ptr<Session> session,
 }
 
 void AttachReactor::Deliver(const EventPtr& event) {
+  agent::MutexLock l(&mu_);
+  if (finished_) return;
+  EventPtr now = queue_.Push(event);
+  if (!now) return;
+  current_ = std::move(now);
+  // queue_.writing() is set, so a Finish meanwhile waits for this write's completion.
+  DeferWrite(this);
+}
+
+void AttachReactor::StartDeferredWrite() {
   EventPtr now;
   {
     agent::MutexLock l(&mu_);
-    if (finished_) return;
-    now = queue_.Push(event);
-    if (now) current_ = now;
+    now = current_;
   }
-  // queue_.writing() is set, so a Finish meanwhile waits for this write's completion.
-  if (now) StartWrite(now.get());
+  StartWrite(now.get());
 }
 
 void AttachReactor::OnWriteDone(bool ok) {

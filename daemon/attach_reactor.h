@@ -4,7 +4,10 @@
 //
 // Lifetime: created by the Attach handler, deletes itself in OnDone after detaching.
 // Thread-safety: `mu_` guards the queue; Deliver runs under the session's mutex, OnWriteDone
-// on a gRPC thread. StartWrite is never called with `mu_` held.
+// on a gRPC thread. StartWrite is called with neither `mu_` nor the session's mutex held:
+// a write Deliver decides on is deferred (deferred_writes.h) and started once the session's
+// mutex is released. The reactor cannot finish while that write is pending, so it outlives
+// the deferral.
 #pragma once
 
 #include <memory>
@@ -12,6 +15,7 @@
 #include "absl/base/thread_annotations.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
+#include "daemon/deferred_writes.h"
 #include "daemon/event_log.h"
 #include "daemon/session.h"
 #include "daemon/subscriber_queue.h"
@@ -19,7 +23,9 @@
 
 namespace agent::daemon {
 
-class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>, public Subscriber {
+class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
+                      public Subscriber,
+                      private DeferredWriter {
  public:
   AttachReactor(std::shared_ptr<Session> session, const agent::v1::AttachRequest& request);
 
@@ -29,6 +35,7 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>, public 
   void OnDone() override;
 
  private:
+  void StartDeferredWrite() override ABSL_LOCKS_EXCLUDED(mu_);
   void FinishOnce(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   std::shared_ptr<Session> session_;

@@ -39,7 +39,8 @@ std::string Render(const Json& messages) {
   return out;
 }
 
-class CollectingSink : public llm::StreamSink {
+// The summary is read from the reply; what streams meanwhile is not shown to anyone.
+class DiscardingSink : public llm::StreamSink {
  public:
   void OnText(std::string_view) override {}
   void OnReasoning(std::string_view) override {}
@@ -66,7 +67,7 @@ absl::StatusOr<std::string> Summarize(llm::ModelClient& model, const ModelSettin
              "numbers), decisions and their reasons, commands run and their outcomes, and "
              "what is still unfinished. Be concise and concrete.\n\n<conversation>\n",
              Render(messages), "</conversation>")}}});
-  CollectingSink sink;
+  DiscardingSink sink;
   auto reply = model.Complete(req, &sink, cancelled);
   if (!reply.ok()) return reply.status();
   if (reply->content.empty()) return absl::UnavailableError("the model returned an empty summary");

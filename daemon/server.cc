@@ -137,6 +137,7 @@ absl::Status Server::Run() {
   // Stop taking new clients, end every turn cleanly, then close the streams.
   if (options_.inherited_fd < 0) ::unlink(options_.socket_path.c_str());
   sessions_->ShutdownAll();
+  service_->StopWorkers();
   grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   grpc_server_->Wait();
   sessions_.reset();

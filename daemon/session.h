@@ -1,16 +1,26 @@
 // Session: one conversation. Owns its transcript (and so the one rule), its event log, its
 // prompt queue and the turn loop that answers the prompts: prompt → model → tools → … → idle.
 //
+// The session is spread over rooms of its own:
+//   session.cc        state, commands (the RPCs' entry points), attach/detach, saving
+//   session_turn.cc   the turn loop: prompt queue → compaction check → model request → tools
+//   tool_dispatch.*   batching of one reply's calls, results in call order (Session is its Host)
+//   session_gate.cc   the verdict on a gated call: modes, rules, then asking the clients
+//   approval_gate.*   the one pending approval and the first answer that wins
+//   session_events.*  the events, built from plain values
+//   deferred_writes.* client writes started after the session's mutex is released
+//
 // Threading: `mu_` guards all state. RPC handlers call the public methods from gRPC threads;
 // they take `mu_` briefly and never block on the model or a tool. The turn loop runs on a
 // thread of its own (started when a prompt arrives, ended when the queue is empty) and
 // releases `mu_` around every blocking call: the model request, tools, approval waits.
 // Events are appended under `mu_`, so a new subscriber's snapshot and the live events after it
-// never overlap or leave a gap.
+// never overlap or leave a gap; the writes to clients start once `mu_` is released
+// (SessionMutexLock).
 //
-// Persistence: the transcript and meta are saved after every message (Store). A save that
-// fails (a full disk) is reported as an Error event and retried with the next message; the
-// transcript in memory stays valid.
+// Persistence: the transcript is saved after every message, the meta file when a turn starts
+// and ends (Store). A save that fails (a full disk) is reported as an Error event and retried
+// with the next message; the transcript in memory stays valid.
 #pragma once
 
 #include <atomic>
@@ -25,24 +35,28 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "agent/v1/agent.pb.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/mutex.h"
 #include "common/protocol.h"
 #include "common/transcript.h"
+#include "daemon/approval_gate.h"
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/store.h"
+#include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
 #include "daemon/tools/tool_registry.h"
 
 namespace agent::daemon {
 
-// What a session needs from outside, passed in so tests can replace the model.
+// What a session needs from outside, passed in so tests can replace the model and the clock.
 struct SessionDeps {
   std::string epoch;
   const tools::ToolRegistry* tools = nullptr;
   std::function<std::unique_ptr<llm::ModelClient>()> make_model_client;
   Config config;  // daemon defaults: thresholds, timeouts
+  const Clock* clock = Clock::Real();
 };
 
 struct SessionSettings {
@@ -51,7 +65,7 @@ struct SessionSettings {
   int max_steps = 0;  // 0: config default
 };
 
-class Session {
+class Session : private ToolDispatch::Host {
  public:
   // A new session in `workdir` with the system prompt; saved before it returns.
   static absl::StatusOr<std::shared_ptr<Session>> Create(const std::string& workdir,
@@ -65,11 +79,11 @@ class Session {
   // A copy of `source`'s transcript (its first `at_message` messages, 0 = all) under a new id.
   static absl::StatusOr<std::shared_ptr<Session>> Fork(Session& source, int at_message,
                                                        SessionDeps deps);
-  ~Session();
+  ~Session() override;
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  const std::string& id() const { return meta_id_; }
+  const std::string& id() const { return id_; }
   const std::string& workdir() const { return workdir_; }
   agent::v1::Session Info() const ABSL_LOCKS_EXCLUDED(mu_);
   std::string TranscriptJson() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -83,9 +97,11 @@ class Session {
   // Delivers a fresh snapshot to a subscriber that fell too far behind.
   void Resync(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Queues a prompt; returns its position (0: it starts now).
-  absl::StatusOr<int> SendPrompt(std::string text, const std::string& client)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // Queues a prompt; returns its position (0: it starts now). Once the prompt is accepted,
+  // the non-empty fields of `model` replace the session's model settings (in memory only:
+  // the key is never saved); a refused prompt changes nothing.
+  absl::StatusOr<int> SendPrompt(std::string text, const std::string& client,
+                                 const ModelSettings& model = {}) ABSL_LOCKS_EXCLUDED(mu_);
   // FailedPrecondition when no approval with that id is pending (another client answered).
   absl::Status Approve(const std::string& call_id, agent::v1::Decision decision,
                        std::vector<std::string> rules, std::string reason,
@@ -94,10 +110,12 @@ class Session {
   absl::StatusOr<bool> Cancel(const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   // Compacts now (blocks on the summary request). FailedPrecondition while a turn runs.
   absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(mu_);
-  // Non-empty fields of `m` replace the session's model settings (kept in memory only).
-  void OverrideModel(const ModelSettings& m) ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow,
-                         const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
+  // Sets the policy mode (unless UNSPECIFIED) and records `add_allow` in the project's
+  // settings; InvalidArgument for a malformed rule, and then nothing changes.
+  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Switches the model of the next requests (an empty name changes nothing).
+  void SetModel(const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the turn, seals, saves and waits for the turn thread.
   void Shutdown(std::string_view reason) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -108,36 +126,53 @@ class Session {
     std::string text;
     std::string client;
   };
-  struct PendingApprovalState {
-    agent::v1::PendingApproval approval;
-    bool answered = false;
-    agent::v1::Decision decision = agent::v1::DECISION_UNSPECIFIED;
-    std::vector<std::string> rules;
-    std::string reason;
-    std::string client;
+  struct Client {
+    Subscriber* sub;
+    std::string name;
+    bool read_only;
   };
   class TurnSink;
 
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
           SessionDeps deps, SessionLock lock);
 
+  // ---- session_turn.cc: the turn loop (turn thread) ----
   // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Turn loop (turn thread).
   void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
+  // Takes the next prompt into the transcript; false when the queue is empty (then idle).
+  bool BeginTurnLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Seals and saves what the turn left, emits TurnEnded; false when the thread should end.
+  bool EndTurnLocked(agent::v1::TurnOutcome outcome, const std::string& error)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::TurnOutcome RunTurn(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);
-  void RunToolCalls(const std::vector<llm::ToolCall>& calls, bool last_truncated)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  tools::ToolOutcome RunOneCall(const llm::ToolCall& call, bool truncated) ABSL_LOCKS_EXCLUDED(mu_);
-  // The policy's verdict for a gated call; asks the clients when rules do not decide.
-  // Returns an outcome when the call must not run (denied), nullopt to run it.
-  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<int> CompactNow(bool automatic) ABSL_LOCKS_EXCLUDED(mu_);
+  // One model request and the tools it called; an outcome when the turn ends with it.
+  std::optional<agent::v1::TurnOutcome> RunStep(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);
+  // Appends the reply to the transcript and tells the clients; false for a malformed reply.
+  bool RecordReplyLocked(const llm::ModelReply& reply, std::string* error)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<int> CompactNow() ABSL_LOCKS_EXCLUDED(mu_);
   bool ShouldCompactLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- ToolDispatch::Host (session_turn.cc; Authorize in session_gate.cc) ----
+  void OnCallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  tools::ToolContext MakeContext(const std::string& call_id) override;
+  void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                 const std::vector<tools::ToolOutcome>& outcomes) override ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- session_gate.cc ----
+  // Asks the attached clients about a call the rules left open and waits for the answer.
+  std::optional<tools::ToolOutcome> AskClients(const llm::ToolCall& call, const Json& args,
+                                               const Json& rule_args) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- session.cc ----
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EmitClientsChanged() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases `mu_` for a moment so the client writes queued so far start (before a wait).
+  void StartDeferredWritesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes the transcript and, unless kTranscriptOnly, the meta file. Saves inside a turn
   // are transcript-only: the meta file (what `agent ls` shows of a session not loaded) is
   // written when a turn starts and ends, and a load recounts what it may have missed.
@@ -147,11 +182,10 @@ class Session {
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsReadOnlyClient(const std::string& client) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  tools::ToolContext MakeToolContext(const std::string& call_id);
-  llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t NowMs() const { return deps_.clock->NowMs(); }
 
   const std::string workdir_;
-  const std::string meta_id_;
+  const std::string id_;
   SessionDeps deps_;
   std::unique_ptr<llm::ModelClient> model_;  // used by the turn thread only
   tools::FileTracker files_;
@@ -163,20 +197,14 @@ class Session {
   Transcript transcript_ ABSL_GUARDED_BY(mu_);
   SessionSettings settings_ ABSL_GUARDED_BY(mu_);
   EventLog log_ ABSL_GUARDED_BY(mu_);
+  ApprovalGate gate_ ABSL_GUARDED_BY(mu_);
   std::deque<QueuedPrompt> queue_ ABSL_GUARDED_BY(mu_);
   bool running_ ABSL_GUARDED_BY(mu_) = false;  // the turn thread is alive
   bool in_turn_ ABSL_GUARDED_BY(mu_) = false;  // it took a prompt and has not ended its turn
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<PendingApprovalState> approval_ ABSL_GUARDED_BY(mu_);
-  agent::CondVar approval_cv_;
   std::string partial_text_ ABSL_GUARDED_BY(mu_);
   std::string partial_reasoning_ ABSL_GUARDED_BY(mu_);
-  struct Client {
-    Subscriber* sub;
-    std::string name;
-    bool read_only;
-  };
   std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,0 +1,44 @@
+#include "daemon/approval_gate.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace agent::daemon {
+
+namespace v1 = agent::v1;
+
+const v1::PendingApproval* ApprovalGate::pending() const {
+  return open_.has_value() && !answer_.has_value() ? &*open_ : nullptr;
+}
+
+void ApprovalGate::Open(v1::PendingApproval approval) {
+  open_ = std::move(approval);
+  answer_.reset();
+}
+
+std::optional<ApprovalGate::Answer> ApprovalGate::Await(agent::Mutex* mu,
+                                                        const std::atomic<bool>& cancelled) {
+  while (!answer_.has_value() && !cancelled) cv_.Wait(mu);
+  std::optional<Answer> answer = std::move(answer_);
+  if (answer.has_value() && answer->decision == v1::DECISION_ALLOW_ALWAYS &&
+      answer->rules.empty()) {
+    answer->rules.assign(open_->proposed_rules().begin(), open_->proposed_rules().end());
+  }
+  open_.reset();
+  answer_.reset();
+  return answer;
+}
+
+absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
+  if (pending() == nullptr || open_->call_id() != call_id) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no approval pending for call ", call_id, " (already answered?)"));
+  }
+  if (answer.decision == v1::DECISION_UNSPECIFIED) {
+    return absl::InvalidArgumentError("decision missing");
+  }
+  answer_ = std::move(answer);
+  cv_.SignalAll();
+  return absl::OkStatus();
+}
+
+}  // namespace agent::daemon

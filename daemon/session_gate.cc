@@ -1,0 +1,94 @@
+// The verdict on a gated call of a Session: the mode and the rules decide first
+// (call_policy.h); when they leave it open, the attached clients are asked and the turn
+// thread waits for the first answer (approval_gate.h).
+#include "absl/strings/str_cat.h"
+#include "common/paths.h"
+#include "daemon/call_policy.h"
+#include "daemon/deferred_writes.h"
+#include "daemon/policy/rules.h"
+#include "daemon/session.h"
+#include "daemon/session_events.h"
+#include "daemon/tools/change_preview.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+
+std::string ProjectSettingsPath(const std::string& workdir) {
+  return workdir + "/.agent/settings.json";
+}
+
+absl::StatusOr<policy::RuleSet> LoadRuleFiles(const std::string& workdir) {
+  policy::RuleSet rules;
+  for (const std::string& path : {ConfigDir() + "/config.json", ProjectSettingsPath(workdir)}) {
+    auto loaded = policy::LoadRules(path);
+    if (loaded.ok()) policy::MergeRules(*loaded, &rules);
+  }
+  return rules;
+}
+
+}  // namespace
+
+std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, const Json& args) {
+  v1::PolicyMode mode;
+  {
+    SessionMutexLock l(&mu_);
+    mode = settings_.policy;
+  }
+  Json rule_args = RuleArguments(workdir_, args);
+  CallVerdict verdict = DecideCall(mode, LoadRuleFiles(workdir_), call.name, rule_args);
+  switch (verdict.kind) {
+    case CallVerdict::Kind::kRun:
+      return std::nullopt;
+    case CallVerdict::Kind::kRefuse:
+      return tools::ToolOutcome{verdict.refusal, true};
+    case CallVerdict::Kind::kAsk:
+      break;
+  }
+  return AskClients(call, args, rule_args);
+}
+
+std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call, const Json& args,
+                                                      const Json& rule_args) {
+  tools::ToolContext ctx = MakeContext(call.id);
+  auto preview = tools::PreviewGatedCall(call.name, args, ctx);
+  if (!preview.ok()) return tools::ToolOutcome{std::string(preview.status().message()), true};
+  v1::PendingApproval approval;
+  approval.set_call_id(call.id);
+  approval.set_tool(call.name);
+  approval.set_summary(preview->summary);
+  approval.set_diff(preview->diff);
+  for (std::string& r : policy::ProposeRules(call.name, rule_args)) {
+    approval.add_proposed_rules(std::move(r));
+  }
+
+  SessionMutexLock l(&mu_);
+  gate_.Open(approval);
+  Emit(events::ApprovalRequested(approval));
+  StartDeferredWritesLocked();  // the clients must see the request before the thread sleeps
+  std::optional<ApprovalGate::Answer> answer = gate_.Await(&mu_, cancelled_);
+  if (!answer.has_value()) {
+    Emit(events::ApprovalResolved(call.id, v1::DECISION_DENY, "", "cancelled", {}));
+    return tools::ToolOutcome{"Not run: cancelled by the user.", true};
+  }
+  Emit(events::ApprovalResolved(call.id, answer->decision, answer->client, answer->reason,
+                                answer->rules));
+  switch (answer->decision) {
+    case v1::DECISION_ALLOW_ONCE:
+      return std::nullopt;
+    case v1::DECISION_ALLOW_ALWAYS:
+      if (auto s = policy::AppendAllowRules(ProjectSettingsPath(workdir_), answer->rules);
+          !s.ok()) {
+        Emit(events::Error(absl::StrCat("cannot record the rule: ", s.message())));
+      }
+      return std::nullopt;
+    default:
+      return tools::ToolOutcome{answer->reason.empty()
+                                    ? "The user denied this call."
+                                    : absl::StrCat("The user denied this call: ", answer->reason),
+                                true};
+  }
+}
+
+}  // namespace agent::daemon

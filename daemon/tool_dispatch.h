@@ -1,0 +1,59 @@
+// ToolDispatch: runs the tool calls of one model reply. Consecutive read-only calls run
+// concurrently, each on a thread of its own; a gated (or truncated) call runs alone, after the
+// host's verdict. Results are handed back in call order, batch by batch, whatever order the
+// calls finish in. Tools are found by name in the registry: tools of other sources (MCP
+// servers, the `task` tool) plug in by being registered there.
+//
+// Thread-safety: Run is called from the turn thread; the host's OnCallReady, Authorize and
+// MakeContext may be called from the batch's threads at the same time.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "daemon/llm/model_types.h"
+#include "daemon/tools/tool.h"
+#include "daemon/tools/tool_registry.h"
+
+namespace agent::daemon {
+
+class ToolDispatch {
+ public:
+  // What the dispatcher needs from the session it runs for.
+  class Host {
+   public:
+    virtual ~Host() = default;
+    // The call is about to be checked and run (the clients show it).
+    virtual void OnCallReady(const llm::ToolCall& call) = 0;
+    // For gated tools: nullopt to run the call, or the outcome that answers it instead.
+    virtual std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
+                                                        const Json& args) = 0;
+    virtual tools::ToolContext MakeContext(const std::string& call_id) = 0;
+    // The outcomes of calls[first], calls[first + 1], … in call order.
+    virtual void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                           const std::vector<tools::ToolOutcome>& outcomes) = 0;
+  };
+
+  ToolDispatch(const tools::ToolRegistry* tools, Host* host, const std::atomic<bool>* cancelled)
+      : tools_(tools), host_(host), cancelled_(cancelled) {}
+
+  // Runs `calls` until they are all answered or a cancel stops it between batches (the
+  // unanswered rest is the caller's to seal). `last_truncated`: the reply was cut at the
+  // output limit, so the last call's arguments may be incomplete and it is not run.
+  void Run(const std::vector<llm::ToolCall>& calls, bool last_truncated);
+
+ private:
+  // End (exclusive) of the batch that starts at `i`.
+  size_t BatchEnd(const std::vector<llm::ToolCall>& calls, size_t i, bool last_truncated) const;
+  tools::ToolOutcome RunOne(const llm::ToolCall& call, bool truncated);
+  tools::ToolOutcome UnknownTool(const std::string& name) const;
+
+  const tools::ToolRegistry* tools_;
+  Host* host_;
+  const std::atomic<bool>* cancelled_;
+};
+
+}  // namespace agent::daemon

@@ -1,0 +1,148 @@
+#include "daemon/tool_dispatch.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/mutex.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace agent::daemon {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A read-only tool that waits until `peers` calls of it run at once (bounded), so a test can
+// tell concurrent calls from sequential ones without timing them.
+class RendezvousTool : public tools::Tool {
+ public:
+  explicit RendezvousTool(int peers) : peers_(peers) {}
+  std::string_view Name() const override { return "meet"; }
+  Json Schema() const override { return Json::object(); }
+  bool Gated() const override { return false; }
+  tools::ToolOutcome Run(const Json& args, tools::ToolContext&) const override {
+    agent::MutexLock l(&mu_);
+    ++arrived_;
+    cv_.SignalAll();
+    absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (arrived_ < peers_ && absl::Now() < deadline) {
+      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    }
+    return {absl::StrCat("met ", args.value("n", 0), arrived_ >= peers_ ? " together" : " alone"),
+            false};
+  }
+
+ private:
+  int peers_;
+  mutable agent::Mutex mu_;
+  mutable agent::CondVar cv_;
+  mutable int arrived_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class GatedTool : public tools::Tool {
+ public:
+  std::string_view Name() const override { return "change"; }
+  Json Schema() const override { return Json::object(); }
+  bool Gated() const override { return true; }
+  tools::ToolOutcome Run(const Json&, tools::ToolContext&) const override { return {"changed"}; }
+};
+
+class RecordingHost : public ToolDispatch::Host {
+ public:
+  void OnCallReady(const llm::ToolCall& call) override {
+    agent::MutexLock l(&mu_);
+    ready.push_back(call.id);
+  }
+  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json&) override {
+    agent::MutexLock l(&mu_);
+    authorized.push_back(call.id);
+    if (refuse) return tools::ToolOutcome{"refused", true};
+    return std::nullopt;
+  }
+  tools::ToolContext MakeContext(const std::string&) override { return {}; }
+  void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                 const std::vector<tools::ToolOutcome>& outcomes) override {
+    agent::MutexLock l(&mu_);
+    batches.push_back(outcomes.size());
+    for (size_t k = 0; k < outcomes.size(); ++k) {
+      results.push_back(calls[first + k].id + ": " + outcomes[k].content);
+    }
+  }
+
+  agent::Mutex mu_;
+  bool refuse = false;
+  std::vector<std::string> ready, authorized, results;
+  std::vector<size_t> batches;
+};
+
+llm::ToolCall Call(std::string id, std::string name, std::string args = "{}") {
+  llm::ToolCall c;
+  c.id = std::move(id);
+  c.name = std::move(name);
+  c.arguments = std::move(args);
+  return c;
+}
+
+TEST(ToolDispatchTest, ReadOnlyCallsRunTogetherAndAnswerInCallOrder) {
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<RendezvousTool>(3));
+  RecordingHost host;
+  std::atomic<bool> cancelled{false};
+  ToolDispatch(&registry, &host, &cancelled)
+      .Run({Call("a", "meet", R"({"n":1})"), Call("b", "meet", R"({"n":2})"),
+            Call("c", "meet", R"({"n":3})")},
+           false);
+  EXPECT_THAT(host.batches, ElementsAre(3u));
+  EXPECT_THAT(host.results,
+              ElementsAre("a: met 1 together", "b: met 2 together", "c: met 3 together"));
+}
+
+TEST(ToolDispatchTest, AGatedCallRunsAloneAfterTheHostsVerdict) {
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<RendezvousTool>(1));
+  registry.Add(std::make_unique<GatedTool>());
+  RecordingHost host;
+  std::atomic<bool> cancelled{false};
+  ToolDispatch(&registry, &host, &cancelled)
+      .Run({Call("a", "meet"), Call("b", "change"), Call("c", "meet")}, false);
+  EXPECT_THAT(host.batches, ElementsAre(1u, 1u, 1u));
+  EXPECT_THAT(host.authorized, ElementsAre("b"));
+  EXPECT_THAT(host.results, ElementsAre("a: met 0 together", "b: changed", "c: met 0 together"));
+
+  host.refuse = true;
+  host.results.clear();
+  ToolDispatch(&registry, &host, &cancelled).Run({Call("d", "change")}, false);
+  EXPECT_THAT(host.results, ElementsAre("d: refused"));
+}
+
+TEST(ToolDispatchTest, BadCallsAreAnsweredNotRun) {
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<GatedTool>());
+  RecordingHost host;
+  std::atomic<bool> cancelled{false};
+  ToolDispatch(&registry, &host, &cancelled)
+      .Run({Call("a", "nope"), Call("b", "change", "{broken"), Call("c", "change")},
+           /*last_truncated=*/true);
+  ASSERT_EQ(host.results.size(), 3u);
+  EXPECT_THAT(host.results[0], HasSubstr("Unknown tool \"nope\". Available: change."));
+  EXPECT_THAT(host.results[1], HasSubstr("b: "));
+  EXPECT_THAT(host.results[2], HasSubstr("cut at the output limit"));
+  EXPECT_TRUE(host.authorized.empty());  // nothing reached the gate
+  EXPECT_THAT(host.ready, ElementsAre("a", "b", "c"));
+}
+
+TEST(ToolDispatchTest, ACancelStopsBetweenBatches) {
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<GatedTool>());
+  RecordingHost host;
+  std::atomic<bool> cancelled{true};
+  ToolDispatch(&registry, &host, &cancelled).Run({Call("a", "change"), Call("b", "change")}, false);
+  // The first call is answered "cancelled"; the rest is left for the turn loop to seal.
+  EXPECT_THAT(host.results, ElementsAre("a: Not run: cancelled by the user."));
+}
+
+}  // namespace
+}  // namespace agent::daemon
