@@ -25,6 +25,17 @@ bool IsKeyword(std::string_view word) {
          kLeadingKeywords.end();
 }
 
+// Drops `word` and the blanks after it from the front of `text` when it is a whole word there.
+bool StripWord(std::string_view word, std::string_view* text) {
+  if (text->substr(0, word.size()) != word ||
+      (text->size() != word.size() && !IsBlank((*text)[word.size()]))) {
+    return false;
+  }
+  text->remove_prefix(word.size());
+  while (!text->empty() && IsBlank(text->front())) text->remove_prefix(1);
+  return true;
+}
+
 // Drops leading reserved words (and the blanks after them). Quoted words are never keywords,
 // which is what bash does too.
 std::string_view StripKeywords(std::string_view text) {
@@ -33,10 +44,9 @@ std::string_view StripKeywords(std::string_view text) {
   while (stripped) {
     stripped = false;
     for (std::string_view kw : kLeadingKeywords) {
-      if (text.substr(0, kw.size()) == kw &&
-          (text.size() == kw.size() || IsBlank(text[kw.size()]))) {
-        text.remove_prefix(kw.size());
-        while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
+      if (StripWord(kw, &text)) {
+        // `time -p cmd`: the option belongs to the keyword, not to the command.
+        if (kw == "time" && StripWord("-p", &text)) StripWord("--", &text);
         stripped = true;
         break;
       }
@@ -329,6 +339,9 @@ class Parser {
       });
     }
     if (!CmdIsEmpty(cmd)) return Fail("`(` after a word (function definition or array)");
+    if (At(i_ + 1) == '(') {  // `(( … ))`: arithmetic, read like `$(( … ))`
+      return TakeConstruct(cmd, true, [&] { return SkipArithmetic(/*opener=*/2); });
+    }
     FinishCmd(cmd);  // subshell
     ++i_;
     if (!ParseNestedList()) return false;
@@ -636,6 +649,19 @@ std::string StripLeadingAssignments(std::string_view text) {
   }
   while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
   return std::string(text);
+}
+
+std::optional<std::vector<std::string>> SubstitutionsIn(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) return std::nullopt;
+  std::vector<std::string> slots;
+  Parser parser(text, /*depth=*/0, &slots);
+  if (!parser.RunHeredocBody()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const std::string& slot : slots) {
+    std::string part = NormalizeCommandWhitespace(slot);
+    if (!part.empty()) out.push_back(std::move(part));
+  }
+  return out;
 }
 
 BashCommandParts ParseBashCommand(std::string_view command) {

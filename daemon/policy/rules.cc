@@ -8,6 +8,7 @@
 #include "common/atomic_file.h"
 #include "common/status_macros.h"
 #include "daemon/policy/bash_split.h"
+#include "daemon/policy/command_analysis.h"
 #include "daemon/policy/command_pattern.h"
 #include "daemon/policy/path_glob.h"
 
@@ -87,33 +88,133 @@ bool DenyMatchesCommand(const std::vector<CommandPattern>& deny, std::string_vie
   return false;
 }
 
-Verdict EvaluateBash(const ToolRules& rules, const std::string& command) {
-  const BashCommandParts split = ParseBashCommand(command);
+// Shell strings within shell strings followed (`eval "bash -c '…'"`); deeper is opaque.
+constexpr int kMaxShellStringDepth = 8;
+// Simple commands analysed for one call's deny check; beyond it, opaque.
+constexpr int kMaxDenyChecks = 1024;
+// Hidden commands added to one call's parts; beyond it, opaque.
+constexpr size_t kMaxHiddenParts = 256;
+
+struct AnalyzedPart {
+  std::string text;
+  CommandAnalysis analysis;
+};
+
+// A bash call's simple commands (ParseBashCommand), then the commands hidden in quoted text
+// bash evaluates as code (command_analysis.h): each must be allowed on its own.
+struct BashCall {
+  BashCommandParts split;
+  std::vector<AnalyzedPart> parts;
+};
+
+BashCall AnalyzeBash(std::string_view command) {
+  BashCall call;
+  call.split = ParseBashCommand(command);
+  for (const std::string& part : call.split.parts) call.parts.push_back({part, {}});
+  size_t hidden = 0;
+  for (size_t k = 0; k < call.parts.size(); ++k) {
+    CommandAnalysis analysis = AnalyzeCommand(call.parts[k].text);
+    for (std::string& h : analysis.hidden_commands) {
+      if (++hidden > kMaxHiddenParts) {
+        analysis.opaque = true;
+        break;
+      }
+      call.parts.push_back({std::move(h), {}});
+    }
+    call.parts[k].analysis = std::move(analysis);
+  }
+  return call;
+}
+
+// Tries deny patterns on a simple command in every spelling it has and on everything it runs,
+// recursively, noting whether something runs that the text does not show.
+class DenyCheck {
+ public:
+  explicit DenyCheck(const std::vector<CommandPattern>* deny) : deny_(deny) {}
+
+  bool Denied(std::string_view text, const CommandAnalysis& analysis, int depth) {
+    if (DenyMatchesCommand(*deny_, text)) return true;
+    if (--budget_ < 0) {
+      opaque_ = true;
+      return false;
+    }
+    for (const std::string& form : analysis.forms) {
+      if (DenyMatchesCommand(*deny_, form)) return true;
+    }
+    if (analysis.opaque) opaque_ = true;
+    for (const std::string& hidden : analysis.hidden_commands) {
+      if (Denied(hidden, AnalyzeCommand(hidden), depth + 1)) return true;
+    }
+    for (const std::string& string : analysis.shell_strings) {
+      if (depth >= kMaxShellStringDepth) {
+        opaque_ = true;
+        continue;
+      }
+      const BashCommandParts inner = ParseBashCommand(string);
+      if (inner.exact_only) opaque_ = true;
+      for (const std::vector<std::string>* list : {&inner.parts, &inner.fragments}) {
+        for (const std::string& part : *list) {
+          if (Denied(part, AnalyzeCommand(part), depth + 1)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  bool opaque() const { return opaque_; }
+
+ private:
+  const std::vector<CommandPattern>* deny_;
+  int budget_ = kMaxDenyChecks;
+  bool opaque_ = false;
+};
+
+// Whether a deny pattern matches any part, fragment or what they run; *opaque when something
+// runs that no deny pattern could be tried on.
+bool DenyMatchesCall(const ToolRules& rules, const BashCall& call, bool* opaque) {
   std::vector<CommandPattern> deny;
   deny.reserve(rules.deny.size());
   for (const Rule* r : rules.deny) deny.push_back(CompileCommandPattern(r->pattern));
-  // Deny patterns keep their wildcards even on a command that could not be split, and also
-  // see what was recognised before the failure.
-  for (const std::string& part : split.parts) {
-    if (DenyMatchesCommand(deny, part)) return Verdict::kDeny;
+  DenyCheck check(&deny);
+  bool denied = false;
+  for (const AnalyzedPart& part : call.parts) {
+    denied = denied || check.Denied(part.text, part.analysis, 0);
   }
-  for (const std::string& fragment : split.fragments) {
-    if (DenyMatchesCommand(deny, fragment)) return Verdict::kDeny;
+  // Deny patterns also see what was recognised before a parse failure.
+  for (const std::string& fragment : call.split.fragments) {
+    denied = denied || check.Denied(fragment, AnalyzeCommand(fragment), 0);
   }
-  if (rules.allow_all) return Verdict::kAllow;
-  if (split.parts.empty()) return Verdict::kAsk;  // nothing to approve: a person decides
+  *opaque = check.opaque();
+  return denied;
+}
+
+bool PartAllowed(const std::vector<CommandPattern>& allow, const BashCall& call,
+                 const AnalyzedPart& part) {
+  // A command that could not be split, or runs a command or string it did not name, or whose
+  // command is only known at run time: only an exact rule vouches for it.
+  const bool exact_only = call.split.exact_only || part.analysis.runs_other || part.analysis.opaque;
+  return std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
+    if (p.exact()) return p.pieces[0] == part.text;
+    return !exact_only && MatchCommandPattern(p, part.text);
+  });
+}
+
+Verdict EvaluateBash(const ToolRules& rules, const std::string& command) {
+  const BashCall call = AnalyzeBash(command);
+  bool opaque = false;
+  if (!rules.deny.empty() && DenyMatchesCall(rules, call, &opaque)) return Verdict::kDeny;
+  // With deny patterns present, a command they could not see through is asked about even
+  // when the whole tool is allowed.
+  if (rules.allow_all) return opaque ? Verdict::kAsk : Verdict::kAllow;
+  if (call.parts.empty()) return Verdict::kAsk;  // nothing to approve: a person decides
   // What runs stops at a NUL byte, so no rule written for the text can vouch for it.
   if (command.find('\0') != std::string::npos) return Verdict::kAsk;
 
   std::vector<CommandPattern> allow;
   allow.reserve(rules.allow.size());
   for (const Rule* r : rules.allow) allow.push_back(CompileCommandPattern(r->pattern));
-  for (const std::string& part : split.parts) {
-    const bool allowed = std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
-      if (split.exact_only) return p.exact() && p.pieces[0] == part;
-      return MatchCommandPattern(p, part);
-    });
-    if (!allowed) return Verdict::kAsk;
+  for (const AnalyzedPart& part : call.parts) {
+    if (!PartAllowed(allow, call, part)) return Verdict::kAsk;
   }
   return Verdict::kAllow;
 }
@@ -244,8 +345,8 @@ std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
   const std::string* subject = PatternArgument(tool, args);
   if (subject == nullptr || subject->find('\0') != std::string::npos) return out;
   if (SameTool(tool, kBash)) {
-    for (const std::string& part : ParseBashCommand(*subject).parts) {
-      std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part)});
+    for (const AnalyzedPart& part : AnalyzeBash(*subject).parts) {
+      std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part.text)});
       if (std::find(out.begin(), out.end(), rule) == out.end()) out.push_back(std::move(rule));
     }
     return out;
