@@ -5,8 +5,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/atomic_file.h"
-#include "common/status_macros.h"
 #include "daemon/policy/bash_split.h"
 #include "daemon/policy/command_analysis.h"
 #include "daemon/policy/command_pattern.h"
@@ -29,12 +27,6 @@ bool SameTool(std::string_view a, std::string_view b) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Debian's Abseil has its own string_view, so its string helpers do not take ours.
@@ -242,52 +234,6 @@ Verdict EvaluatePath(const ToolRules& rules, const std::string& raw_path) {
   return Verdict::kAsk;
 }
 
-absl::Status ParseRuleList(const Json& settings, const char* key, const std::string& path,
-                           std::vector<Rule>* out) {
-  auto it = settings.find(key);
-  if (it == settings.end() || it->is_null()) return absl::OkStatus();
-  if (!it->is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", key, "\" must be an array"));
-  }
-  for (size_t i = 0; i < it->size(); ++i) {
-    const Json& entry = (*it)[i];
-    if (!entry.is_string()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": ", key, "[", i, "] must be a string"));
-    }
-    absl::StatusOr<Rule> rule = ParseRule(entry.get<std::string>());
-    if (!rule.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": ", key, "[", i, "]: ", rule.status().message()));
-    }
-    out->push_back(*std::move(rule));
-  }
-  return absl::OkStatus();
-}
-
-// The rules of a settings file's text; errors name `path`.
-absl::StatusOr<RuleSet> RulesFromText(const std::string& text, const std::string& path) {
-  absl::StatusOr<Json> settings = ParseJson(text);
-  if (!settings.ok()) return Annotate(settings.status(), path);
-  if (!settings->is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
-  }
-  RuleSet rules;
-  RETURN_IF_ERROR(ParseRuleList(*settings, "allow", path, &rules.allow));
-  RETURN_IF_ERROR(ParseRuleList(*settings, "deny", path, &rules.deny));
-  return rules;
-}
-
-// The form rules are compared in for de-duplication: `Bash( make )` is `bash(make)`.
-std::string RuleKey(const Rule& rule) {
-  const std::string tool = Lower(rule.tool);
-  const std::string pattern =
-      tool == kBash ? NormalizeCommandWhitespace(rule.pattern) : rule.pattern;
-  return FormatRule(Rule{tool, pattern});
-}
-
-bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
-
 }  // namespace
 
 absl::StatusOr<Rule> ParseRule(std::string_view text) {
@@ -360,72 +306,6 @@ std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
 
 std::vector<std::string> SplitCompoundCommand(std::string_view command) {
   return ParseBashCommand(command).parts;
-}
-
-absl::StatusOr<RuleSet> LoadRules(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (absl::IsNotFound(text.status())) return RuleSet{};
-  if (!text.ok()) return Annotate(text.status(), path);
-  return RulesFromText(*text, path);
-}
-
-void MergeRules(const RuleSet& from, RuleSet* into) {
-  auto merge = [](const std::vector<Rule>& first, std::vector<Rule>* list) {
-    std::vector<Rule> merged;
-    merged.reserve(first.size() + list->size());
-    for (const std::vector<Rule>* source : {&first, static_cast<const std::vector<Rule>*>(list)}) {
-      for (const Rule& r : *source) {
-        const bool seen = std::any_of(merged.begin(), merged.end(),
-                                      [&](const Rule& m) { return SameRule(m, r); });
-        if (!seen) merged.push_back(r);
-      }
-    }
-    *list = std::move(merged);
-  };
-  merge(from.allow, &into->allow);
-  merge(from.deny, &into->deny);
-}
-
-absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules) {
-  std::vector<Rule> parsed;
-  for (const std::string& text : rules) {
-    absl::StatusOr<Rule> rule = ParseRule(text);
-    if (!rule.ok()) return Annotate(rule.status(), path);
-    parsed.push_back(*std::move(rule));
-  }
-
-  // ordered_json keeps the file's key order, so a person's layout survives the rewrite.
-  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
-  std::vector<Rule> present;
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (text.ok()) {
-    // Never rewrite a file LoadRules would reject: the person has to fix it first.
-    ASSIGN_OR_RETURN(RuleSet existing, RulesFromText(*text, path));
-    present = std::move(existing.allow);
-    settings = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!settings.is_object()) {  // cannot happen after RulesFromText; kept as a guard
-      return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
-    }
-  } else if (!absl::IsNotFound(text.status())) {
-    return Annotate(text.status(), path);
-  }
-
-  nlohmann::ordered_json& allow = settings["allow"];
-  if (allow.is_null()) allow = nlohmann::ordered_json::array();
-
-  bool changed = false;
-  for (Rule& rule : parsed) {
-    const bool seen = std::any_of(present.begin(), present.end(),
-                                  [&](const Rule& p) { return SameRule(p, rule); });
-    if (seen) continue;
-    allow.push_back(FormatRule(rule));
-    present.push_back(std::move(rule));
-    changed = true;
-  }
-  if (!changed) return absl::OkStatus();  // nothing new: the file is left untouched
-  const std::string out = settings.dump(2, ' ', /*ensure_ascii=*/false,
-                                        nlohmann::ordered_json::error_handler_t::replace);
-  return WriteFileAtomically(path, out + "\n");
 }
 
 }  // namespace agent::daemon::policy

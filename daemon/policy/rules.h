@@ -86,11 +86,12 @@ enum class Verdict { kAllow, kDeny, kAsk };
 Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args);
 
 // The narrow rules "allow always" would record for this call: for bash one rule per simple
-// command (hidden substitutions included, see above), exact (its `*` written `[*]`), de-duplicated, in order, never a wildcard wider than
-// what was asked (approving `git status && rm -rf tmp` proposes `bash(git status)` and
-// `bash(rm -rf tmp)`, never `bash(rm *)`); even read-only commands get no prefix rule, since
-// `cat *` would also read any secret. A command that cannot be split proposes its whole text.
-// For other tools `tool(<normalised path>)`; nothing for a path the rule could never allow
+// command (hidden substitutions included, see above), exact (its `*` written `[*]`), de-duplicated,
+// in order, never a wildcard wider than what was asked (approving `git status && rm -rf tmp`
+// proposes `bash(git status)` and `bash(rm -rf tmp)`, never `bash(rm *)`); even read-only commands
+// get no prefix rule, since `cat *` would also read any secret. A command that cannot be split
+// proposes its whole text. For other tools `tool(<normalised path>)`; nothing for a path the rule
+// could never allow
 // (`..`, absolute, empty) or for a call without the argument.
 std::vector<std::string> ProposeRules(std::string_view tool, const Json& args);
 
@@ -102,7 +103,8 @@ std::vector<std::string> SplitCompoundCommand(std::string_view command);
 // Reads `{"allow": [...], "deny": [...]}` from a settings file (project
 // `.agent/settings.json` or user config.json); a missing file is an empty set, as are missing
 // or null lists; other fields are ignored. Malformed rules or JSON, a non-object or a list that
-// is not an array of strings are InvalidArgument naming the file (and the rule's index).
+// is not an array of strings are InvalidArgument as `path:line:column: problem` (with the
+// rule's index, `deny[0]`); see rules_file.h. RuleSource (rule_source.h) caches this per file.
 absl::StatusOr<RuleSet> LoadRules(const std::string& path);
 // Merges `from` into `into`: each list becomes from's rules followed by into's own, with
 // duplicates (same tool, case-insensitively, and pattern) dropped. Order does not change what
