@@ -25,6 +25,17 @@ bool IsKeyword(std::string_view word) {
          kLeadingKeywords.end();
 }
 
+// Drops `word` and the blanks after it from the front of `text` when it is a whole word there.
+bool StripWord(std::string_view word, std::string_view* text) {
+  if (text->substr(0, word.size()) != word ||
+      (text->size() != word.size() && !IsBlank((*text)[word.size()]))) {
+    return false;
+  }
+  text->remove_prefix(word.size());
+  while (!text->empty() && IsBlank(text->front())) text->remove_prefix(1);
+  return true;
+}
+
 // Drops leading reserved words (and the blanks after them). Quoted words are never keywords,
 // which is what bash does too.
 std::string_view StripKeywords(std::string_view text) {
@@ -33,10 +44,9 @@ std::string_view StripKeywords(std::string_view text) {
   while (stripped) {
     stripped = false;
     for (std::string_view kw : kLeadingKeywords) {
-      if (text.substr(0, kw.size()) == kw &&
-          (text.size() == kw.size() || IsBlank(text[kw.size()]))) {
-        text.remove_prefix(kw.size());
-        while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
+      if (StripWord(kw, &text)) {
+        // `time -p cmd`: the option belongs to the keyword, not to the command.
+        if (kw == "time" && StripWord("-p", &text)) StripWord("--", &text);
         stripped = true;
         break;
       }
@@ -66,18 +76,26 @@ class Parser {
   bool RunHeredocBody() {
     if (depth_ > kMaxNestingDepth) return Fail("nested too deeply");
     while (!failed_ && i_ < s_.size()) {
-      const char c = s_[i_];
-      if (c == '\\') {
-        i_ += 2;
-      } else if (c == '$') {
-        if (!SkipDollar(/*in_dquote=*/true)) return false;
-      } else if (c == '`') {
-        if (!SkipBacktick()) return false;
-      } else {
-        ++i_;
-      }
+      if (!StepExpandingText()) return false;
     }
     return !failed_;
+  }
+
+  // One step over text in which only backslash escapes and substitutions are special (double
+  // quotes, here-document bodies, `${…}`, `$((…))`); substitutions inside emit their parts.
+  bool StepExpandingText() {
+    switch (s_[i_]) {
+      case '\\':
+        i_ += 2;
+        return true;
+      case '$':
+        return SkipDollar(/*in_dquote=*/true);
+      case '`':
+        return SkipBacktick();
+      default:
+        ++i_;
+        return true;
+    }
   }
 
   const std::string& error() const { return error_; }
@@ -173,9 +191,36 @@ class Parser {
     cmd.prev_redir = false;
   }
 
+  // Appends the next `n` characters as ordinary word text; `redir` when they end in a
+  // redirection operator (so a following `&`, `|` or `(` belongs to it).
+  void TakeChars(Cmd& cmd, size_t n, bool redir = false) {
+    Append(cmd, s_.substr(i_, n));
+    i_ += n;
+    cmd.word_start = false;
+    cmd.prev_redir = redir;
+  }
+
+  // Ends the current command at an operator `n` characters long.
+  bool EndCommand(Cmd& cmd, size_t n) {
+    i_ += n;
+    FinishCmd(cmd);
+    return true;
+  }
+
+  // A construct scanned by `skip` (which emits the parts inside it) whose raw text joins the
+  // command verbatim. `reserve` gives the command its slot first, so it precedes its parts.
+  template <typename Skip>
+  bool TakeConstruct(Cmd& cmd, bool reserve, Skip skip) {
+    const size_t start = i_;
+    if (reserve) EnsureSlot(cmd);
+    if (!skip()) return false;
+    AppendRawSince(cmd, start);
+    return true;
+  }
+
   bool ParseList(char closer) {
     Cmd cmd;
-    // Every iteration consumes at least one character or fails, so the loop is bounded by the
+    // Every step consumes at least one character or fails, so the loop is bounded by the
     // input length.
     while (!failed_) {
       if (i_ >= s_.size()) {
@@ -184,172 +229,135 @@ class Parser {
         if (!pending_.empty()) return Fail("unterminated here-document");
         return true;
       }
-      const char c = s_[i_];
-      const char next = At(i_ + 1);
-      switch (c) {
-        case ' ':
-        case '\t':
-          if (!EndWord(cmd)) return false;
-          if (!cmd.text.empty()) cmd.text.push_back(' ');
-          cmd.word_begin = cmd.text.size();
-          ++i_;
-          cmd.word_start = true;
-          cmd.prev_redir = false;
-          break;
-        case '\n':
-          if (!EndWord(cmd)) return false;
-          ++i_;
-          FinishCmd(cmd);
-          if (!ReadHeredocBodies()) return false;
-          break;
-        case ';':
-          ++i_;
-          FinishCmd(cmd);
-          break;
-        case '&':
-          if (cmd.prev_redir) {  // `>&2`, `<&0`
-            Append(cmd, "&");
-            ++i_;
-            cmd.prev_redir = false;
-          } else if (next == '&') {
-            i_ += 2;
-            FinishCmd(cmd);
-          } else if (next == '>') {  // `&>file`: the `>` comes next
-            Append(cmd, "&");
-            ++i_;
-            cmd.word_start = false;
-          } else {  // background
-            ++i_;
-            FinishCmd(cmd);
-          }
-          break;
-        case '|':
-          if (cmd.prev_redir) {  // `>|file`
-            Append(cmd, "|");
-            ++i_;
-            cmd.prev_redir = false;
-          } else {
-            i_ += (next == '|' || next == '&') ? 2 : 1;
-            FinishCmd(cmd);
-          }
-          break;
-        case '(':
-          if (cmd.prev_redir) {  // process substitution `<(…)` / `>(…)`
-            const size_t start = i_;
-            EnsureSlot(cmd);
-            ++i_;
-            if (!ParseNestedList()) return false;
-            AppendRawSince(cmd, start);
-          } else if (CmdIsEmpty(cmd)) {  // subshell
-            FinishCmd(cmd);
-            ++i_;
-            if (!ParseNestedList()) return false;
-            cmd = Cmd();  // what follows `)` (redirections) is a part of its own
-          } else {
-            return Fail("`(` after a word (function definition or array)");
-          }
-          break;
-        case ')':
-          if (closer != ')') return Fail("unbalanced )");
-          ++i_;
-          FinishCmd(cmd);
-          return true;
-        case '`': {
-          const size_t start = i_;
-          EnsureSlot(cmd);
-          if (!SkipBacktick()) return false;
-          AppendRawSince(cmd, start);
-          break;
-        }
-        case '\'': {
-          const size_t start = i_;
-          if (!SkipSingleQuote()) return false;
-          AppendRawSince(cmd, start);
-          break;
-        }
-        case '"': {
-          const size_t start = i_;
-          EnsureSlot(cmd);
-          if (!SkipDoubleQuote()) return false;
-          AppendRawSince(cmd, start);
-          break;
-        }
-        case '$': {
-          const size_t start = i_;
-          EnsureSlot(cmd);
-          if (!SkipDollar(/*in_dquote=*/false)) return false;
-          AppendRawSince(cmd, start);
-          break;
-        }
-        case '\\':
-          if (next == '\n') {  // line continuation: both characters vanish
-            i_ += 2;
-          } else {
-            Append(cmd, s_.substr(i_, 2));
-            i_ += 2;
-            cmd.word_start = false;
-            cmd.prev_redir = false;
-          }
-          break;
-        case '#':
-          if (cmd.word_start) {  // comment up to (not including) the newline
-            while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-          } else {
-            Append(cmd, "#");
-            ++i_;
-          }
-          break;
-        case '<':
-          if (next == '<' && At(i_ + 2) == '<') {  // here-string: a word follows
-            Append(cmd, "<<<");
-            i_ += 3;
-            cmd.word_start = false;
-            cmd.prev_redir = false;
-          } else if (next == '<') {
-            if (!ParseHeredocOperator(cmd)) return false;
-          } else {
-            Append(cmd, "<");
-            ++i_;
-            cmd.word_start = false;
-            cmd.prev_redir = true;
-          }
-          break;
-        case '>':
-          Append(cmd, ">");
-          ++i_;
-          cmd.word_start = false;
-          cmd.prev_redir = true;
-          break;
-        case '{':
-          if (CmdIsEmpty(cmd) && (IsBlank(next) || next == '\n')) {  // group: braces vanish
-            ++i_;
-          } else {
-            Append(cmd, "{");
-            ++i_;
-            cmd.word_start = false;
-            cmd.prev_redir = false;
-          }
-          break;
-        case '}':
-          if (CmdIsEmpty(cmd) && (i_ + 1 >= s_.size() || IsWordEnd(next))) {
-            FinishCmd(cmd);
-            ++i_;
-          } else {
-            Append(cmd, "}");
-            ++i_;
-            cmd.word_start = false;
-            cmd.prev_redir = false;
-          }
-          break;
-        default:
-          Append(cmd, s_.substr(i_, 1));
-          ++i_;
-          cmd.word_start = false;
-          cmd.prev_redir = false;
-          break;
+      if (s_[i_] == ')') {
+        if (closer != ')') return Fail("unbalanced )");
+        return EndCommand(cmd, 1);
       }
+      if (!Step(cmd)) return false;
     }
     return false;
+  }
+
+  // One token of a command list (anything but its end).
+  bool Step(Cmd& cmd) {
+    const char next = At(i_ + 1);
+    switch (s_[i_]) {
+      case ' ':
+      case '\t':
+        return OnBlank(cmd);
+      case '\n':
+        if (!EndWord(cmd)) return false;
+        EndCommand(cmd, 1);
+        return ReadHeredocBodies();
+      case ';':
+        return EndCommand(cmd, 1);
+      case '&':
+        return OnAmpersand(cmd);
+      case '|':
+        if (cmd.prev_redir) {  // `>|file`
+          TakeChars(cmd, 1);
+          return true;
+        }
+        return EndCommand(cmd, (next == '|' || next == '&') ? 2 : 1);
+      case '(':
+        return OnOpenParen(cmd);
+      case '`':
+        return TakeConstruct(cmd, true, [&] { return SkipBacktick(); });
+      case '\'':
+        return TakeConstruct(cmd, false, [&] { return SkipSingleQuote(); });
+      case '"':
+        return TakeConstruct(cmd, true, [&] { return SkipDoubleQuote(); });
+      case '$':
+        return TakeConstruct(cmd, true, [&] { return SkipDollar(/*in_dquote=*/false); });
+      case '\\':
+        if (next == '\n') {  // line continuation: both characters vanish
+          i_ += 2;
+        } else {
+          TakeChars(cmd, 2);
+        }
+        return true;
+      case '#':
+        if (cmd.word_start) {  // comment up to (not including) the newline
+          while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+        } else {  // a `#` inside a word leaves prev_redir as it was
+          Append(cmd, "#");
+          ++i_;
+        }
+        return true;
+      case '<':
+        return OnLess(cmd);
+      case '>':
+        TakeChars(cmd, 1, /*redir=*/true);
+        return true;
+      case '{':
+        if (CmdIsEmpty(cmd) && (IsBlank(next) || next == '\n')) {  // group: braces vanish
+          ++i_;
+        } else {
+          TakeChars(cmd, 1);
+        }
+        return true;
+      case '}':
+        if (CmdIsEmpty(cmd) && (i_ + 1 >= s_.size() || IsWordEnd(next))) return EndCommand(cmd, 1);
+        TakeChars(cmd, 1);
+        return true;
+      default:
+        TakeChars(cmd, 1);
+        return true;
+    }
+  }
+
+  bool OnBlank(Cmd& cmd) {
+    if (!EndWord(cmd)) return false;
+    if (!cmd.text.empty()) cmd.text.push_back(' ');
+    cmd.word_begin = cmd.text.size();
+    ++i_;
+    cmd.word_start = true;
+    cmd.prev_redir = false;
+    return true;
+  }
+
+  bool OnAmpersand(Cmd& cmd) {
+    const char next = At(i_ + 1);
+    if (cmd.prev_redir) {  // `>&2`, `<&0`
+      TakeChars(cmd, 1);
+      return true;
+    }
+    if (next == '>') {  // `&>file`: the `>` comes next
+      Append(cmd, "&");
+      ++i_;
+      cmd.word_start = false;
+      return true;
+    }
+    return EndCommand(cmd, next == '&' ? 2 : 1);  // `&&` or background
+  }
+
+  bool OnOpenParen(Cmd& cmd) {
+    if (cmd.prev_redir) {  // process substitution `<(…)` / `>(…)`
+      return TakeConstruct(cmd, true, [&] {
+        ++i_;
+        return ParseNestedList();
+      });
+    }
+    if (!CmdIsEmpty(cmd)) return Fail("`(` after a word (function definition or array)");
+    if (At(i_ + 1) == '(') {  // `(( … ))`: arithmetic, read like `$(( … ))`
+      return TakeConstruct(cmd, true, [&] { return SkipArithmetic(/*opener=*/2); });
+    }
+    FinishCmd(cmd);  // subshell
+    ++i_;
+    if (!ParseNestedList()) return false;
+    cmd = Cmd();  // what follows `)` (redirections) is a part of its own
+    return true;
+  }
+
+  bool OnLess(Cmd& cmd) {
+    const char next = At(i_ + 1);
+    if (next == '<' && At(i_ + 2) == '<') {  // here-string: a word follows
+      TakeChars(cmd, 3);
+      return true;
+    }
+    if (next == '<') return ParseHeredocOperator(cmd);
+    TakeChars(cmd, 1, /*redir=*/true);
+    return true;
   }
 
   // After `(`, `$(`, `<(`: the list up to the matching `)`, one level deeper.
@@ -374,15 +382,7 @@ class Parser {
         ++i_;
         return true;
       }
-      if (c == '\\') {
-        i_ += 2;
-      } else if (c == '$') {
-        if (!SkipDollar(/*in_dquote=*/true)) return false;
-      } else if (c == '`') {
-        if (!SkipBacktick()) return false;
-      } else {
-        ++i_;
-      }
+      if (!StepExpandingText()) return false;
     }
     return Fail("unterminated double quote");
   }
@@ -430,26 +430,20 @@ class Parser {
         ++i_;
         return true;
       }
-      if (c == '\\') {
-        i_ += 2;
-      } else if (c == '$') {
-        if (!SkipDollar(/*in_dquote=*/true)) return false;
-      } else if (c == '`') {
-        if (!SkipBacktick()) return false;
-      } else if (c == '\'' || c == '"' || c == '{') {
+      if (c == '\'' || c == '"' || c == '{') {
         return Fail("quotes or braces inside ${...} are not supported");
-      } else {
-        ++i_;
       }
+      if (!StepExpandingText()) return false;
     }
     return Fail("unterminated ${");
   }
 
-  // `$((…))`: parentheses are counted; substitutions inside are parts; quotes fail closed.
-  bool SkipArithmetic() {
+  // `$((…))` (or, with `opener` 2, the `((…))` command): parentheses are counted;
+  // substitutions inside are parts; quotes fail closed.
+  bool SkipArithmetic(size_t opener = 3) {
     Nest nest(this);
     if (Depth() > kMaxNestingDepth) return Fail("nested too deeply");
-    i_ += 3;
+    i_ += opener;
     size_t open = 0;
     while (!failed_ && i_ < s_.size()) {
       const char c = s_[i_];
@@ -467,16 +461,10 @@ class Parser {
           // `$((a) …)` is a subshell inside a substitution in bash; too ambiguous to follow.
           return Fail("ambiguous $((");
         }
-      } else if (c == '\\') {
-        i_ += 2;
-      } else if (c == '$') {
-        if (!SkipDollar(/*in_dquote=*/true)) return false;
-      } else if (c == '`') {
-        if (!SkipBacktick()) return false;
       } else if (c == '\'' || c == '"') {
         return Fail("quotes inside $((...)) are not supported");
-      } else {
-        ++i_;
+      } else if (!StepExpandingText()) {
+        return false;
       }
     }
     return Fail("unterminated $((");
@@ -661,6 +649,19 @@ std::string StripLeadingAssignments(std::string_view text) {
   }
   while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
   return std::string(text);
+}
+
+std::optional<std::vector<std::string>> SubstitutionsIn(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos) return std::nullopt;
+  std::vector<std::string> slots;
+  Parser parser(text, /*depth=*/0, &slots);
+  if (!parser.RunHeredocBody()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const std::string& slot : slots) {
+    std::string part = NormalizeCommandWhitespace(slot);
+    if (!part.empty()) out.push_back(std::move(part));
+  }
+  return out;
 }
 
 BashCommandParts ParseBashCommand(std::string_view command) {

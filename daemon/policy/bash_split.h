@@ -10,10 +10,14 @@
 //     `echo $(rm -rf /)` and `rm -rf /`: a rule for `echo *` alone cannot let the inner command
 //     through, and an exact rule for the outer text does not silently approve whatever runs
 //     inside it either. Parts are ordered by where they start in the text.
+// An arithmetic command `(( … ))` is one part, its text verbatim, the substitutions inside it
+// parts of their own; quotes inside it, or a `)` that makes it ambiguous with nested subshells,
+// fail closed (as for `$(( … ))`).
 // Kept inside a part's text: redirections (`> out`, `2>&1`), leading assignments (`FOO=1 make`),
 // quotes and escapes as written, here-document bodies. Removed from it: comments (`# …` at the
 // start of a word), line continuations (backslash-newline), and the leading shell keywords
-// `if then elif else while until do time !` (the rest is the command that runs); bare `fi`,
+// `if then elif else while until do time !`, and `-p` after `time` (the rest is the command
+// that runs); bare `fi`,
 // `done`, `esac` are not parts. Redirections after `)` or `}` become a part of their own
 // (`( make ) > log` yields `make` and `> log`). Unquoted whitespace is collapsed to one space.
 //
@@ -24,6 +28,7 @@
 // Time and memory are linear in the input, times the nesting depth for backticks.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +51,12 @@ struct BashCommandParts {
 };
 
 BashCommandParts ParseBashCommand(std::string_view command);
+
+// The commands of the substitutions in `text` read as a double-quoted string (`$(…)`, backticks,
+// and those inside `${…}` and `$((…))`), normalised as parts are, in order; nullopt when the
+// text cannot be split (unterminated, nested too deeply, a NUL byte). For text bash evaluates
+// as code although it was quoted, such as the subscript in `printf -v 'a[$(id)]'`.
+std::optional<std::vector<std::string>> SubstitutionsIn(std::string_view text);
 
 // Collapses every run of unquoted spaces, tabs and newlines to one space and trims the ends.
 // Text in single or double quotes and backslash-escaped characters are kept as they are.

@@ -5,9 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/atomic_file.h"
-#include "common/status_macros.h"
 #include "daemon/policy/bash_split.h"
+#include "daemon/policy/command_analysis.h"
 #include "daemon/policy/command_pattern.h"
 #include "daemon/policy/path_glob.h"
 
@@ -28,12 +27,6 @@ bool SameTool(std::string_view a, std::string_view b) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Debian's Abseil has its own string_view, so its string helpers do not take ours.
@@ -87,33 +80,133 @@ bool DenyMatchesCommand(const std::vector<CommandPattern>& deny, std::string_vie
   return false;
 }
 
-Verdict EvaluateBash(const ToolRules& rules, const std::string& command) {
-  const BashCommandParts split = ParseBashCommand(command);
+// Shell strings within shell strings followed (`eval "bash -c '…'"`); deeper is opaque.
+constexpr int kMaxShellStringDepth = 8;
+// Simple commands analysed for one call's deny check; beyond it, opaque.
+constexpr int kMaxDenyChecks = 1024;
+// Hidden commands added to one call's parts; beyond it, opaque.
+constexpr size_t kMaxHiddenParts = 256;
+
+struct AnalyzedPart {
+  std::string text;
+  CommandAnalysis analysis;
+};
+
+// A bash call's simple commands (ParseBashCommand), then the commands hidden in quoted text
+// bash evaluates as code (command_analysis.h): each must be allowed on its own.
+struct BashCall {
+  BashCommandParts split;
+  std::vector<AnalyzedPart> parts;
+};
+
+BashCall AnalyzeBash(std::string_view command) {
+  BashCall call;
+  call.split = ParseBashCommand(command);
+  for (const std::string& part : call.split.parts) call.parts.push_back({part, {}});
+  size_t hidden = 0;
+  for (size_t k = 0; k < call.parts.size(); ++k) {
+    CommandAnalysis analysis = AnalyzeCommand(call.parts[k].text);
+    for (std::string& h : analysis.hidden_commands) {
+      if (++hidden > kMaxHiddenParts) {
+        analysis.opaque = true;
+        break;
+      }
+      call.parts.push_back({std::move(h), {}});
+    }
+    call.parts[k].analysis = std::move(analysis);
+  }
+  return call;
+}
+
+// Tries deny patterns on a simple command in every spelling it has and on everything it runs,
+// recursively, noting whether something runs that the text does not show.
+class DenyCheck {
+ public:
+  explicit DenyCheck(const std::vector<CommandPattern>* deny) : deny_(deny) {}
+
+  bool Denied(std::string_view text, const CommandAnalysis& analysis, int depth) {
+    if (DenyMatchesCommand(*deny_, text)) return true;
+    if (--budget_ < 0) {
+      opaque_ = true;
+      return false;
+    }
+    for (const std::string& form : analysis.forms) {
+      if (DenyMatchesCommand(*deny_, form)) return true;
+    }
+    if (analysis.opaque) opaque_ = true;
+    for (const std::string& hidden : analysis.hidden_commands) {
+      if (Denied(hidden, AnalyzeCommand(hidden), depth + 1)) return true;
+    }
+    for (const std::string& string : analysis.shell_strings) {
+      if (depth >= kMaxShellStringDepth) {
+        opaque_ = true;
+        continue;
+      }
+      const BashCommandParts inner = ParseBashCommand(string);
+      if (inner.exact_only) opaque_ = true;
+      for (const std::vector<std::string>* list : {&inner.parts, &inner.fragments}) {
+        for (const std::string& part : *list) {
+          if (Denied(part, AnalyzeCommand(part), depth + 1)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  bool opaque() const { return opaque_; }
+
+ private:
+  const std::vector<CommandPattern>* deny_;
+  int budget_ = kMaxDenyChecks;
+  bool opaque_ = false;
+};
+
+// Whether a deny pattern matches any part, fragment or what they run; *opaque when something
+// runs that no deny pattern could be tried on.
+bool DenyMatchesCall(const ToolRules& rules, const BashCall& call, bool* opaque) {
   std::vector<CommandPattern> deny;
   deny.reserve(rules.deny.size());
   for (const Rule* r : rules.deny) deny.push_back(CompileCommandPattern(r->pattern));
-  // Deny patterns keep their wildcards even on a command that could not be split, and also
-  // see what was recognised before the failure.
-  for (const std::string& part : split.parts) {
-    if (DenyMatchesCommand(deny, part)) return Verdict::kDeny;
+  DenyCheck check(&deny);
+  bool denied = false;
+  for (const AnalyzedPart& part : call.parts) {
+    denied = denied || check.Denied(part.text, part.analysis, 0);
   }
-  for (const std::string& fragment : split.fragments) {
-    if (DenyMatchesCommand(deny, fragment)) return Verdict::kDeny;
+  // Deny patterns also see what was recognised before a parse failure.
+  for (const std::string& fragment : call.split.fragments) {
+    denied = denied || check.Denied(fragment, AnalyzeCommand(fragment), 0);
   }
-  if (rules.allow_all) return Verdict::kAllow;
-  if (split.parts.empty()) return Verdict::kAsk;  // nothing to approve: a person decides
+  *opaque = check.opaque();
+  return denied;
+}
+
+bool PartAllowed(const std::vector<CommandPattern>& allow, const BashCall& call,
+                 const AnalyzedPart& part) {
+  // A command that could not be split, or runs a command or string it did not name, or whose
+  // command is only known at run time: only an exact rule vouches for it.
+  const bool exact_only = call.split.exact_only || part.analysis.runs_other || part.analysis.opaque;
+  return std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
+    if (p.exact()) return p.pieces[0] == part.text;
+    return !exact_only && MatchCommandPattern(p, part.text);
+  });
+}
+
+Verdict EvaluateBash(const ToolRules& rules, const std::string& command) {
+  const BashCall call = AnalyzeBash(command);
+  bool opaque = false;
+  if (!rules.deny.empty() && DenyMatchesCall(rules, call, &opaque)) return Verdict::kDeny;
+  // With deny patterns present, a command they could not see through is asked about even
+  // when the whole tool is allowed.
+  if (rules.allow_all) return opaque ? Verdict::kAsk : Verdict::kAllow;
+  if (call.parts.empty()) return Verdict::kAsk;  // nothing to approve: a person decides
   // What runs stops at a NUL byte, so no rule written for the text can vouch for it.
   if (command.find('\0') != std::string::npos) return Verdict::kAsk;
 
   std::vector<CommandPattern> allow;
   allow.reserve(rules.allow.size());
   for (const Rule* r : rules.allow) allow.push_back(CompileCommandPattern(r->pattern));
-  for (const std::string& part : split.parts) {
-    const bool allowed = std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
-      if (split.exact_only) return p.exact() && p.pieces[0] == part;
-      return MatchCommandPattern(p, part);
-    });
-    if (!allowed) return Verdict::kAsk;
+  for (const AnalyzedPart& part : call.parts) {
+    if (!PartAllowed(allow, call, part)) return Verdict::kAsk;
   }
   return Verdict::kAllow;
 }
@@ -140,52 +233,6 @@ Verdict EvaluatePath(const ToolRules& rules, const std::string& raw_path) {
   }
   return Verdict::kAsk;
 }
-
-absl::Status ParseRuleList(const Json& settings, const char* key, const std::string& path,
-                           std::vector<Rule>* out) {
-  auto it = settings.find(key);
-  if (it == settings.end() || it->is_null()) return absl::OkStatus();
-  if (!it->is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": \"", key, "\" must be an array"));
-  }
-  for (size_t i = 0; i < it->size(); ++i) {
-    const Json& entry = (*it)[i];
-    if (!entry.is_string()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": ", key, "[", i, "] must be a string"));
-    }
-    absl::StatusOr<Rule> rule = ParseRule(entry.get<std::string>());
-    if (!rule.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": ", key, "[", i, "]: ", rule.status().message()));
-    }
-    out->push_back(*std::move(rule));
-  }
-  return absl::OkStatus();
-}
-
-// The rules of a settings file's text; errors name `path`.
-absl::StatusOr<RuleSet> RulesFromText(const std::string& text, const std::string& path) {
-  absl::StatusOr<Json> settings = ParseJson(text);
-  if (!settings.ok()) return Annotate(settings.status(), path);
-  if (!settings->is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
-  }
-  RuleSet rules;
-  RETURN_IF_ERROR(ParseRuleList(*settings, "allow", path, &rules.allow));
-  RETURN_IF_ERROR(ParseRuleList(*settings, "deny", path, &rules.deny));
-  return rules;
-}
-
-// The form rules are compared in for de-duplication: `Bash( make )` is `bash(make)`.
-std::string RuleKey(const Rule& rule) {
-  const std::string tool = Lower(rule.tool);
-  const std::string pattern =
-      tool == kBash ? NormalizeCommandWhitespace(rule.pattern) : rule.pattern;
-  return FormatRule(Rule{tool, pattern});
-}
-
-bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
 
 }  // namespace
 
@@ -244,8 +291,8 @@ std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
   const std::string* subject = PatternArgument(tool, args);
   if (subject == nullptr || subject->find('\0') != std::string::npos) return out;
   if (SameTool(tool, kBash)) {
-    for (const std::string& part : ParseBashCommand(*subject).parts) {
-      std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part)});
+    for (const AnalyzedPart& part : AnalyzeBash(*subject).parts) {
+      std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part.text)});
       if (std::find(out.begin(), out.end(), rule) == out.end()) out.push_back(std::move(rule));
     }
     return out;
@@ -259,72 +306,6 @@ std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
 
 std::vector<std::string> SplitCompoundCommand(std::string_view command) {
   return ParseBashCommand(command).parts;
-}
-
-absl::StatusOr<RuleSet> LoadRules(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (absl::IsNotFound(text.status())) return RuleSet{};
-  if (!text.ok()) return Annotate(text.status(), path);
-  return RulesFromText(*text, path);
-}
-
-void MergeRules(const RuleSet& from, RuleSet* into) {
-  auto merge = [](const std::vector<Rule>& first, std::vector<Rule>* list) {
-    std::vector<Rule> merged;
-    merged.reserve(first.size() + list->size());
-    for (const std::vector<Rule>* source : {&first, static_cast<const std::vector<Rule>*>(list)}) {
-      for (const Rule& r : *source) {
-        const bool seen = std::any_of(merged.begin(), merged.end(),
-                                      [&](const Rule& m) { return SameRule(m, r); });
-        if (!seen) merged.push_back(r);
-      }
-    }
-    *list = std::move(merged);
-  };
-  merge(from.allow, &into->allow);
-  merge(from.deny, &into->deny);
-}
-
-absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules) {
-  std::vector<Rule> parsed;
-  for (const std::string& text : rules) {
-    absl::StatusOr<Rule> rule = ParseRule(text);
-    if (!rule.ok()) return Annotate(rule.status(), path);
-    parsed.push_back(*std::move(rule));
-  }
-
-  // ordered_json keeps the file's key order, so a person's layout survives the rewrite.
-  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
-  std::vector<Rule> present;
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (text.ok()) {
-    // Never rewrite a file LoadRules would reject: the person has to fix it first.
-    ASSIGN_OR_RETURN(RuleSet existing, RulesFromText(*text, path));
-    present = std::move(existing.allow);
-    settings = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!settings.is_object()) {  // cannot happen after RulesFromText; kept as a guard
-      return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
-    }
-  } else if (!absl::IsNotFound(text.status())) {
-    return Annotate(text.status(), path);
-  }
-
-  nlohmann::ordered_json& allow = settings["allow"];
-  if (allow.is_null()) allow = nlohmann::ordered_json::array();
-
-  bool changed = false;
-  for (Rule& rule : parsed) {
-    const bool seen = std::any_of(present.begin(), present.end(),
-                                  [&](const Rule& p) { return SameRule(p, rule); });
-    if (seen) continue;
-    allow.push_back(FormatRule(rule));
-    present.push_back(std::move(rule));
-    changed = true;
-  }
-  if (!changed) return absl::OkStatus();  // nothing new: the file is left untouched
-  const std::string out = settings.dump(2, ' ', /*ensure_ascii=*/false,
-                                        nlohmann::ordered_json::error_handler_t::replace);
-  return WriteFileAtomically(path, out + "\n");
 }
 
 }  // namespace agent::daemon::policy

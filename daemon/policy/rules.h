@@ -25,6 +25,28 @@
 // leading assignments are also stripped (`bash(rm *)` denies `X=1 rm -rf /`), wildcards still
 // apply to a command that could not be split, `..` is resolved, and a deny pattern for a call
 // that lacks the argument it is matched against denies that call.
+//
+// Spelling (command_analysis.h) does not get past a deny rule: each part is also matched with
+// quotes and backslashes removed (`\rm`, `'rm'`, `$'\x72m'`), without the command name's
+// directory (`/bin/rm`), without redirections, with each wrapper peeled off (`command`, `env`,
+// `exec`, `time -p`, `nice -n N`, `nohup`, `timeout D`, `stdbuf`, `sudo`, `xargs`, …), and what a
+// command hands to a shell is split and matched too (`eval 'rm x'`, `bash -c 'rm x'`,
+// `find -exec rm {} ;`, `su -c`, `env -S`, `trap`, `watch`, `parallel`), up to 8 levels deep.
+// When a command's text cannot show what runs (a command name from `$…`, a glob or brace
+// expansion, a shell reading a script or stdin, `source`, an unparsable or too deep string), a
+// tool-wide allow (`bash`) no longer applies if the tool has deny patterns: the call is asked.
+//
+// Allow patterns match the part as written, never a peeled or de-quoted form: `bash(git status
+// *)` does not allow `env LD_PRELOAD=x git status`, `nice git status`, `./git status` or
+// `'git' status` (a wrapper, a path or a variable may change what runs; write a rule for that
+// spelling if it is wanted). A wrapper rule (`bash(nice *)`) allows what it names, but no
+// prefix or wildcard rule ever allows a command that runs a string or a command it was handed
+// (`eval`, `sh -c`, `bash script`, `xargs`, `find -exec`, `source`, `parallel`, also behind a
+// wrapper: `nice sh -c …`) or whose name is only known at run time: only an exact rule or a
+// person does, and deny rules still see inside it. Substitutions that bash runs from quoted
+// text it evaluates as code (`printf -v 'a[$(id)]'`, `test -v`, `[ -v`, `[[`, `let`,
+// `declare`/`local`/`export`/… with a subscript, `x='a[$(id)]'` for a later `$((x))`) and the
+// substitutions in `(( … ))` are parts of their own: allowed on their own, seen by deny rules.
 #pragma once
 
 #include <string>
@@ -64,11 +86,12 @@ enum class Verdict { kAllow, kDeny, kAsk };
 Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args);
 
 // The narrow rules "allow always" would record for this call: for bash one rule per simple
-// command, exact (its `*` written `[*]`), de-duplicated, in order, never a wildcard wider than
-// what was asked (approving `git status && rm -rf tmp` proposes `bash(git status)` and
-// `bash(rm -rf tmp)`, never `bash(rm *)`); even read-only commands get no prefix rule, since
-// `cat *` would also read any secret. A command that cannot be split proposes its whole text.
-// For other tools `tool(<normalised path>)`; nothing for a path the rule could never allow
+// command (hidden substitutions included, see above), exact (its `*` written `[*]`), de-duplicated,
+// in order, never a wildcard wider than what was asked (approving `git status && rm -rf tmp`
+// proposes `bash(git status)` and `bash(rm -rf tmp)`, never `bash(rm *)`); even read-only commands
+// get no prefix rule, since `cat *` would also read any secret. A command that cannot be split
+// proposes its whole text. For other tools `tool(<normalised path>)`; nothing for a path the rule
+// could never allow
 // (`..`, absolute, empty) or for a call without the argument.
 std::vector<std::string> ProposeRules(std::string_view tool, const Json& args);
 
@@ -80,7 +103,8 @@ std::vector<std::string> SplitCompoundCommand(std::string_view command);
 // Reads `{"allow": [...], "deny": [...]}` from a settings file (project
 // `.agent/settings.json` or user config.json); a missing file is an empty set, as are missing
 // or null lists; other fields are ignored. Malformed rules or JSON, a non-object or a list that
-// is not an array of strings are InvalidArgument naming the file (and the rule's index).
+// is not an array of strings are InvalidArgument as `path:line:column: problem` (with the
+// rule's index, `deny[0]`); see rules_file.h. RuleSource (rule_source.h) caches this per file.
 absl::StatusOr<RuleSet> LoadRules(const std::string& path);
 // Merges `from` into `into`: each list becomes from's rules followed by into's own, with
 // duplicates (same tool, case-insensitively, and pattern) dropped. Order does not change what

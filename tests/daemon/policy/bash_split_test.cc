@@ -257,3 +257,33 @@ TEST(StripLeadingAssignments, DropsNameValueWordsOnly) {
 
 }  // namespace
 }  // namespace agent::daemon::policy
+
+namespace agent::daemon::policy {
+namespace {
+
+TEST(BashSplit, TimeKeywordTakesItsPosixOption) {
+  EXPECT_THAT(SplitCompoundCommand("time -p rm x"), ::testing::ElementsAre("rm x"));
+  EXPECT_THAT(SplitCompoundCommand("time -p -- rm x"), ::testing::ElementsAre("rm x"));
+  EXPECT_THAT(SplitCompoundCommand("ls -p x"), ::testing::ElementsAre("ls -p x"));
+}
+
+TEST(BashSplit, ArithmeticCommandIsOnePartWithItsSubstitutions) {
+  EXPECT_THAT(SplitCompoundCommand("(( a[$(id)] + 1 )) && ls"),
+              ::testing::ElementsAre("(( a[$(id)] + 1 ))", "id", "ls"));
+  for (const char* command : {"(( 'a[$(id)]' ))", "((a) || b)", "(( x"}) {
+    EXPECT_TRUE(ParseBashCommand(command).exact_only) << command;
+  }
+  EXPECT_THAT(SplitCompoundCommand("( (cd a) && make )"), ::testing::ElementsAre("cd a", "make"));
+}
+
+TEST(SubstitutionsIn, FindsTheCommandsOfQuotedCode) {
+  EXPECT_THAT(SubstitutionsIn("a[$(id)]").value(), ::testing::ElementsAre("id"));
+  EXPECT_THAT(SubstitutionsIn("a[`id`] ${x:-$(date)} $(( $(b) ))").value(),
+              ::testing::ElementsAre("id", "date", "b"));
+  EXPECT_THAT(SubstitutionsIn("plain 'text'").value(), ::testing::IsEmpty());
+  EXPECT_FALSE(SubstitutionsIn("a[$(id]").has_value());
+  EXPECT_FALSE(SubstitutionsIn(std::string("$(a\0b)", 6)).has_value());
+}
+
+}  // namespace
+}  // namespace agent::daemon::policy

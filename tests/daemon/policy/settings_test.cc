@@ -93,6 +93,29 @@ TEST_F(SettingsTest, MalformedRuleIsInvalidArgumentNamingFileAndIndex) {
   EXPECT_THAT(std::string(rules.status().message()), HasSubstr("deny[0]"));
 }
 
+TEST_F(SettingsTest, ErrorsNameTheLineAndColumn) {
+  struct Case {
+    const char* content;
+    const char* where;  // `:line:column: ` and the start of the problem
+  };
+  for (const Case& c : {
+           Case{"{\n  \"allow\": [\"bash(ls)\",]\n}", ":2:24: invalid JSON: syntax error"},
+           Case{"{\"allow\": [", ":1:12: invalid JSON"},
+           Case{"\n\n  [1]", ":3:3: settings must be a JSON object"},
+           Case{"{\n\"x\": 1,\n  \"deny\" : \"bash\"}", ":3:3: \"deny\" must be an array"},
+           Case{"{\n\"allow\": [\n  \"bash(ls)\",\n  7]}", ":2:1: allow[1] must be a string"},
+           Case{"{\"allow\": [\"bash(ls)\",\n\n     \"bash(ls\"]}",
+                ":3:6: allow[1]: rule `bash(ls`"},
+           // The same text elsewhere in the file first: the entry's own line.
+           Case{"{\"note\": [\"bash(ls\"],\n\"allow\":\n[\"bash(ls\"]}", ":3:2: allow[0]"},
+       }) {
+    const std::string path = Write("where.json", c.content);
+    absl::StatusOr<RuleSet> rules = LoadRules(path);
+    EXPECT_EQ(rules.status().code(), absl::StatusCode::kInvalidArgument) << c.content;
+    EXPECT_THAT(std::string(rules.status().message()), HasSubstr(path + c.where)) << c.content;
+  }
+}
+
 TEST_F(SettingsTest, WrongShapesAreInvalidArgument) {
   for (const char* content :
        {R"([])", R"("allow")", R"({"allow": "bash"})", R"({"allow": [1]})", R"({"deny": {}})"}) {

@@ -1,0 +1,178 @@
+#include "daemon/policy/rule_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "daemon/policy/rules_file.h"
+
+namespace agent::daemon::policy {
+namespace {
+
+// A settings file larger than this is refused rather than read into memory.
+constexpr int64_t kMaxSettingsBytes = 16 << 20;
+
+absl::Status Failed(const std::string& path, const std::string& problem) {
+  return absl::FailedPreconditionError(path + ": " + problem);
+}
+
+absl::Status Errno(const std::string& path, const char* what, int err) {
+  if (err == ELOOP) return Failed(path, "is a symbolic link (not followed for rule files)");
+  return Failed(path, std::string(what) + ": " + std::strerror(err));
+}
+
+// Closes a file descriptor on every path out.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+absl::StatusOr<std::string> ReadAll(int fd, const std::string& path) {
+  std::string text;
+  char buf[1 << 14];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno(path, "read", errno);
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+    if (static_cast<int64_t>(text.size()) > kMaxSettingsBytes) {
+      return Failed(path, "larger than 16 MiB");
+    }
+  }
+}
+
+// The directory holding `path`, opened without following a symlink (unless `follow`): its fd,
+// -1 when it does not exist, or an error (a symlink is one).
+absl::StatusOr<int> OpenParent(const std::string& path, bool follow) {
+  const std::string dir = DirName(path);
+  const int fd =
+      ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+  if (fd >= 0) return fd;
+  const int err = errno;
+  struct stat st;
+  // With O_DIRECTORY, a symlinked directory fails as ENOTDIR rather than ELOOP.
+  if (err == ENOTDIR && !follow && ::lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return Errno(dir, "open", ELOOP);
+  }
+  if (err == ENOENT || err == ENOTDIR) return -1;
+  return Errno(dir, "open", err);
+}
+
+}  // namespace
+
+FileRuleSource::FileRuleSource(std::vector<std::string> paths,
+                               std::vector<std::string> symlinks_followed) {
+  agent::MutexLock l(&mu_);
+  for (std::string& path : paths) {
+    Entry entry;
+    entry.follow_symlinks = std::find(symlinks_followed.begin(), symlinks_followed.end(), path) !=
+                            symlinks_followed.end();
+    entry.path = std::move(path);
+    entries_.push_back(std::move(entry));
+  }
+}
+
+int64_t FileRuleSource::reads_for_test() const {
+  agent::MutexLock l(&mu_);
+  return reads_;
+}
+
+absl::StatusOr<RuleSet> FileRuleSource::Rules() {
+  agent::MutexLock l(&mu_);
+  RuleSet merged;
+  for (Entry& entry : entries_) {
+    Refresh(entry);
+    if (!entry.rules.ok()) return entry.rules.status();
+    MergeRules(*entry.rules, &merged);
+  }
+  return merged;
+}
+
+void FileRuleSource::Refresh(Entry& entry) {
+  absl::StatusOr<int> dir_fd = OpenParent(entry.path, entry.follow_symlinks);
+  if (!dir_fd.ok() || *dir_fd < 0) {
+    // No directory is no file (cached); an error is tried again next time.
+    entry.loaded = dir_fd.ok();
+    entry.stamp = Stamp{};
+    entry.rules =
+        dir_fd.ok() ? absl::StatusOr<RuleSet>(RuleSet{}) : absl::StatusOr<RuleSet>(dir_fd.status());
+    return;
+  }
+  Fd dir(*dir_fd);
+  const std::string name = BaseName(entry.path);
+  const int nofollow = entry.follow_symlinks ? 0 : O_NOFOLLOW;
+  struct stat st;
+  if (::fstatat(dir.get(), name.c_str(), &st, entry.follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW) !=
+      0) {
+    const int err = errno;
+    entry.loaded = err == ENOENT;
+    entry.stamp = Stamp{};
+    entry.rules = err == ENOENT ? absl::StatusOr<RuleSet>(RuleSet{})
+                                : absl::StatusOr<RuleSet>(Errno(entry.path, "stat", err));
+    return;
+  }
+  if (S_ISLNK(st.st_mode)) {
+    entry.loaded = false;
+    entry.rules = Errno(entry.path, "open", ELOOP);
+    return;
+  }
+  Stamp stamp{true,
+              static_cast<uint64_t>(st.st_dev),
+              static_cast<uint64_t>(st.st_ino),
+              static_cast<int64_t>(st.st_size),
+              static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+              static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  if (entry.loaded && entry.stamp == stamp) return;  // unchanged: the cached result stands
+
+  entry.loaded = false;
+  if (!S_ISREG(st.st_mode)) {
+    entry.rules = Failed(entry.path, "not a regular file");
+    return;
+  }
+  Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | nofollow));
+  if (file.get() < 0) {
+    entry.rules = Errno(entry.path, "open", errno);
+    return;
+  }
+  ++reads_;
+  absl::StatusOr<std::string> text = ReadAll(file.get(), entry.path);
+  if (!text.ok()) {
+    entry.rules = text.status();
+    return;
+  }
+  absl::StatusOr<RuleSet> rules = ParseRulesText(*text, entry.path);
+  // The stamp of the version checked before reading: a change while reading is seen next time.
+  entry.loaded = true;
+  entry.stamp = stamp;
+  entry.rules = rules.ok() ? std::move(rules)
+                           : absl::StatusOr<RuleSet>(absl::FailedPreconditionError(
+                                 std::string(rules.status().message())));
+}
+
+}  // namespace agent::daemon::policy

@@ -1,0 +1,83 @@
+// Where a session's permission rules come from: a cache of the merged rules of the user's
+// config.json and the project's .agent/settings.json, re-read only when a file changed, so a
+// gated call costs a few stat() calls instead of reading and parsing two files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "common/mutex.h"
+#include "daemon/policy/rules.h"
+
+namespace agent::daemon::policy {
+
+// Thread-safe. Caches the merged rules of a list of files; re-reads a file only when its
+// (dev, inode, size, mtime_ns, ctime_ns) changed. A file that does not parse makes Rules() fail
+// closed.
+class RuleSource {
+ public:
+  virtual ~RuleSource() = default;
+  // The merged rules (MergeRules, the later file's rules first; order does not change a
+  // verdict), or an error naming the file, the line (and column) and the problem
+  // (FailedPrecondition). A missing file contributes nothing.
+  virtual absl::StatusOr<RuleSet> Rules() = 0;
+};
+
+class FileRuleSource : public RuleSource {
+ public:
+  // `paths` in order (user config first, then project settings). The final component of a path
+  // and the directory holding it are never followed as symlinks (the project's `.agent/` is
+  // repository content: a symlink there could point the rules at a file the agent may write);
+  // a symlink is an error naming the path. Paths listed in `symlinks_followed` (the user's own
+  // config, which dotfile managers link) are opened normally.
+  explicit FileRuleSource(std::vector<std::string> paths,
+                          std::vector<std::string> symlinks_followed = {});
+
+  absl::StatusOr<RuleSet> Rules() override;
+
+  // How many times a file was read and parsed since construction (for tests of the cache).
+  int64_t reads_for_test() const;
+
+ private:
+  // What identifies one version of a file; `exists` false for a missing file.
+  struct Stamp {
+    bool exists = false;
+    uint64_t dev = 0;
+    uint64_t ino = 0;
+    int64_t size = 0;
+    int64_t mtime_ns = 0;
+    int64_t ctime_ns = 0;
+    bool operator==(const Stamp&) const = default;
+  };
+  struct Entry {
+    std::string path;
+    bool follow_symlinks = false;
+    bool loaded = false;  // `stamp` and `rules` describe a version read before
+    Stamp stamp;
+    absl::StatusOr<RuleSet> rules = RuleSet{};
+  };
+
+  // Brings `entry` up to date with the file on disk.
+  void Refresh(Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  mutable agent::Mutex mu_;
+  std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);
+  int64_t reads_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// For tests: always the given rules, or always the given error.
+class FixedRuleSource : public RuleSource {
+ public:
+  explicit FixedRuleSource(RuleSet rules) : rules_(std::move(rules)) {}
+  explicit FixedRuleSource(absl::Status error) : rules_(std::move(error)) {}
+
+  absl::StatusOr<RuleSet> Rules() override { return rules_; }
+
+ private:
+  const absl::StatusOr<RuleSet> rules_;
+};
+
+}  // namespace agent::daemon::policy

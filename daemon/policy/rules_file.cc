@@ -1,0 +1,210 @@
+// Settings files: parsing with positions, loading, merging, appending allow rules.
+#include "daemon/policy/rules_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "common/json.h"
+#include "common/status_macros.h"
+#include "daemon/policy/bash_split.h"
+
+namespace agent::daemon::policy {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// `line:column` (1-based) of byte `offset` of `text`.
+std::string Position(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::string_view before = text.substr(0, offset);
+  const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return absl::StrCat(line, ":", column);
+}
+
+absl::Status ErrorAt(std::string_view path, std::string_view text, size_t offset,
+                     std::string_view problem) {
+  return absl::InvalidArgumentError(std::string(path) + ":" + Position(text, offset) + ": " +
+                                    std::string(problem));
+}
+
+// Where `"key"` is written as an object key, or 0.
+size_t KeyOffset(std::string_view text, std::string_view key) {
+  const std::string quoted = "\"" + std::string(key) + "\"";
+  for (size_t at = text.find(quoted); at != std::string_view::npos;
+       at = text.find(quoted, at + 1)) {
+    size_t after = at + quoted.size();
+    while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+    if (after < text.size() && text[after] == ':') return at;
+  }
+  return 0;
+}
+
+// The syntax error's offset and description, from a second, event-only parse.
+absl::Status JsonSyntaxError(std::string_view text, std::string_view path) {
+  struct Locator : nlohmann::json_sax<Json> {
+    size_t where = 0;
+    std::string what;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t pos, const std::string&,
+                     const nlohmann::detail::exception& ex) override {
+      where = pos;
+      what = ex.what();
+      return false;
+    }
+  } locator;
+  Json::sax_parse(text, &locator, nlohmann::detail::input_format_t::json, /*strict=*/true);
+  // `[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …`: the
+  // part after the position is the problem.
+  std::string_view problem = locator.what;
+  if (const size_t column = problem.find("column "); column != std::string_view::npos) {
+    if (const size_t colon = problem.find(": ", column); colon != std::string_view::npos) {
+      problem.remove_prefix(colon + 2);
+    }
+  }
+  // The parser reports how many bytes it read; the offending one is the last of them.
+  const size_t offset = locator.where > 0 ? locator.where - 1 : 0;
+  return ErrorAt(path, text, offset, "invalid JSON: " + std::string(problem));
+}
+
+absl::Status ParseRuleList(const Json& settings, const char* key, std::string_view text,
+                           std::string_view path, std::vector<Rule>* out) {
+  auto it = settings.find(key);
+  if (it == settings.end() || it->is_null()) return absl::OkStatus();
+  const size_t key_at = KeyOffset(text, key);
+  if (!it->is_array()) {
+    return ErrorAt(path, text, key_at, absl::StrCat("\"", key, "\" must be an array of strings"));
+  }
+  size_t search_from = key_at;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Json& entry = (*it)[i];
+    const std::string name = absl::StrCat(key, "[", i, "]");
+    if (!entry.is_string()) {
+      return ErrorAt(path, text, key_at, absl::StrCat(name, " must be a string"));
+    }
+    // The entry as JSON usually spells it (a file may escape differently: then the key's
+    // line is the best guess).
+    const size_t at = text.find(DumpJson(entry), search_from);
+    if (at != std::string_view::npos) search_from = at;
+    absl::StatusOr<Rule> rule = ParseRule(entry.get<std::string>());
+    if (!rule.ok()) {
+      return ErrorAt(path, text, at == std::string_view::npos ? key_at : at,
+                     absl::StrCat(name, ": ", rule.status().message()));
+    }
+    out->push_back(*std::move(rule));
+  }
+  return absl::OkStatus();
+}
+
+// The form rules are compared in for de-duplication: `Bash( make )` is `bash(make)`.
+std::string RuleKey(const Rule& rule) {
+  const std::string tool = Lower(rule.tool);
+  const std::string pattern =
+      tool == "bash" ? NormalizeCommandWhitespace(rule.pattern) : rule.pattern;
+  return FormatRule(Rule{tool, pattern});
+}
+
+bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
+
+}  // namespace
+
+absl::StatusOr<RuleSet> ParseRulesText(std::string_view text, std::string_view path) {
+  Json settings = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (settings.is_discarded()) return JsonSyntaxError(text, path);
+  if (!settings.is_object()) {
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    return ErrorAt(path, text, first == std::string_view::npos ? 0 : first,
+                   "settings must be a JSON object");
+  }
+  RuleSet rules;
+  RETURN_IF_ERROR(ParseRuleList(settings, "allow", text, path, &rules.allow));
+  RETURN_IF_ERROR(ParseRuleList(settings, "deny", text, path, &rules.deny));
+  return rules;
+}
+
+absl::StatusOr<RuleSet> LoadRules(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (absl::IsNotFound(text.status())) return RuleSet{};
+  if (!text.ok()) return Annotate(text.status(), path);
+  return ParseRulesText(*text, path);
+}
+
+void MergeRules(const RuleSet& from, RuleSet* into) {
+  auto merge = [](const std::vector<Rule>& first, std::vector<Rule>* list) {
+    std::vector<Rule> merged;
+    merged.reserve(first.size() + list->size());
+    for (const std::vector<Rule>* source : {&first, static_cast<const std::vector<Rule>*>(list)}) {
+      for (const Rule& r : *source) {
+        const bool seen = std::any_of(merged.begin(), merged.end(),
+                                      [&](const Rule& m) { return SameRule(m, r); });
+        if (!seen) merged.push_back(r);
+      }
+    }
+    *list = std::move(merged);
+  };
+  merge(from.allow, &into->allow);
+  merge(from.deny, &into->deny);
+}
+
+absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules) {
+  std::vector<Rule> parsed;
+  for (const std::string& text : rules) {
+    absl::StatusOr<Rule> rule = ParseRule(text);
+    if (!rule.ok()) return Annotate(rule.status(), path);
+    parsed.push_back(*std::move(rule));
+  }
+
+  // ordered_json keeps the file's key order, so a person's layout survives the rewrite.
+  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+  std::vector<Rule> present;
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (text.ok()) {
+    // Never rewrite a file LoadRules would reject: the person has to fix it first.
+    ASSIGN_OR_RETURN(RuleSet existing, ParseRulesText(*text, path));
+    present = std::move(existing.allow);
+    settings = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!settings.is_object()) {  // cannot happen after ParseRulesText; kept as a guard
+      return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
+    }
+  } else if (!absl::IsNotFound(text.status())) {
+    return Annotate(text.status(), path);
+  }
+
+  nlohmann::ordered_json& allow = settings["allow"];
+  if (allow.is_null()) allow = nlohmann::ordered_json::array();
+
+  bool changed = false;
+  for (Rule& rule : parsed) {
+    const bool seen = std::any_of(present.begin(), present.end(),
+                                  [&](const Rule& p) { return SameRule(p, rule); });
+    if (seen) continue;
+    allow.push_back(FormatRule(rule));
+    present.push_back(std::move(rule));
+    changed = true;
+  }
+  if (!changed) return absl::OkStatus();  // nothing new: the file is left untouched
+  const std::string out = settings.dump(2, ' ', /*ensure_ascii=*/false,
+                                        nlohmann::ordered_json::error_handler_t::replace);
+  return WriteFileAtomically(path, out + "\n");
+}
+
+}  // namespace agent::daemon::policy
