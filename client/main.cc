@@ -138,6 +138,7 @@ int DaemonCommand(const std::string& what) {
   std::printf("agentd %s  pid %d  up %llds  sessions %d  clients %d  protocol %d\nsocket %s\n",
               st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
               st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
+  for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
   return 0;
 }
 

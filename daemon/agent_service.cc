@@ -161,6 +161,7 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   resp->set_protocol_version(kProtocolVersion);
   resp->set_epoch(epoch_);
   resp->set_socket_activated(socket_activated_);
+  for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
   return Done(ctx, absl::OkStatus());
 }
 

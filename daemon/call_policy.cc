@@ -1,27 +1,85 @@
 #include "daemon/call_policy.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "daemon/policy/protected_paths.h"
+#include "daemon/tools/path_resolver.h"
 
 namespace agent::daemon {
+namespace {
 
 namespace v1 = agent::v1;
+using K = CallVerdict::Kind;
+
+bool NameChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string AskTheUser(const CallFacts& call) {
+  return absl::StrCat("Not run: ", *call.protected_reason,
+                      ". Only the user can allow this, by answering an approval request for this "
+                      "very call (a permission rule or --yes is not enough): ask the user to make "
+                      "the change or to run the agent where they can approve it.");
+}
+
+}  // namespace
+
+std::optional<std::string> BashProtectedReason(std::string_view command) {
+  std::string lower = absl::AsciiStrToLower(std::string(command));
+  for (const std::string name : {".agent", ".git"}) {
+    for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
+      const size_t end = at + name.size();
+      const bool starts = at == 0 || !NameChar(lower[at - 1]);
+      const bool ends = end == lower.size() || !(NameChar(lower[end]) || lower[end] == '-');
+      if (starts && ends) {
+        return absl::StrCat("the command names ", name,
+                            ", which holds the agent's own settings or what makes git run code");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+CallFacts GatherCallFacts(const std::string& workdir, const std::string& tool, const Json& args) {
+  CallFacts f;
+  f.tool = tool;
+  f.written_args = RuleArguments(workdir, args);
+  f.rule_args = f.written_args;
+  if (args.contains("path") && args["path"].is_string()) {
+    auto resolved = tools::ResolveInside(workdir, args["path"].get<std::string>());
+    if (resolved.ok()) {
+      std::string rel = tools::RelativeToWorkdir(workdir, *resolved);
+      f.rule_args["path"] = rel;
+      if (auto why = policy::ProtectedPathReason(rel == "." ? "" : rel); why.has_value()) {
+        f.protected_reason =
+            absl::StrCat("writing ", rel, " needs a person's approval (", *why, ")");
+      }
+    }
+    // A path outside the project is refused by the tool itself.
+  } else if (args.contains("command") && args["command"].is_string()) {
+    f.protected_reason = BashProtectedReason(args["command"].get<std::string>());
+  }
+  return f;
+}
 
 CallVerdict DecideCall(v1::PolicyMode mode, const absl::StatusOr<policy::RuleSet>& rules,
-                       const std::string& tool, const Json& rule_args) {
-  using K = CallVerdict::Kind;
+                       const CallFacts& call) {
   if (mode == v1::POLICY_MODE_READ_ONLY) return {K::kRefuse, "Denied: this session is read-only."};
-  if (mode == v1::POLICY_MODE_YES) return {K::kRun, ""};
-  if (!rules.ok()) return {K::kRefuse, "Denied: " + std::string(rules.status().message())};
-  switch (policy::Evaluate(*rules, tool, rule_args)) {
-    case policy::Verdict::kAllow:
-      return {K::kRun, ""};
-    case policy::Verdict::kDeny:
-      return {K::kRefuse, "Denied by a permission rule of this project."};
-    case policy::Verdict::kAsk:
-      break;
+  if (!rules.ok()) {
+    return {K::kRefuse,
+            absl::StrCat("Denied: gated tools are stopped until the permission rules are fixed: ",
+                         rules.status().message())};
   }
+  const policy::Verdict verdict = policy::Evaluate(*rules, call.tool, call.rule_args);
+  if (verdict == policy::Verdict::kDeny ||
+      policy::Evaluate(*rules, call.tool, call.written_args) == policy::Verdict::kDeny) {
+    return {K::kRefuse, "Denied by a permission rule of this project."};
+  }
+  if (call.protected_reason.has_value()) {
+    if (mode == v1::POLICY_MODE_ASK) return {K::kAsk, ""};
+    return {K::kRefuse, AskTheUser(call)};
+  }
+  if (verdict == policy::Verdict::kAllow || mode == v1::POLICY_MODE_YES) return {K::kRun, ""};
   if (mode == v1::POLICY_MODE_DENY_UNRULED) {
-    return {K::kRefuse, absl::StrCat("Denied: this run does not allow ", tool,
+    return {K::kRefuse, absl::StrCat("Denied: this run does not allow ", call.tool,
                                      " (the user did not pass --yes).")};
   }
   return {K::kAsk, ""};

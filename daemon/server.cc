@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "common/paths.h"
 #include "common/protocol.h"
+#include "daemon/policy/rule_source.h"
 #include "daemon/tools/tool_registry.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -114,6 +115,14 @@ absl::Status Server::Run() {
   deps.epoch = epoch_;
   deps.tools = &CoreTools();
   deps.config = options_.config;
+  deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
+    // The user's config may be a dotfile manager's symlink; the project's settings are
+    // repository content and are never followed through one.
+    std::string user = ConfigDir() + "/config.json";
+    return std::make_shared<policy::FileRuleSource>(
+        std::vector<std::string>{user, workdir + "/.agent/settings.json"},
+        std::vector<std::string>{user});
+  };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };

@@ -40,6 +40,8 @@ Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
       settings_(std::move(settings)),
       log_(deps_.epoch, kEventRingSize) {
   model_ = deps_.make_model_client();
+  rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
+  if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});
 }
 
 Session::~Session() { Shutdown("the session was closed"); }
@@ -158,6 +160,8 @@ bool Session::Busy() const {
   SessionMutexLock l(&mu_);
   return running_ || compacting_ || !queue_.empty();
 }
+
+absl::Status Session::RulesProblem() const { return rules_->Rules().status(); }
 
 int Session::attached_clients() const {
   SessionMutexLock l(&mu_);

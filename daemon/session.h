@@ -43,6 +43,7 @@
 #include "daemon/approval_gate.h"
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
+#include "daemon/policy/rule_source.h"
 #include "daemon/store.h"
 #include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
@@ -57,6 +58,10 @@ struct SessionDeps {
   std::function<std::unique_ptr<llm::ModelClient>()> make_model_client;
   Config config;  // daemon defaults: thresholds, timeouts
   const Clock* clock = Clock::Real();
+  // The permission rules of the project in `workdir`, asked for once per session (the
+  // daemon's: policy::FileRuleSource over config.json and .agent/settings.json). Unset: no
+  // rules.
+  std::function<std::shared_ptr<policy::RuleSource>(const std::string& workdir)> rules_for;
 };
 
 struct SessionSettings {
@@ -120,6 +125,8 @@ class Session : private ToolDispatch::Host {
   void Shutdown(std::string_view reason) ABSL_LOCKS_EXCLUDED(mu_);
 
   int attached_clients() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Why gated tools are stopped (a rule file that does not parse), or OK.
+  absl::Status RulesProblem() const;
 
  private:
   struct QueuedPrompt {
@@ -191,6 +198,7 @@ class Session : private ToolDispatch::Host {
   tools::FileTracker files_;
   SessionLock lock_;
   std::atomic<bool> cancelled_{false};
+  std::shared_ptr<policy::RuleSource> rules_;
 
   mutable agent::Mutex mu_;
   SessionMeta meta_ ABSL_GUARDED_BY(mu_);
@@ -208,6 +216,7 @@ class Session : private ToolDispatch::Host {
   std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
+  std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 

@@ -2,7 +2,6 @@
 // (call_policy.h); when they leave it open, the attached clients are asked and the turn
 // thread waits for the first answer (approval_gate.h).
 #include "absl/strings/str_cat.h"
-#include "common/paths.h"
 #include "daemon/call_policy.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
@@ -19,25 +18,22 @@ std::string ProjectSettingsPath(const std::string& workdir) {
   return workdir + "/.agent/settings.json";
 }
 
-absl::StatusOr<policy::RuleSet> LoadRuleFiles(const std::string& workdir) {
-  policy::RuleSet rules;
-  for (const std::string& path : {ConfigDir() + "/config.json", ProjectSettingsPath(workdir)}) {
-    auto loaded = policy::LoadRules(path);
-    if (loaded.ok()) policy::MergeRules(*loaded, &rules);
-  }
-  return rules;
-}
-
 }  // namespace
 
 std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, const Json& args) {
+  absl::StatusOr<policy::RuleSet> rules = rules_->Rules();
   v1::PolicyMode mode;
   {
     SessionMutexLock l(&mu_);
     mode = settings_.policy;
+    // Every refused call names the problem to the model; the people attached see it once.
+    if (!rules.ok() && rules.status().message() != rules_error_shown_) {
+      rules_error_shown_ = std::string(rules.status().message());
+      Emit(events::Error(absl::StrCat("gated tools are stopped: ", rules_error_shown_)));
+    }
   }
-  Json rule_args = RuleArguments(workdir_, args);
-  CallVerdict verdict = DecideCall(mode, LoadRuleFiles(workdir_), call.name, rule_args);
+  CallFacts facts = GatherCallFacts(workdir_, call.name, args);
+  CallVerdict verdict = DecideCall(mode, rules, facts);
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
       return std::nullopt;
@@ -46,7 +42,7 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
     case CallVerdict::Kind::kAsk:
       break;
   }
-  return AskClients(call, args, rule_args);
+  return AskClients(call, args, facts.rule_args);
 }
 
 std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call, const Json& args,

@@ -203,6 +203,22 @@ int SessionManager::loaded_count() const {
   return static_cast<int>(sessions_.size());
 }
 
+std::vector<std::string> SessionManager::RuleProblems() const {
+  std::map<std::string, std::shared_ptr<Session>> sessions;
+  {
+    agent::MutexLock l(&mu_);
+    sessions = sessions_;
+  }
+  std::vector<std::string> problems;
+  for (const auto& [id, s] : sessions) {
+    absl::Status st = s->RulesProblem();
+    if (st.ok()) continue;
+    std::string p(st.message());
+    if (std::find(problems.begin(), problems.end(), p) == problems.end()) problems.push_back(p);
+  }
+  return problems;
+}
+
 int SessionManager::attached_count() const {
   agent::MutexLock l(&mu_);
   int n = 0;

@@ -35,6 +35,8 @@ class SessionManager {
   void ShutdownAll();
 
   int loaded_count() const;
+  // The problems that stop gated tools in loaded sessions (broken rule files), without repeats.
+  std::vector<std::string> RuleProblems() const;
   int attached_count() const;
 
  private:

@@ -84,7 +84,6 @@ class SessionTest : public ::testing::Test {
     char tmpl[] = "/tmp/session-test-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     workdir_ = std::filesystem::canonical(tmpl).string();
-    setenv("XDG_CONFIG_HOME", (workdir_ + "/config").c_str(), 1);
     registry_ = tools::ToolRegistry::CreateCore();
     registry_.Add(std::make_unique<SlowReadTool>());
     script_ = std::make_shared<FakeScript>();
@@ -101,6 +100,14 @@ class SessionTest : public ::testing::Test {
     auto script = script_;
     d.make_model_client = [script] { return std::make_unique<FakeModelClient>(script); };
     d.config.max_steps = 10;
+    if (rules_) {
+      d.rules_for = [rules = rules_](const std::string&) { return rules; };
+    } else {
+      d.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
+        return std::make_shared<policy::FileRuleSource>(
+            std::vector<std::string>{workdir + "/.agent/settings.json"});
+      };
+    }
     return d;
   }
 
@@ -126,6 +133,7 @@ class SessionTest : public ::testing::Test {
   tools::ToolRegistry registry_;
   std::shared_ptr<FakeScript> script_;
   std::shared_ptr<Session> session_;
+  std::shared_ptr<policy::RuleSource> rules_;  // unset: the project's settings file
 };
 
 TEST_F(SessionTest, TurnEmitsEventsInOrderAndSavesEveryMessage) {
@@ -203,6 +211,49 @@ TEST_F(SessionTest, FirstApprovalWinsAndEveryClientSeesIt) {
   EXPECT_TRUE(std::filesystem::exists(workdir_ + "/new.txt"));
   s->Detach(&a);
   s->Detach(&b);
+}
+
+TEST_F(SessionTest, RulesThatDoNotParseStopGatedCallsAndTheClientsAreToldOnce) {
+  rules_ = std::make_shared<policy::FixedRuleSource>(
+      absl::FailedPreconditionError("/c/config.json:3:12: bad rule \"bash(\""));
+  auto s = NewSession(v1::POLICY_MODE_YES);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply(
+      {{"bash", R"({"command":"touch a"})"}, {"bash", R"({"command":"touch b"})"}}, "b"));
+  script_->Add(TextReply("stopped"));
+  ASSERT_TRUE(s->SendPrompt("go", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/a"));
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/b"));
+  EXPECT_THAT(DumpJson(SavedTranscript()), HasSubstr("config.json:3:12"));
+  int errors = 0;
+  for (const EventPtr& e : rec.events()) errors += e->has_error() ? 1 : 0;
+  EXPECT_EQ(errors, 1);
+  EXPECT_THAT(std::string(s->RulesProblem().message()), HasSubstr("config.json:3:12"));
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, AProtectedPathIsAskedAboutWhateverTheRulesAllow) {
+  policy::RuleSet allow;
+  allow.allow.push_back(*policy::ParseRule("write_file"));
+  rules_ = std::make_shared<policy::FixedRuleSource>(allow);
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"write_file", R"({"path":"plain.txt","content":"x"})"},
+                           {"write_file", R"({"path":".agent/settings.json","content":"{}"})"}},
+                          "w"));
+  script_->Add(TextReply("done"));
+  ASSERT_TRUE(s->SendPrompt("go", "t").ok());
+  EventPtr req = rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); });
+  ASSERT_TRUE(req);
+  EXPECT_EQ(req->approval_requested().approval().call_id(), "w1");  // w0 ran on the rule
+  EXPECT_TRUE(std::filesystem::exists(workdir_ + "/plain.txt"));
+  ASSERT_TRUE(s->Approve("w1", v1::DECISION_DENY, {}, "", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/settings.json"));
+  s->Detach(&rec);
 }
 
 TEST_F(SessionTest, PendingApprovalIsInTheSnapshotOfALateClient) {

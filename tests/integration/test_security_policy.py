@@ -12,7 +12,7 @@ import unittest
 from harness import Env, tool_call
 from test_multi_client import Api, collect_until_turns_end, kind
 
-ASK_USER = "only the user can allow"
+ASK_USER = "Only the user can allow"
 
 
 def write_json(path, obj):
@@ -154,7 +154,7 @@ class BrokenRuleFiles(unittest.TestCase):
         self.assertTrue(os.path.isdir(os.path.join(env.project, "important")))
         result = [m["content"] for m in env.transcript() if m["role"] == "tool"][0]
         self.assertIn("config.json", result)
-        self.assertIn("line 3", result)
+        self.assertIn("config.json:3:", result)  # file:line:column
         # The attached client was told, and so is `agent daemon status`.
         self.assertIn("config.json", r.stdout)
         st = env.agent("daemon", "status")
