@@ -3,7 +3,10 @@
 //   <id>.meta.json        title, model, workdir, times, parent, counters
 //   <id>.compacted.jsonl  what compaction removed, with the summary that replaced it
 //   <id>.lock             advisory lock: one daemon owns a session at a time
-// Every write is atomic (common/atomic_file.h). Stateless functions; thread-safe.
+// Every write is atomic (common/atomic_file.h). `.agent` and `.agent/sessions` must be real
+// directories owned by us, and no file in them is opened through a symlink: a cloned
+// repository controls their content (PermissionDenied naming the path). Stateless functions;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
