@@ -57,7 +57,8 @@ absl::Status AppendCompacted(const std::string& workdir, const std::string& id, 
 // is not JSON, not a message list, or breaks the transcript rule.
 absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id);
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id);
-// Ids of the sessions saved in `workdir` (those with a transcript file).
+// Ids of the sessions saved in `workdir` (those with a transcript file); none when the
+// sessions directory is missing or refused (a symlink, say).
 std::vector<std::string> ListSessionIds(const std::string& workdir);
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id);
 
