@@ -1,16 +1,20 @@
 #include "daemon/store.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
+#include <cerrno>
+#include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/atomic_file.h"
+#include "common/dir_fd.h"
+#include "common/status_macros.h"
 
 namespace agent::daemon {
 
@@ -56,6 +60,29 @@ std::string MetaPath(const std::string& workdir, const std::string& id) {
   return absl::StrCat(SessionsDir(workdir), "/", id, ".meta.json");
 }
 
+namespace {
+
+// <workdir>/.agent/sessions, opened without following a symlink at `.agent` or `sessions`:
+// a cloned repository could plant one to make us write outside the project.
+absl::StatusOr<DirFd> OpenSessionsDir(const std::string& workdir, bool create) {
+  ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, create));
+  ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", create));
+  return agent_dir.OpenSubdir("sessions", create);
+}
+
+absl::Status WriteSessionFile(const std::string& workdir, const std::string& name,
+                              std::string_view content, Durability durability) {
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
+  return WriteFileAtomically(dir, name, content, durability);
+}
+
+absl::StatusOr<std::string> ReadSessionFile(const std::string& workdir, const std::string& name) {
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/false));
+  return ReadFileToString(dir, name);
+}
+
+}  // namespace
+
 absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Json& messages) {
   // One message per line keeps the file readable in an editor and diffable, at a fraction
@@ -63,43 +90,44 @@ absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
   std::vector<std::string> lines;
   lines.reserve(messages.size());
   for (const Json& m : messages) lines.push_back(DumpJson(m));
-  return WriteFileAtomically(TranscriptPath(workdir, id), TranscriptFileText(lines));
+  return WriteSessionFile(workdir, id + ".json", TranscriptFileText(lines), Durability::kSynced);
 }
 
 absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Transcript& transcript) {
-  return WriteFileAtomically(TranscriptPath(workdir, id), transcript.FileText());
+  return WriteSessionFile(workdir, id + ".json", transcript.FileText(), Durability::kSynced);
 }
 
 absl::Status SaveMeta(const SessionMeta& meta) {
   // Meta is rebuilt from the transcript when lost, so it need not survive a power loss.
-  return WriteFileAtomically(MetaPath(meta.workdir, meta.id), DumpJson(meta.ToJson(), 2) + "\n",
-                             Durability::kUnsynced);
+  return WriteSessionFile(meta.workdir, meta.id + ".meta.json", DumpJson(meta.ToJson(), 2) + "\n",
+                          Durability::kUnsynced);
 }
 
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,
                              const std::string& summary) {
   Json line{
       {"unix_ms", absl::ToUnixMillis(absl::Now())}, {"summary", summary}, {"removed", removed}};
-  return AppendToFile(absl::StrCat(SessionsDir(workdir), "/", id, ".compacted.jsonl"),
-                      DumpJson(line) + "\n");
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
+  return AppendToFile(dir, id + ".compacted.jsonl", DumpJson(line) + "\n");
 }
 
 absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id) {
-  std::string path = TranscriptPath(workdir, id);
-  auto text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  auto t = Transcript::FromFileText(*text);
-  if (!t.ok()) return absl::DataLossError(absl::StrCat(path, ": ", t.status().message()));
+  ASSIGN_OR_RETURN(std::string text, ReadSessionFile(workdir, id + ".json"));
+  auto t = Transcript::FromFileText(text);
+  if (!t.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(TranscriptPath(workdir, id), ": ", t.status().message()));
+  }
   return t;
 }
 
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id) {
-  std::string path = MetaPath(workdir, id);
-  auto text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  auto j = ParseJson(*text);
-  if (!j.ok() || !j->is_object()) return absl::DataLossError(path + ": not a JSON object");
+  ASSIGN_OR_RETURN(std::string text, ReadSessionFile(workdir, id + ".meta.json"));
+  auto j = ParseJson(text);
+  if (!j.ok() || !j->is_object()) {
+    return absl::DataLossError(MetaPath(workdir, id) + ": not a JSON object");
+  }
   SessionMeta m = SessionMeta::FromJson(*j);
   m.id = id;
   m.workdir = workdir;
@@ -108,23 +136,35 @@ absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::stri
 
 std::vector<std::string> ListSessionIds(const std::string& workdir) {
   std::vector<std::string> ids;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(SessionsDir(workdir), ec)) {
-    std::string name = entry.path().filename().string();
+  auto dir = OpenSessionsDir(workdir, /*create=*/false);
+  if (!dir.ok()) return ids;  // no sessions, or a directory we refuse to read
+  // fdopendir takes the descriptor it is given, so it gets a copy.
+  const int fd = ::fcntl(dir->fd(), F_DUPFD_CLOEXEC, 0);
+  DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (d == nullptr) {
+    if (fd >= 0) ::close(fd);
+    return ids;
+  }
+  while (const struct dirent* entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
     if (absl::EndsWith(name, ".json") && !absl::EndsWith(name, ".meta.json")) {
-      ids.push_back(name.substr(0, name.size() - 5));
+      ids.emplace_back(name.substr(0, name.size() - 5));
     }
   }
+  ::closedir(d);
   std::sort(ids.begin(), ids.end());
   return ids;
 }
 
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id) {
-  std::string base = absl::StrCat(SessionsDir(workdir), "/", id);
+  RETURN_IF_ERROR(CheckFileName(id));
+  auto dir = OpenSessionsDir(workdir, /*create=*/false);
+  if (absl::IsNotFound(dir.status())) return absl::OkStatus();
+  if (!dir.ok()) return dir.status();
   for (const char* ext : {".json", ".meta.json", ".compacted.jsonl", ".lock"}) {
-    std::string p = base + ext;
-    if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
-      return absl::InternalError(absl::StrCat("cannot remove ", p));
+    const std::string name = id + ext;
+    if (::unlinkat(dir->fd(), name.c_str(), 0) != 0 && errno != ENOENT) {
+      return FileErrorStatus(errno, "remove", dir->PathOf(name));
     }
   }
   return absl::OkStatus();
@@ -132,14 +172,13 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
 
 absl::StatusOr<SessionLock> SessionLock::Acquire(const std::string& workdir,
                                                  const std::string& id) {
-  if (auto s = MakeDirs(SessionsDir(workdir)); !s.ok()) return s;
-  std::string path = absl::StrCat(SessionsDir(workdir), "/", id, ".lock");
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return absl::InternalError(absl::StrCat("cannot open ", path));
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
+  const std::string name = id + ".lock";
+  ASSIGN_OR_RETURN(const int fd, dir.OpenFile(name, O_RDWR | O_CREAT));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
     return absl::FailedPreconditionError(
-        absl::StrCat("session ", id, " is owned by another agentd (lock ", path, ")"));
+        absl::StrCat("session ", id, " is owned by another agentd (lock ", dir.PathOf(name), ")"));
   }
   return SessionLock(fd);
 }

@@ -3,7 +3,10 @@
 //   <id>.meta.json        title, model, workdir, times, parent, counters
 //   <id>.compacted.jsonl  what compaction removed, with the summary that replaced it
 //   <id>.lock             advisory lock: one daemon owns a session at a time
-// Every write is atomic (common/atomic_file.h). Stateless functions; thread-safe.
+// Every write is atomic (common/atomic_file.h). `.agent` and `.agent/sessions` must be real
+// directories owned by us, and no file in them is opened through a symlink: a cloned
+// repository controls their content (PermissionDenied naming the path). Stateless functions;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +57,8 @@ absl::Status AppendCompacted(const std::string& workdir, const std::string& id, 
 // is not JSON, not a message list, or breaks the transcript rule.
 absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id);
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id);
-// Ids of the sessions saved in `workdir` (those with a transcript file).
+// Ids of the sessions saved in `workdir` (those with a transcript file); none when the
+// sessions directory is missing or refused (a symlink, say).
 std::vector<std::string> ListSessionIds(const std::string& workdir);
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id);
 

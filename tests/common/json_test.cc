@@ -4,10 +4,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/status_matchers.h"
 
 namespace agent {
 namespace {
 
+using ::agent::testing::StatusIs;
 using ::testing::HasSubstr;
 
 TEST(ParseJson, KeepsNumberKindsAndTheLastOfARepeatedKey) {
@@ -33,9 +35,10 @@ TEST(ParseJson, ReadsStringsWithEscapesNulAndSurrogatePairs) {
 TEST(ParseJson, RefusesInvalidJsonAndSaysWhere) {
   for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "1 2", "nul", "\"\t\"", "[\"\xff\"]",
                           "\"\\ud800\"", "1e400", "{}x"}) {
-    EXPECT_FALSE(ParseJson(bad).ok()) << bad;
+    EXPECT_THAT(ParseJson(bad), StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
   }
-  EXPECT_FALSE(ParseJson("\"\\udc00\"").ok());  // a lone low surrogate
+  EXPECT_THAT(ParseJson("\"\\udc00\""),
+              StatusIs(absl::StatusCode::kInvalidArgument));  // a lone low surrogate
   EXPECT_THAT(std::string(ParseJson("[1, 2, }").status().message()), HasSubstr("at byte"));
 }
 

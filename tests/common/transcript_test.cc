@@ -6,10 +6,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/status_matchers.h"
 
 namespace agent {
 namespace {
 
+using ::agent::testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
@@ -31,7 +33,7 @@ TEST(Transcript, AppendsInOrderAndValidates) {
   ASSERT_TRUE(t.AppendUser("hi").ok());
   ASSERT_TRUE(t.AppendAssistant(AssistantWithCalls({"c1", "c2"})).ok());
   EXPECT_EQ(t.PendingCallIds(), (std::vector<std::string>{"c1", "c2"}));
-  EXPECT_FALSE(t.ValidateForRequest().ok());
+  EXPECT_THAT(t.ValidateForRequest(), StatusIs(absl::StatusCode::kFailedPrecondition));
   ASSERT_TRUE(t.AppendToolResult("c1", "r1").ok());
   ASSERT_TRUE(t.AppendToolResult("c2", "r2").ok());
   EXPECT_TRUE(t.ValidateForRequest().ok());
@@ -108,11 +110,11 @@ TEST(Transcript, FromJsonRejectsBrokenRule) {
                                 AssistantWithCalls({"a"}),
                                 {{"role", "user"}, {"content", "interrupt"}},
                                 {{"role", "tool"}, {"tool_call_id", "a"}, {"content", "r"}}});
-  EXPECT_FALSE(Transcript::FromJson(separated).ok());
-  EXPECT_FALSE(Transcript::FromJson(Json::object()).ok());
+  EXPECT_THAT(Transcript::FromJson(separated), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Transcript::FromJson(Json::object()), StatusIs(absl::StatusCode::kInvalidArgument));
   Json late_system =
       Json::array({{{"role", "user"}, {"content", "hi"}}, {{"role", "system"}, {"content", "x"}}});
-  EXPECT_FALSE(Transcript::FromJson(late_system).ok());
+  EXPECT_THAT(Transcript::FromJson(late_system), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(Transcript, FromFileTextKeepsEachLineOfASavedFileAsItsSerialisation) {
@@ -194,7 +196,7 @@ TEST(Transcript, ReplacePrefixRefusesACutAtAToolMessage) {
   ASSERT_TRUE(t.AppendAssistant(AssistantWithCalls({"a"})).ok());
   ASSERT_TRUE(t.AppendToolResult("a", "r").ok());
   ASSERT_TRUE(t.AppendAssistant({{"content", "x"}}).ok());
-  EXPECT_FALSE(t.ReplacePrefix(2, "s").ok());
+  EXPECT_THAT(t.ReplacePrefix(2, "s"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(Transcript, TruncateToSealsWhatItLeavesOpen) {

@@ -13,10 +13,11 @@
 #include "daemon/llm/model_types.h"
 #include "daemon/llm/sse_parser.h"
 #include "gmock/gmock.h"
+#include "tests/fakes/status_matchers.h"
 
 namespace agent::daemon::llm::testing {
 
-MATCHER_P(StatusIs, code, "") { return arg.code() == code; }
+using ::agent::testing::StatusIs;
 
 class RecordingSink : public StreamSink {
  public:

@@ -21,6 +21,7 @@ namespace agent::daemon::tools {
 namespace {
 
 using ::agent::daemon::tools::testing::ReadFile;
+using ::agent::daemon::tools::testing::StatusIs;
 using ::agent::daemon::tools::testing::TempDir;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
@@ -113,7 +114,7 @@ TEST_F(SubprocessTest, RunsInItsOwnProcessGroup) {
 TEST_F(SubprocessTest, MissingCwdIsAnError) {
   SubprocessOptions o = Options("true");
   o.cwd = dir_.Join("does-not-exist");
-  EXPECT_FALSE(RunSubprocess(o).ok());
+  EXPECT_THAT(RunSubprocess(o), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(SubprocessTest, StreamsStdoutAndStderrSeparately) {

@@ -17,6 +17,7 @@
 #include "daemon/tools/tool_registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/status_matchers.h"
 
 namespace agent::daemon::tools::testing {
 
@@ -73,24 +74,7 @@ inline bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-inline const absl::Status& GetStatus(const absl::Status& s) { return s; }
-template <typename T>
-const absl::Status& GetStatus(const absl::StatusOr<T>& s) {
-  return s.status();
-}
-
-MATCHER_P(StatusIs, code, "has status code " + absl::StatusCodeToString(code)) {
-  const absl::Status& s = GetStatus(arg);
-  *result_listener << "status is " << s.ToString();
-  return s.code() == code;
-}
-
-MATCHER_P2(StatusIs, code, message_matcher, "") {
-  const absl::Status& s = GetStatus(arg);
-  *result_listener << "status is " << s.ToString();
-  return s.code() == code &&
-         ::testing::ExplainMatchResult(message_matcher, std::string(s.message()), result_listener);
-}
+using ::agent::testing::StatusIs;
 
 // A workdir, a tracker and the core tools, for calling tools as the session would.
 class ToolTest : public ::testing::Test {

@@ -1,0 +1,307 @@
+#include "daemon/store.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/status_matchers.h"
+#include "tests/fakes/temp_dir.h"
+
+namespace agent::daemon {
+namespace {
+
+using ::agent::testing::IsOk;
+using ::agent::testing::IsSymlink;
+using ::agent::testing::ListDir;
+using ::agent::testing::ReadFile;
+using ::agent::testing::StatusIs;
+using ::agent::testing::TempDir;
+using ::agent::testing::WriteFile;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+Json Messages() {
+  return Json::array({{{"role", "system"}, {"content", "sys"}},
+                      {{"role", "user"}, {"content", "hi"}},
+                      {{"role", "assistant"}, {"content", "hello"}}});
+}
+
+class StoreTest : public ::testing::Test {
+ protected:
+  const std::string& workdir() const { return workdir_.path(); }
+  std::string Sessions() const { return workdir_.Join(".agent/sessions"); }
+  std::string InSessions(const std::string& name) const { return Sessions() + "/" + name; }
+  // A file outside the project; the code under test must never write it.
+  std::string Victim(const std::string& name = "victim") {
+    std::string p = outside_.Join(name);
+    WriteFile(p, "precious\n");
+    return p;
+  }
+  void MakeSessionsDir() { ASSERT_THAT(MakeDirs(Sessions()), IsOk()); }
+  void Plant(const std::string& target, const std::string& link) {
+    ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0) << link;
+  }
+  SessionMeta Meta(const std::string& id) {
+    SessionMeta m;
+    m.id = id;
+    m.workdir = workdir();
+    m.title = "a title";
+    m.model = "m1";
+    m.parent_id = "p";
+    m.created_unix_ms = 1000;
+    m.updated_unix_ms = 2000;
+    m.message_count = 3;
+    m.turns = 1;
+    m.tool_calls = 4;
+    m.compactions = 5;
+    m.prompt_tokens = 6;
+    m.completion_tokens = 7;
+    return m;
+  }
+
+  TempDir workdir_;
+  TempDir outside_;
+};
+
+// ---- What the store keeps -----------------------------------------------------------------
+
+TEST_F(StoreTest, TranscriptRoundTrip) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  auto t = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(t, IsOk());
+  EXPECT_EQ(t->messages(), Messages());
+
+  ASSERT_THAT(t->AppendUser("more"), IsOk());
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", *t), IsOk());
+  auto again = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->size(), 4u);
+  EXPECT_EQ(ReadFile(TranscriptPath(workdir(), "s1")), t->FileText());
+  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s1.json"));  // no temp file left
+}
+
+TEST_F(StoreTest, MetaRoundTripTakesIdAndWorkdirFromTheCall) {
+  SessionMeta m = Meta("s1");
+  ASSERT_THAT(SaveMeta(m), IsOk());
+  auto loaded = LoadMeta(workdir(), "s1");
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->ToJson(), m.ToJson());
+
+  // A file copied from another project still describes the session where it lies now.
+  WriteFile(MetaPath(workdir(), "s2"), DumpJson(Meta("other").ToJson()));
+  loaded = LoadMeta(workdir(), "s2");
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->id, "s2");
+  EXPECT_EQ(loaded->workdir, workdir());
+}
+
+TEST_F(StoreTest, MissingFilesAreNotFound) {
+  EXPECT_THAT(LoadTranscript(workdir(), "none"), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(LoadMeta(workdir(), "none"), StatusIs(absl::StatusCode::kNotFound));
+  MakeSessionsDir();
+  EXPECT_THAT(LoadTranscript(workdir(), "none"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr(InSessions("none.json"))));
+}
+
+TEST_F(StoreTest, ListsTheSessionsWithATranscriptSorted) {
+  EXPECT_THAT(ListSessionIds(workdir()), IsEmpty());  // no .agent/ yet
+  ASSERT_THAT(SaveTranscript(workdir(), "b", Messages()), IsOk());
+  ASSERT_THAT(SaveTranscript(workdir(), "a", Messages()), IsOk());
+  ASSERT_THAT(SaveMeta(Meta("c")), IsOk());  // meta alone is no session
+  WriteFile(InSessions("d.compacted.jsonl"), "");
+  WriteFile(InSessions("a.json.tmp.0123456789abcdef"), "");
+  EXPECT_THAT(ListSessionIds(workdir()), ElementsAre("a", "b"));
+}
+
+TEST_F(StoreTest, DeleteRemovesEveryFileOfTheSessionAndNoOther) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  ASSERT_THAT(SaveMeta(Meta("s1")), IsOk());
+  ASSERT_THAT(AppendCompacted(workdir(), "s1", Json::array(), "sum"), IsOk());
+  { ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk()); }
+  ASSERT_THAT(SaveTranscript(workdir(), "s2", Messages()), IsOk());
+  ASSERT_THAT(DeleteSessionFiles(workdir(), "s1"), IsOk());
+  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s2.json"));
+  EXPECT_THAT(DeleteSessionFiles(workdir(), "s1"), IsOk());  // already gone
+  TempDir empty;
+  EXPECT_THAT(DeleteSessionFiles(empty.path(), "s1"), IsOk());  // no .agent/ at all
+}
+
+TEST_F(StoreTest, AppendCompactedAddsOneLinePerCompaction) {
+  Json removed = Json::array({{{"role", "user"}, {"content", "old"}}});
+  ASSERT_THAT(AppendCompacted(workdir(), "s1", removed, "first"), IsOk());
+  ASSERT_THAT(AppendCompacted(workdir(), "s1", Json::array(), "second"), IsOk());
+  std::string text = ReadFile(InSessions("s1.compacted.jsonl"));
+  std::vector<Json> lines;
+  for (size_t pos = 0, nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+    auto j = ParseJson(text.substr(pos, nl - pos));
+    ASSERT_THAT(j, IsOk());
+    lines.push_back(*j);
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["summary"], "first");
+  EXPECT_EQ(lines[0]["removed"], removed);
+  EXPECT_TRUE(lines[0]["unix_ms"].is_number_integer());
+  EXPECT_EQ(lines[1]["summary"], "second");
+}
+
+TEST_F(StoreTest, ALockIsHeldOncePerSession) {
+  auto first = SessionLock::Acquire(workdir(), "s1");
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(SessionLock::Acquire(workdir(), "s1"),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("another agentd"), HasSubstr(InSessions("s1.lock")))));
+  EXPECT_THAT(SessionLock::Acquire(workdir(), "s2"), IsOk());
+  SessionLock moved = *std::move(first);
+  EXPECT_THAT(SessionLock::Acquire(workdir(), "s1"),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+  { SessionLock gone = std::move(moved); }
+  EXPECT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
+}
+
+TEST_F(StoreTest, ADamagedTranscriptIsDataLossNamingTheFile) {
+  MakeSessionsDir();
+  for (const char* bad : {"{not json", "{\"role\": \"user\"}",
+                          "[{\"role\":\"tool\",\"tool_call_id\":\"x\",\"content\":\"r\"}]"}) {
+    WriteFile(InSessions("s1.json"), bad);
+    EXPECT_THAT(LoadTranscript(workdir(), "s1"),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr(InSessions("s1.json"))))
+        << bad;
+  }
+}
+
+TEST_F(StoreTest, ADamagedMetaFileIsDataLossNamingTheFile) {
+  MakeSessionsDir();
+  for (const char* bad : {"", "{\"title\":", "[1]"}) {
+    WriteFile(InSessions("s1.meta.json"), bad);
+    EXPECT_THAT(LoadMeta(workdir(), "s1"),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr(InSessions("s1.meta.json"))))
+        << bad;
+  }
+}
+
+// ---- Planted symlinks (a cloned repository controls .agent/) ----------------------------
+
+// `.agent` or `.agent/sessions` pointing elsewhere: every call is refused, naming the link,
+// and nothing outside is written, created or removed.
+void ExpectEveryCallRefused(const std::string& workdir, const std::string& link) {
+  const auto kRefused = StatusIs(absl::StatusCode::kPermissionDenied,
+                                 AllOf(HasSubstr(link), HasSubstr("symbolic link")));
+  EXPECT_THAT(SaveTranscript(workdir, "s1", Messages()), kRefused);
+  SessionMeta m;
+  m.id = "s1";
+  m.workdir = workdir;
+  EXPECT_THAT(SaveMeta(m), kRefused);
+  EXPECT_THAT(AppendCompacted(workdir, "s1", Json::array(), "sum"), kRefused);
+  EXPECT_THAT(SessionLock::Acquire(workdir, "s1"), kRefused);
+  EXPECT_THAT(LoadTranscript(workdir, "s1"), kRefused);
+  EXPECT_THAT(LoadMeta(workdir, "s1"), kRefused);
+  EXPECT_THAT(DeleteSessionFiles(workdir, "s1"), kRefused);
+  EXPECT_THAT(ListSessionIds(workdir), IsEmpty());
+}
+
+TEST_F(StoreTest, AgentDirAsASymlinkIsRefused) {
+  // What the link leads to: a sessions dir holding a session of someone else's.
+  WriteFile(outside_.Join("sessions/s1.json"), Messages().dump());
+  Plant(outside_.path(), workdir_.Join(".agent"));
+  ExpectEveryCallRefused(workdir(), workdir_.Join(".agent"));
+  EXPECT_THAT(ListDir(outside_.Join("sessions")), ElementsAre("s1.json"));
+  EXPECT_EQ(ReadFile(outside_.Join("sessions/s1.json")), Messages().dump());
+}
+
+TEST_F(StoreTest, SessionsDirAsASymlinkIsRefused) {
+  WriteFile(outside_.Join("s1.json"), Messages().dump());
+  ASSERT_THAT(MakeDirs(workdir_.Join(".agent")), IsOk());
+  Plant(outside_.path(), Sessions());
+  ExpectEveryCallRefused(workdir(), Sessions());
+  EXPECT_THAT(ListDir(outside_.path()), ElementsAre("s1.json"));
+  EXPECT_EQ(ReadFile(outside_.Join("s1.json")), Messages().dump());
+}
+
+TEST_F(StoreTest, AgentDirThatIsAFileIsRefused) {
+  WriteFile(workdir_.Join(".agent"), "x");
+  EXPECT_THAT(SaveTranscript(workdir(), "s1", Messages()),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       AllOf(HasSubstr(workdir_.Join(".agent")), HasSubstr("not a directory"))));
+}
+
+TEST_F(StoreTest, AgentDirOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a directory away";
+  ASSERT_THAT(MakeDirs(Sessions()), IsOk());
+  ASSERT_EQ(::chown(workdir_.Join(".agent").c_str(), 65534, 65534), 0);
+  EXPECT_THAT(SaveTranscript(workdir(), "s1", Messages()),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       AllOf(HasSubstr(workdir_.Join(".agent")), HasSubstr("another user"))));
+}
+
+TEST_F(StoreTest, ATranscriptSymlinkIsNeitherWrittenNorRead) {
+  std::string victim = Victim();
+  MakeSessionsDir();
+  Plant(victim, InSessions("s1.json"));
+  EXPECT_THAT(SaveTranscript(workdir(), "s1", Messages()),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(InSessions("s1.json"))));
+  EXPECT_THAT(LoadTranscript(workdir(), "s1"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(InSessions("s1.json"))));
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+  EXPECT_TRUE(IsSymlink(InSessions("s1.json")));
+}
+
+TEST_F(StoreTest, AMetaSymlinkIsNeitherWrittenNorRead) {
+  std::string victim = Victim();
+  MakeSessionsDir();
+  Plant(victim, InSessions("s1.meta.json"));
+  EXPECT_THAT(SaveMeta(Meta("s1")),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(InSessions("s1.meta.json"))));
+  EXPECT_THAT(LoadMeta(workdir(), "s1"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(InSessions("s1.meta.json"))));
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+}
+
+// The temp name used to be <name>.tmp.<pid>, which a repository could plant for a guessed pid.
+TEST_F(StoreTest, ASymlinkAtTheOldTempNameIsNotWrittenThrough) {
+  std::string victim = Victim();
+  MakeSessionsDir();
+  Plant(victim, InSessions(absl::StrCat("s1.json.tmp.", ::getpid())));
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+  auto t = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(t, IsOk());
+  EXPECT_EQ(t->messages(), Messages());
+}
+
+TEST_F(StoreTest, ACompactedLogSymlinkIsNotAppendedTo) {
+  std::string victim = Victim();
+  MakeSessionsDir();
+  Plant(victim, InSessions("s1.compacted.jsonl"));
+  EXPECT_THAT(
+      AppendCompacted(workdir(), "s1", Json::array(), "sum"),
+      StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(InSessions("s1.compacted.jsonl"))));
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+}
+
+TEST_F(StoreTest, ALockSymlinkIsNotOpened) {
+  MakeSessionsDir();
+  // Following the link would create this file.
+  const std::string target = outside_.Join("created-through-the-link");
+  Plant(target, InSessions("s1.lock"));
+  EXPECT_THAT(SessionLock::Acquire(workdir(), "s1"),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(InSessions("s1.lock"))));
+  EXPECT_THAT(ListDir(outside_.path()), IsEmpty());
+}
+
+TEST_F(StoreTest, AnIdThatIsNotAFileNameIsRefused) {
+  Victim("x.json");
+  EXPECT_THAT(SaveTranscript(workdir(), "../../x", Messages()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(DeleteSessionFiles(workdir(), "../x"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace agent::daemon
