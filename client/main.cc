@@ -41,14 +41,14 @@ int Fail(const std::string& what, const grpc::Status& s) {
   return agent::client::kExitError;
 }
 
-std::unique_ptr<v1::AgentDaemon::Stub> ConnectOrDie(bool autostart = true) {
+agent::client::Connection ConnectOrDie(bool autostart = true) {
   agent::client::ConnectOptions o{agent::SocketPath(), autostart};
-  auto stub = agent::client::Connect(o);
-  if (!stub.ok()) {
-    std::fprintf(stderr, "agent: %s\n", std::string(stub.status().message()).c_str());
+  auto daemon = agent::client::Connect(o);
+  if (!daemon.ok()) {
+    std::fprintf(stderr, "agent: %s\n", std::string(daemon.status().message()).c_str());
     std::exit(agent::client::kExitError);
   }
-  return *std::move(stub);
+  return *std::move(daemon);
 }
 
 // Every command that connected ends here, once its own objects (the session view, which
@@ -111,7 +111,8 @@ int DaemonCommand(const std::string& what) {
     std::printf("agentd is not running (socket %s)\n", socket.c_str());
     return what == "status" ? 1 : 0;
   }
-  auto stub = ConnectOrDie(false);
+  agent::client::Connection daemon = ConnectOrDie(false);
+  v1::AgentDaemon::Stub* stub = daemon.stub.get();
   if (what == "stop") {
     grpc::ClientContext status_ctx;
     v1::DaemonStatusResponse st;
@@ -202,14 +203,14 @@ int main(int argc, char** argv) {
       return app.exit(e);
     }
     if (cmd == "daemon") return DaemonCommand(what);
-    auto stub = ConnectOrDie();
-    if (cmd == "ls") ExitWithoutTeardown(List(stub.get(), all));
-    if (cmd == "fork") ExitWithoutTeardown(Fork(stub.get(), id));
-    if (cmd == "rm") ExitWithoutTeardown(Remove(stub.get(), id));
+    agent::client::Connection daemon = ConnectOrDie();
+    if (cmd == "ls") ExitWithoutTeardown(List(daemon.stub.get(), all));
+    if (cmd == "fork") ExitWithoutTeardown(Fork(daemon.stub.get(), id));
+    if (cmd == "rm") ExitWithoutTeardown(Remove(daemon.stub.get(), id));
     ClientOptions o = BaseOptions(false, yes, plain);
     o.read_only = read_only;
     if (id.empty()) {
-      auto newest = agent::client::NewestSessionHere(*stub);
+      auto newest = agent::client::NewestSessionHere(*daemon.stub);
       if (!newest.ok()) {
         std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
         return agent::client::kExitError;
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
       id = *newest;
     }
     o.session_id = id;
-    ExitWithoutTeardown(agent::client::RunInteractive(*stub, o));
+    ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
   }
 
   CLI::App app{
@@ -240,11 +241,11 @@ int main(int argc, char** argv) {
                 agent::kProtocolVersion);
     return 0;
   }
-  auto stub = ConnectOrDie();
+  agent::client::Connection daemon = ConnectOrDie();
   ClientOptions o = BaseOptions(json, yes, plain);
   o.deny_tools = deny_tools;
   if (cont && resume_id.empty()) {
-    auto newest = agent::client::NewestSessionHere(*stub);
+    auto newest = agent::client::NewestSessionHere(*daemon.stub);
     if (!newest.ok()) {
       std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
       return agent::client::kExitError;
@@ -252,6 +253,6 @@ int main(int argc, char** argv) {
     resume_id = *newest;
   }
   o.session_id = resume_id;
-  if (words.empty()) ExitWithoutTeardown(agent::client::RunInteractive(*stub, o));
-  ExitWithoutTeardown(agent::client::RunOneShot(*stub, o, absl::StrJoin(words, " ")));
+  if (words.empty()) ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
+  ExitWithoutTeardown(agent::client::RunOneShot(daemon, o, absl::StrJoin(words, " ")));
 }

@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "client/slash_commands.h"
 #include "client/tty.h"
+#include "client/workdir_warning.h"
 #include "common/config.h"
 #include "common/protocol.h"
 #include "google/protobuf/util/json_util.h"
@@ -66,8 +68,8 @@ std::string FirstLine(const std::string& s) {
 
 }  // namespace
 
-SessionView::SessionView(v1::AgentDaemon::Stub& stub, const ClientOptions& options)
-    : stub_(stub), o_(options) {}
+SessionView::SessionView(const Connection& daemon, const ClientOptions& options)
+    : stub_(*daemon.stub), channel_(*daemon.channel), o_(options) {}
 
 SessionView::~SessionView() {
   stream_.reset();
@@ -92,7 +94,7 @@ void SessionView::AttachTo(const std::string& id, bool show_history) {
   req.set_client_name(o_.client_name);
   req.set_read_only(o_.read_only);
   req.set_protocol_version(kProtocolVersion);
-  stream_ = std::make_unique<EventStream>(stub_, req, mailbox_, stream_id_);
+  stream_ = std::make_unique<EventStream>(channel_, req, mailbox_, stream_id_);
 }
 
 bool SessionView::WaitForSnapshot() {
@@ -182,6 +184,18 @@ StatusInfo SessionView::Status() const {
   s.own_client = o_.client_name;
   s.read_only = o_.read_only;
   return s;
+}
+
+void SessionView::WarnIfWide() {
+  const char* home = std::getenv("HOME");
+  std::string warning = WideWorkdirWarning(workdir_, home != nullptr ? home : "");
+  if (warning.empty()) return;
+  // Not in the rendered stream: --json stdout stays events only.
+  if (interactive_ && !o_.json) {
+    Emit(renderer_->Colored("33", "warning: " + warning) + "\n");
+  } else {
+    std::fprintf(stderr, "agent: warning: %s\n", warning.c_str());
+  }
 }
 
 std::string SessionView::HeaderLine() const {
@@ -288,6 +302,7 @@ void SessionView::HandleEvent(const v1::Event& e) {
       model_ = s.session().model();
       clients_.assign(s.clients().begin(), s.clients().end());
       if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());
+      if (first && !switched_ && !o_.read_only) WarnIfWide();
       if (!o_.json) {
         if (first && show_history_) {
           Emit(renderer_->Render(e, now));

@@ -25,6 +25,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/connection.h"
 #include "client/event_stream.h"
 #include "client/line_editor.h"
 #include "client/renderer.h"
@@ -37,7 +38,7 @@ namespace agent::client {
 
 class SessionView {
  public:
-  SessionView(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options);
+  SessionView(const Connection& daemon, const ClientOptions& options);
   ~SessionView();
   SessionView(const SessionView&) = delete;
   SessionView& operator=(const SessionView&) = delete;
@@ -70,12 +71,14 @@ class SessionView {
   void Paint(bool force = false);
   void WriteOut(const std::string& s);
   std::string HeaderLine() const;
+  void WarnIfWide();
   StatusInfo Status() const;
   bool Asking() const;
   bool EditorShown() const;
   int PollTimeoutMs() const;
 
   agent::v1::AgentDaemon::Stub& stub_;
+  grpc::ChannelInterface& channel_;
   ClientOptions o_;
   bool interactive_ = false;
   bool live_ = false;  // stdout is a terminal and not --json: live area, spinner
