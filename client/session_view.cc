@@ -144,7 +144,7 @@ void SessionView::CancelTurn() {
 }
 
 void SessionView::Answer(char key) {
-  const auto& pending = renderer_->pending_approval();
+  const auto& pending = screen_.pending_approval();
   if (!pending.has_value() || answered_call_ == pending->call_id()) return;
   v1::ApproveRequest req;
   req.set_session_id(session_id_);
@@ -165,13 +165,13 @@ void SessionView::Answer(char key) {
 }
 
 bool SessionView::Asking() const {
-  return ask_ && !o_.read_only && renderer_->pending_approval().has_value() &&
-         answered_call_ != renderer_->pending_approval()->call_id();
+  return ask_ && !o_.read_only && screen_.pending_approval().has_value() &&
+         answered_call_ != screen_.pending_approval()->call_id();
 }
 
 bool SessionView::EditorShown() const {
   return editor_ != nullptr && editor_->started() && !done_ &&
-         !renderer_->pending_approval().has_value();
+         !screen_.pending_approval().has_value();
 }
 
 StatusInfo SessionView::Status() const {
@@ -236,7 +236,7 @@ void SessionView::Paint(bool force) {
   }
   absl::Time now = absl::Now();
   int cols = TerminalColumns();
-  std::vector<std::string> lines = renderer_->LiveLines(now, cols);
+  std::vector<std::string> lines = renderer_->LiveLines(screen_, now, cols);
   if (!hint_.empty()) {
     if (now < hint_until_) {
       lines.push_back(renderer_->Dim(hint_));
@@ -260,7 +260,7 @@ void SessionView::Paint(bool force) {
 
 int SessionView::PollTimeoutMs() const {
   int64_t t = -1;
-  if (live_ && renderer_->Animating()) t = kSpinnerFrameMs;
+  if (live_ && renderer_->Animating(screen_)) t = kSpinnerFrameMs;
   if (!hint_.empty()) {
     int64_t left = absl::ToInt64Milliseconds(hint_until_ - absl::Now()) + 1;
     left = std::max<int64_t>(left, 1);
@@ -305,17 +305,17 @@ void SessionView::HandleEvent(const v1::Event& e) {
       if (first && !switched_ && !o_.read_only) WarnIfWide();
       if (!o_.json) {
         if (first && show_history_) {
-          Emit(renderer_->Render(e, now));
+          Emit(renderer_->Render(e, now, screen_));
         } else {
           // A snapshot after a lag, or of a session we switched to: the screen already
           // shows its history; only the state is taken.
           v1::Event state = e;
           state.mutable_snapshot()->clear_transcript_json();
-          Emit(renderer_->Render(state, now));
+          Emit(renderer_->Render(state, now, screen_));
         }
       }
-      if (renderer_->pending_approval().has_value()) {
-        renderer_->SetApprovalLine(ask_ && !o_.read_only);
+      if (screen_.pending_approval().has_value()) {
+        screen_.SetApprovalLine(ask_ && !o_.read_only);
         if (ask_ && !o_.read_only && !editor_ && !cbreak_ && !interactive_) {
           cbreak_ = std::make_unique<CbreakMode>();
         }
@@ -334,25 +334,25 @@ void SessionView::HandleEvent(const v1::Event& e) {
       if (own && !echoed_.empty() && echoed_.front().text == u.text()) {
         // Shown when it was typed; a queued one is recalled where its answer starts.
         if (echoed_.front().queued && !o_.json) {
-          Emit(renderer_->EndLine() + renderer_->Notice("› " + FirstLine(u.text())));
+          Emit(renderer_->EndLine(screen_) + renderer_->Notice("› " + FirstLine(u.text())));
         }
         echoed_.pop_front();
       } else if (!o_.json) {
         v1::Event shown = e;
         if (own) shown.mutable_user_message()->clear_client_name();
-        Emit(renderer_->Render(shown, now));
+        Emit(renderer_->Render(shown, now, screen_));
       }
       break;
     }
     case v1::Event::kApprovalRequested: {
-      if (!o_.json) Emit(renderer_->Render(e, now));
+      if (!o_.json) Emit(renderer_->Render(e, now, screen_));
       const v1::PendingApproval& a = e.approval_requested().approval();
       if (o_.read_only) {
-        if (o_.json) renderer_->Render(e, now);
-        renderer_->SetApprovalLine(false);
+        if (o_.json) renderer_->Render(e, now, screen_);
+        screen_.SetApprovalLine(false);
       } else if (ask_) {
-        if (o_.json) renderer_->Render(e, now);
-        renderer_->SetApprovalLine(true);
+        if (o_.json) renderer_->Render(e, now, screen_);
+        screen_.SetApprovalLine(true);
         if (!live_) Emit(renderer_->ApprovalQuestion(a) + "\n");
         if (!editor_ && !cbreak_) cbreak_ = std::make_unique<CbreakMode>();
       } else {
@@ -371,9 +371,9 @@ void SessionView::HandleEvent(const v1::Event& e) {
     }
     case v1::Event::kApprovalResolved:
       if (!o_.json) {
-        Emit(renderer_->Render(e, now));
+        Emit(renderer_->Render(e, now, screen_));
       } else {
-        renderer_->Render(e, now);
+        renderer_->Render(e, now, screen_);
       }
       answered_call_.clear();
       if (!editor_ && !o_.read_only) cbreak_.reset();  // one-shot: the question is over
@@ -403,7 +403,7 @@ void SessionView::HandleEvent(const v1::Event& e) {
       break;
     }
     case v1::Event::kTurnEnded: {
-      std::string rendered = renderer_->Render(e, now);
+      std::string rendered = renderer_->Render(e, now, screen_);
       if (!o_.json) Emit(rendered);
       if (!interactive_) {
         bool ours = own_turn_started_ || turns_to_skip_ <= 0;
@@ -428,9 +428,9 @@ void SessionView::HandleEvent(const v1::Event& e) {
     }
     default:
       if (o_.json) {
-        renderer_->Render(e, now);
+        renderer_->Render(e, now, screen_);
       } else {
-        Emit(renderer_->Render(e, now));
+        Emit(renderer_->Render(e, now, screen_));
       }
       break;
   }
@@ -453,7 +453,7 @@ void SessionView::HandleSignal(int sig) {
         Leave(renderer_->Notice("left; the session goes on."));
         return;
       }
-      if (renderer_->TurnRunning() || turns_waiting_ > 0 || renderer_->pending_approval()) {
+      if (screen_.TurnRunning() || turns_waiting_ > 0 || screen_.pending_approval()) {
         CancelTurn();
         return;
       }
@@ -521,7 +521,7 @@ void SessionView::HandleInput(const std::string& bytes) {
     }
     return;
   }
-  if (renderer_->pending_approval().has_value()) return;  // answered; the result is coming
+  if (screen_.pending_approval().has_value()) return;  // answered; the result is coming
   if (!interactive_) return;
   if (piped_input_ || !editor_) {
     piped_buffer_ += bytes;
@@ -565,13 +565,13 @@ void SessionView::HandleLine(const std::string& line) {
   }
   std::string text = line[0] == '/' && line.size() > 1 && line[1] == '/' ? line.substr(1) : line;
   if (editor_) editor_->AddHistory(text);
-  bool busy = renderer_->TurnRunning() || turns_waiting_ > 0;
+  bool busy = screen_.TurnRunning() || turns_waiting_ > 0;
   Emit(renderer_->UserLine(text, ""));
   if (busy) Emit(renderer_->Notice("  (queued: it runs when the current turn ends)"));
   if (SendPrompt(text)) {
     echoed_.push_back({text, busy});
     ++turns_waiting_;
-    renderer_->PromptSent(absl::Now());
+    screen_.PromptSent(absl::Now());
   }
   Paint(true);
 }
@@ -744,12 +744,13 @@ int SessionView::OneShot(const std::string& session_id, const std::string& promp
   ro.spinner = !o_.plain;
   ro.own_client = o_.client_name;
   renderer_ = std::make_unique<Renderer>(ro);
+  screen_ = renderer_->NewState();
   if (live_) std::setvbuf(stdout, nullptr, _IOFBF, 1 << 16);
   SignalPipe::Get();
   AttachTo(session_id, /*show_history=*/false);
   if (!WaitForSnapshot()) return kExitError;
   if (!SendPrompt(prompt)) return kExitError;
-  renderer_->PromptSent(absl::Now());
+  screen_.PromptSent(absl::Now());
   return Loop();
 }
 
@@ -765,6 +766,7 @@ int SessionView::Interactive(const std::string& session_id) {
   ro.echo_prompts = true;
   ro.own_client = o_.client_name;
   renderer_ = std::make_unique<Renderer>(ro);
+  screen_ = renderer_->NewState();
   if (live_) std::setvbuf(stdout, nullptr, _IOFBF, 1 << 16);
   SignalPipe::Get();
   AttachTo(session_id, /*show_history=*/true);

@@ -87,6 +87,7 @@ class SessionView {
   std::unique_ptr<EventStream> stream_;
   int stream_id_ = 0;
   std::unique_ptr<Renderer> renderer_;
+  RenderState screen_;  // what the events built up; changed only by renderer_->Render
   std::unique_ptr<LineEditor> editor_;
   LiveArea live_area_;
   std::vector<std::string> last_lines_;
