@@ -168,58 +168,61 @@ void SetUtf8Locale() {
   }
 }
 
+// `agent ls|attach|resume|fork|rm|daemon ...`.
+int Subcommand(int argc, char** argv) {
+  bool yes = false, plain = false;
+  std::string cmd = argv[1];
+  CLI::App app{"agent " + cmd};
+  app.name("agent " + cmd);
+  bool all = false, read_only = false;
+  std::string id, what = "status";
+  if (cmd == "ls") {
+    app.add_flag("-a,--all", all, "sessions of every project");
+  } else if (cmd == "attach") {
+    app.add_option("id", id, "session id or unique prefix (default: newest here)");
+    app.add_flag("-r,--read-only", read_only, "watch only: no prompts, approvals or cancels");
+    app.add_flag("--plain", plain, "no colour");
+  } else if (cmd == "resume") {
+    app.add_flag("--plain", plain, "no colour");
+    app.add_flag("-y,--yes", yes, "approve gated tools");
+  } else if (cmd == "fork" || cmd == "rm") {
+    app.add_option("id", id, "session id or unique prefix")->required();
+  } else if (cmd == "daemon") {
+    app.add_option("what", what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
+  }
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (cmd == "daemon") return DaemonCommand(what);
+  agent::client::Connection daemon = ConnectOrDie();
+  if (cmd == "ls") ExitWithoutTeardown(List(daemon.stub.get(), all));
+  if (cmd == "fork") ExitWithoutTeardown(Fork(daemon.stub.get(), id));
+  if (cmd == "rm") ExitWithoutTeardown(Remove(daemon.stub.get(), id));
+  ClientOptions o = BaseOptions(false, yes, plain);
+  o.read_only = read_only;
+  if (id.empty()) {
+    auto newest = agent::client::NewestSessionHere(*daemon.stub);
+    if (!newest.ok()) {
+      std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
+      return agent::client::kExitError;
+    }
+    id = *newest;
+  }
+  o.session_id = id;
+  ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   SetUtf8Locale();
   static const std::set<std::string> kSubcommands = {"ls",   "attach", "resume",
                                                      "fork", "rm",     "daemon"};
+  if (argc > 1 && kSubcommands.count(argv[1])) return Subcommand(argc, argv);
   bool version = false, json = false, yes = false, plain = false, cont = false;
   std::string resume_id;
-
-  if (argc > 1 && kSubcommands.count(argv[1])) {
-    std::string cmd = argv[1];
-    CLI::App app{"agent " + cmd};
-    app.name("agent " + cmd);
-    bool all = false, read_only = false;
-    std::string id, what = "status";
-    if (cmd == "ls") {
-      app.add_flag("-a,--all", all, "sessions of every project");
-    } else if (cmd == "attach") {
-      app.add_option("id", id, "session id or unique prefix (default: newest here)");
-      app.add_flag("-r,--read-only", read_only, "watch only: no prompts, approvals or cancels");
-      app.add_flag("--plain", plain, "no colour");
-    } else if (cmd == "resume") {
-      app.add_flag("--plain", plain, "no colour");
-      app.add_flag("-y,--yes", yes, "approve gated tools");
-    } else if (cmd == "fork" || cmd == "rm") {
-      app.add_option("id", id, "session id or unique prefix")->required();
-    } else if (cmd == "daemon") {
-      app.add_option("what", what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
-    }
-    try {
-      app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError& e) {
-      return app.exit(e);
-    }
-    if (cmd == "daemon") return DaemonCommand(what);
-    agent::client::Connection daemon = ConnectOrDie();
-    if (cmd == "ls") ExitWithoutTeardown(List(daemon.stub.get(), all));
-    if (cmd == "fork") ExitWithoutTeardown(Fork(daemon.stub.get(), id));
-    if (cmd == "rm") ExitWithoutTeardown(Remove(daemon.stub.get(), id));
-    ClientOptions o = BaseOptions(false, yes, plain);
-    o.read_only = read_only;
-    if (id.empty()) {
-      auto newest = agent::client::NewestSessionHere(*daemon.stub);
-      if (!newest.ok()) {
-        std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
-        return agent::client::kExitError;
-      }
-      id = *newest;
-    }
-    o.session_id = id;
-    ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
-  }
 
   CLI::App app{
       "agent: a coding agent. `agent` alone is interactive; `agent \"prompt\"` runs one turn."};
