@@ -247,6 +247,19 @@ class InteractiveTerminal(unittest.TestCase):
         with open(os.path.join(env.project, "notes.txt")) as f:
             self.assertEqual(f.read(), "hello\n")
 
+    def test_a_session_in_home_warns_in_one_line_and_goes_on(self):
+        env, term = self.make([{"text": "Hello from home."}])
+        # The project directory is $HOME here: the agent would reach everything under it.
+        w = term.start("main", extra_env={"HOME": env.project})
+        screen = term.wait_for(w, "›")
+        warned = [l for l in screen.splitlines() if "can read and change everything" in l]
+        self.assertEqual(len(warned), 1, screen)
+        self.assertIn(os.path.realpath(env.project), warned[0])
+        term.type_line(w, "hi")
+        term.wait_for(w, "Hello from home.")
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+
     def test_no_color_output_has_no_escape_codes(self):
         reply = [{"tool_calls": [tool_call("read_file", path="a.txt")]},
                  {"text": "# Title\n**bold** and `code`:\n```python\nprint('hi')  # x\n```\n"
