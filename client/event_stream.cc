@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/logging.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/sync_stream.h"
 
@@ -84,13 +85,18 @@ EventStream::EventStream(grpc::ChannelInterface& channel, const v1::AttachReques
     grpc::ByteBuffer buffer;
     while (reader_->Read(&buffer)) {
       v1::Event e;
-      grpc::Status parsed = grpc::SerializationTraits<v1::Event>::Deserialize(&buffer, &e);
-      if (!parsed.ok()) {
+      bool parsed;
+      {
+        // The error is ours to report, in one line; protobuf would log its own.
+        google::protobuf::LogSilencer quiet;
+        parsed = grpc::SerializationTraits<v1::Event>::Deserialize(&buffer, &e).ok();
+      }
+      if (!parsed) {
         ctx_.TryCancel();
         (void)reader_->Finish();
         mailbox.PostEnd(grpc::Status(grpc::StatusCode::INTERNAL,
-                                     absl::StrCat("cannot read an event from agentd (",
-                                                  parsed.error_message(), ")")),
+                                     "cannot read an event from agentd (it does not parse: "
+                                     "invalid UTF-8 in a text field?)"),
                         id);
         return;
       }

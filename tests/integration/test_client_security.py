@@ -138,7 +138,9 @@ class UnreadableEvent(unittest.TestCase):
         r = env.agent("--yes", "print noise", timeout=60)
         if r.returncode != 0:
             self.assertEqual(r.returncode, 1, r.stderr)
-            self.assertIn("cannot read an event from agentd", r.stderr)
+            lines = r.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertIn("cannot read an event from agentd", lines[0])
 
 
 if __name__ == "__main__":
