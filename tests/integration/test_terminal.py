@@ -164,6 +164,10 @@ class InteractiveTerminal(unittest.TestCase):
         term.wait_for(w, "›")
         # A trailing backslash continues the prompt on a second line.
         term.type_line(w, "remember pineapple, first line\\")
+        # Typed, not pasted: keys that arrive in one read are a paste, whose newline stays
+        # in the prompt with the backslash. Wait until the continuation took the backslash.
+        self.assertTrue(wait_until(lambda: "first line\n" in term.screen(w)
+                                   and "first line\\" not in term.screen(w)), term.screen(w))
         term.type_line(w, "second line")
         term.wait_for(w, "Noted: **pineapple**.")
         term.wait_for(w, "1 client")  # the status line after the turn
