@@ -1,6 +1,7 @@
 // Connection to agentd over its Unix socket, starting the daemon when none answers (like
 // tmux): under an flock on <socket>.lock so that two clients starting at once start one
-// daemon, which tells us through a pipe when it is accepting. Not thread-safe.
+// daemon (daemon_start.h). Before anything is sent the socket's directory and the server's
+// uid are checked (socket_trust.h): the requests carry the API key. Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "grpcpp/channel.h"
 
 namespace agent::client {
 
@@ -16,10 +18,19 @@ struct ConnectOptions {
   bool autostart = true;
 };
 
-// A stub on a channel to a daemon known to be accepting.
-absl::StatusOr<std::unique_ptr<agent::v1::AgentDaemon::Stub>> Connect(const ConnectOptions& o);
+// The channel on the one connected socket, and a stub on it. The event stream reads from
+// the channel directly (event_stream.h), the commands go through the stub.
+struct Connection {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<agent::v1::AgentDaemon::Stub> stub;
+};
 
-// True when something accepts connections on `socket_path` right now.
+// A connection to a daemon known to be accepting, trusted as socket_trust.h says.
+// PermissionDenied (one line naming the path and the owner) when the directory or the
+// server is not trusted; Unavailable when no daemon answers (or starts).
+absl::StatusOr<Connection> Connect(const ConnectOptions& o);
+
+// True when something accepts connections on `socket_path` right now (nothing is sent).
 bool DaemonAnswers(const std::string& socket_path);
 
 }  // namespace agent::client

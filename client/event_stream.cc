@@ -5,6 +5,11 @@
 
 #include <cstdint>
 
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/logging.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/sync_stream.h"
+
 namespace agent::client {
 
 namespace v1 = agent::v1;
@@ -67,12 +72,36 @@ std::optional<Mailbox::Item> Mailbox::Next(absl::Duration timeout) {
   return it;
 }
 
-EventStream::EventStream(v1::AgentDaemon::Stub& stub, const v1::AttachRequest& req,
+EventStream::EventStream(grpc::ChannelInterface& channel, const v1::AttachRequest& req,
                          Mailbox& mailbox, int id) {
-  reader_ = stub.Attach(&ctx_, req);
+  // The generated stub's reader would parse for us, but a message that fails to parse then
+  // looks like the end of the stream.
+  static const std::string* method =
+      new std::string(absl::StrCat("/", v1::AgentDaemon::service_full_name(), "/Attach"));
+  grpc::internal::RpcMethod attach(method->c_str(), grpc::internal::RpcMethod::SERVER_STREAMING);
+  reader_.reset(
+      grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(&channel, attach, &ctx_, req));
   thread_ = std::thread([this, &mailbox, id] {
-    v1::Event e;
-    while (reader_->Read(&e)) mailbox.PostEvent(e, id);
+    grpc::ByteBuffer buffer;
+    while (reader_->Read(&buffer)) {
+      v1::Event e;
+      bool parsed;
+      {
+        // The error is ours to report, in one line; protobuf would log its own.
+        google::protobuf::LogSilencer quiet;
+        parsed = grpc::SerializationTraits<v1::Event>::Deserialize(&buffer, &e).ok();
+      }
+      if (!parsed) {
+        ctx_.TryCancel();
+        (void)reader_->Finish();
+        mailbox.PostEnd(grpc::Status(grpc::StatusCode::INTERNAL,
+                                     "cannot read an event from agentd (it does not parse: "
+                                     "invalid UTF-8 in a text field?)"),
+                        id);
+        return;
+      }
+      mailbox.PostEvent(std::move(e), id);
+    }
     mailbox.PostEnd(reader_->Finish(), id);
   });
 }

@@ -53,10 +53,14 @@ class Mailbox {
   int fd_ = -1;
 };
 
-// Attach(req) on `stub`; events go to `mailbox` until the stream ends or this is destroyed.
+// Attach(req) on `channel`; events go to `mailbox` until the stream ends or this is
+// destroyed, then one kEnd item. The messages are read as bytes and parsed here, so an
+// event that does not parse (invalid UTF-8 in a string, say) is told apart from the end of
+// the stream: the call is cancelled (the daemon's side is still open, and Finish would wait
+// for it forever) and the end's status is INTERNAL "cannot read an event from agentd ...".
 class EventStream {
  public:
-  EventStream(agent::v1::AgentDaemon::Stub& stub, const agent::v1::AttachRequest& req,
+  EventStream(grpc::ChannelInterface& channel, const agent::v1::AttachRequest& req,
               Mailbox& mailbox, int id);
   ~EventStream();
   EventStream(const EventStream&) = delete;
@@ -64,7 +68,7 @@ class EventStream {
 
  private:
   grpc::ClientContext ctx_;
-  std::unique_ptr<grpc::ClientReader<agent::v1::Event>> reader_;
+  std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader_;
   std::thread thread_;
 };
 

@@ -41,14 +41,14 @@ int Fail(const std::string& what, const grpc::Status& s) {
   return agent::client::kExitError;
 }
 
-std::unique_ptr<v1::AgentDaemon::Stub> ConnectOrDie(bool autostart = true) {
+agent::client::Connection ConnectOrDie(bool autostart = true) {
   agent::client::ConnectOptions o{agent::SocketPath(), autostart};
-  auto stub = agent::client::Connect(o);
-  if (!stub.ok()) {
-    std::fprintf(stderr, "agent: %s\n", std::string(stub.status().message()).c_str());
+  auto daemon = agent::client::Connect(o);
+  if (!daemon.ok()) {
+    std::fprintf(stderr, "agent: %s\n", std::string(daemon.status().message()).c_str());
     std::exit(agent::client::kExitError);
   }
-  return *std::move(stub);
+  return *std::move(daemon);
 }
 
 // Every command that connected ends here, once its own objects (the session view, which
@@ -111,7 +111,8 @@ int DaemonCommand(const std::string& what) {
     std::printf("agentd is not running (socket %s)\n", socket.c_str());
     return what == "status" ? 1 : 0;
   }
-  auto stub = ConnectOrDie(false);
+  agent::client::Connection daemon = ConnectOrDie(false);
+  v1::AgentDaemon::Stub* stub = daemon.stub.get();
   if (what == "stop") {
     grpc::ClientContext status_ctx;
     v1::DaemonStatusResponse st;
@@ -168,58 +169,61 @@ void SetUtf8Locale() {
   }
 }
 
+// `agent ls|attach|resume|fork|rm|daemon ...`.
+int Subcommand(int argc, char** argv) {
+  bool yes = false, plain = false;
+  std::string cmd = argv[1];
+  CLI::App app{"agent " + cmd};
+  app.name("agent " + cmd);
+  bool all = false, read_only = false;
+  std::string id, what = "status";
+  if (cmd == "ls") {
+    app.add_flag("-a,--all", all, "sessions of every project");
+  } else if (cmd == "attach") {
+    app.add_option("id", id, "session id or unique prefix (default: newest here)");
+    app.add_flag("-r,--read-only", read_only, "watch only: no prompts, approvals or cancels");
+    app.add_flag("--plain", plain, "no colour");
+  } else if (cmd == "resume") {
+    app.add_flag("--plain", plain, "no colour");
+    app.add_flag("-y,--yes", yes, "approve gated tools");
+  } else if (cmd == "fork" || cmd == "rm") {
+    app.add_option("id", id, "session id or unique prefix")->required();
+  } else if (cmd == "daemon") {
+    app.add_option("what", what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
+  }
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (cmd == "daemon") return DaemonCommand(what);
+  agent::client::Connection daemon = ConnectOrDie();
+  if (cmd == "ls") ExitWithoutTeardown(List(daemon.stub.get(), all));
+  if (cmd == "fork") ExitWithoutTeardown(Fork(daemon.stub.get(), id));
+  if (cmd == "rm") ExitWithoutTeardown(Remove(daemon.stub.get(), id));
+  ClientOptions o = BaseOptions(false, yes, plain);
+  o.read_only = read_only;
+  if (id.empty()) {
+    auto newest = agent::client::NewestSessionHere(*daemon.stub);
+    if (!newest.ok()) {
+      std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
+      return agent::client::kExitError;
+    }
+    id = *newest;
+  }
+  o.session_id = id;
+  ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   SetUtf8Locale();
   static const std::set<std::string> kSubcommands = {"ls",   "attach", "resume",
                                                      "fork", "rm",     "daemon"};
+  if (argc > 1 && kSubcommands.count(argv[1])) return Subcommand(argc, argv);
   bool version = false, json = false, yes = false, plain = false, cont = false;
   std::string resume_id;
-
-  if (argc > 1 && kSubcommands.count(argv[1])) {
-    std::string cmd = argv[1];
-    CLI::App app{"agent " + cmd};
-    app.name("agent " + cmd);
-    bool all = false, read_only = false;
-    std::string id, what = "status";
-    if (cmd == "ls") {
-      app.add_flag("-a,--all", all, "sessions of every project");
-    } else if (cmd == "attach") {
-      app.add_option("id", id, "session id or unique prefix (default: newest here)");
-      app.add_flag("-r,--read-only", read_only, "watch only: no prompts, approvals or cancels");
-      app.add_flag("--plain", plain, "no colour");
-    } else if (cmd == "resume") {
-      app.add_flag("--plain", plain, "no colour");
-      app.add_flag("-y,--yes", yes, "approve gated tools");
-    } else if (cmd == "fork" || cmd == "rm") {
-      app.add_option("id", id, "session id or unique prefix")->required();
-    } else if (cmd == "daemon") {
-      app.add_option("what", what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
-    }
-    try {
-      app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError& e) {
-      return app.exit(e);
-    }
-    if (cmd == "daemon") return DaemonCommand(what);
-    auto stub = ConnectOrDie();
-    if (cmd == "ls") ExitWithoutTeardown(List(stub.get(), all));
-    if (cmd == "fork") ExitWithoutTeardown(Fork(stub.get(), id));
-    if (cmd == "rm") ExitWithoutTeardown(Remove(stub.get(), id));
-    ClientOptions o = BaseOptions(false, yes, plain);
-    o.read_only = read_only;
-    if (id.empty()) {
-      auto newest = agent::client::NewestSessionHere(*stub);
-      if (!newest.ok()) {
-        std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
-        return agent::client::kExitError;
-      }
-      id = *newest;
-    }
-    o.session_id = id;
-    ExitWithoutTeardown(agent::client::RunInteractive(*stub, o));
-  }
 
   CLI::App app{
       "agent: a coding agent. `agent` alone is interactive; `agent \"prompt\"` runs one turn."};
@@ -241,11 +245,11 @@ int main(int argc, char** argv) {
                 agent::kProtocolVersion);
     return 0;
   }
-  auto stub = ConnectOrDie();
+  agent::client::Connection daemon = ConnectOrDie();
   ClientOptions o = BaseOptions(json, yes, plain);
   o.deny_tools = deny_tools;
   if (cont && resume_id.empty()) {
-    auto newest = agent::client::NewestSessionHere(*stub);
+    auto newest = agent::client::NewestSessionHere(*daemon.stub);
     if (!newest.ok()) {
       std::fprintf(stderr, "agent: %s\n", std::string(newest.status().message()).c_str());
       return agent::client::kExitError;
@@ -253,6 +257,6 @@ int main(int argc, char** argv) {
     resume_id = *newest;
   }
   o.session_id = resume_id;
-  if (words.empty()) ExitWithoutTeardown(agent::client::RunInteractive(*stub, o));
-  ExitWithoutTeardown(agent::client::RunOneShot(*stub, o, absl::StrJoin(words, " ")));
+  if (words.empty()) ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
+  ExitWithoutTeardown(agent::client::RunOneShot(daemon, o, absl::StrJoin(words, " ")));
 }

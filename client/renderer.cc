@@ -112,7 +112,7 @@ std::string FitToColumns(const std::string& s, int cols) {
   return out;
 }
 
-Renderer::Renderer(RenderOptions options) : options_(options), markdown_(options.color) {}
+Renderer::Renderer(RenderOptions options) : options_(std::move(options)) {}
 
 std::string Renderer::Dim(const std::string& s) const {
   return options_.color ? absl::StrCat("\x1b[2m", s, "\x1b[0m") : s;
@@ -122,61 +122,61 @@ std::string Renderer::Colored(const char* code, const std::string& s) const {
   return options_.color ? absl::StrCat("\x1b[", code, "m", s, "\x1b[0m") : s;
 }
 
-void Renderer::SetPhase(Phase p, absl::Time now, std::string what) {
+void RenderState::SetPhase(Phase p, absl::Time now, std::string what) {
   phase_ = p;
   phase_since_ = now;
   phase_what_ = std::move(what);
 }
 
-void Renderer::PromptSent(absl::Time now) {
+void RenderState::PromptSent(absl::Time now) {
   if (phase_ == Phase::kIdle) SetPhase(Phase::kThinking, now);
 }
 
-std::string Renderer::StyleLine(const std::string& line, TextKind kind) {
+std::string Renderer::StyleLine(const std::string& line, TextKind kind, RenderState& st) const {
   if (kind == TextKind::kReasoning) return Colored("2;3", line);
-  return markdown_.Line(line);
+  return st.markdown_.Line(line);
 }
 
-std::string Renderer::EndLine() {
+std::string Renderer::EndLine(RenderState& st) const {
   std::string out;
   if (options_.live) {
-    if (!partial_.empty()) {
-      out = StyleLine(partial_, partial_kind_) + "\n";
-      partial_.clear();
+    if (!st.partial_.empty()) {
+      out = StyleLine(st.partial_, st.partial_kind_, st) + "\n";
+      st.partial_.clear();
     }
     return out;
   }
-  if (in_reasoning_ && options_.color) out += "\x1b[0m";
-  in_reasoning_ = false;
-  if (mid_line_) out += "\n";
-  mid_line_ = false;
+  if (st.in_reasoning_ && options_.color) out += "\x1b[0m";
+  st.in_reasoning_ = false;
+  if (st.mid_line_) out += "\n";
+  st.mid_line_ = false;
   return out;
 }
 
-std::string Renderer::Text(const std::string& text, TextKind kind) {
+std::string Renderer::Text(const std::string& text, TextKind kind, RenderState& st) const {
   if (text.empty()) return "";
   if (!options_.live) {
     std::string out;
-    if (kind == TextKind::kAnswer && in_reasoning_) out += EndLine();
-    if (kind == TextKind::kReasoning && !in_reasoning_) {
+    if (kind == TextKind::kAnswer && st.in_reasoning_) out += EndLine(st);
+    if (kind == TextKind::kReasoning && !st.in_reasoning_) {
       if (options_.color) out += "\x1b[2m";
-      in_reasoning_ = true;
+      st.in_reasoning_ = true;
     }
-    mid_line_ = text.back() != '\n';
+    st.mid_line_ = text.back() != '\n';
     return out + text;
   }
   std::string out;
-  if (kind != partial_kind_) {
-    out += EndLine();
-    partial_kind_ = kind;
+  if (kind != st.partial_kind_) {
+    out += EndLine(st);
+    st.partial_kind_ = kind;
   }
-  partial_ += text;
+  st.partial_ += text;
   size_t nl;
-  while ((nl = partial_.find('\n')) != std::string::npos) {
-    std::string line = partial_.substr(0, nl);
+  while ((nl = st.partial_.find('\n')) != std::string::npos) {
+    std::string line = st.partial_.substr(0, nl);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    out += StyleLine(line, kind) + "\n";
-    partial_.erase(0, nl + 1);
+    out += StyleLine(line, kind, st) + "\n";
+    st.partial_.erase(0, nl + 1);
   }
   return out;
 }
@@ -195,8 +195,8 @@ std::string Renderer::Clipped(const std::string& text) const {
   return Dim(out);
 }
 
-std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) {
-  std::string out = EndLine();
+std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
+  std::string out;
   const char* verb = a.tool() == "bash" ? " wants to run: " : " wants to change: ";
   absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", a.tool(), verb)), Sanitized(a.summary()),
                   "\n");
@@ -281,7 +281,7 @@ std::string Renderer::StatusLine(const StatusInfo& s) const {
   return Dim(absl::StrCat("── ", absl::StrJoin(parts, " · "), " ──")) + "\n";
 }
 
-std::string Renderer::Markdown(const std::string& text) {
+std::string Renderer::Markdown(const std::string& text) const {
   std::string out;
   MarkdownStyler md(options_.color);
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
@@ -290,13 +290,14 @@ std::string Renderer::Markdown(const std::string& text) {
   return out;
 }
 
-std::string Renderer::RenderTranscript(const std::vector<HistoryMessage>& messages) {
+std::string Renderer::RenderTranscript(const std::vector<HistoryMessage>& messages,
+                                       RenderState& st) const {
   std::string out;
   for (const HistoryMessage& m : messages) {
     if (m.role == "user") {
-      absl::StrAppend(&out, EndLine(), UserLine(m.content, ""));
+      absl::StrAppend(&out, EndLine(st), UserLine(m.content, ""));
     } else if (m.role == "assistant") {
-      out += EndLine();
+      out += EndLine(st);
       if (!m.content.empty()) out += Markdown(m.content);
       for (const HistoryCall& c : m.calls) out += CallLine(c.name, c.arguments);
     } else if (m.role == "tool") {
@@ -306,153 +307,166 @@ std::string Renderer::RenderTranscript(const std::vector<HistoryMessage>& messag
   return out;
 }
 
-std::vector<std::string> Renderer::LiveLines(absl::Time now, int cols) const {
+std::vector<std::string> Renderer::LiveLines(const RenderState& st, absl::Time now,
+                                             int cols) const {
   std::vector<std::string> lines;
   if (!options_.live) return lines;
-  if (!partial_.empty()) {
-    std::string p = partial_kind_ == TextKind::kReasoning ? Colored("2;3", partial_)
-                                                          : markdown_.Partial(partial_);
+  if (!st.partial_.empty()) {
+    std::string p = st.partial_kind_ == TextKind::kReasoning ? Colored("2;3", st.partial_)
+                                                             : st.markdown_.Partial(st.partial_);
     lines.push_back(p);
   }
-  if (phase_ == Phase::kTool) {
-    std::vector<std::string> tail = tool_tail_;
-    if (!tool_tail_open_.empty()) tail.push_back(tool_tail_open_);
+  if (st.phase_ == Phase::kTool) {
+    std::vector<std::string> tail = st.tool_tail_;
+    if (!st.tool_tail_open_.empty()) tail.push_back(st.tool_tail_open_);
     int hidden =
-        tool_lines_seen_ + (tool_tail_open_.empty() ? 0 : 1) - static_cast<int>(tail.size());
+        st.tool_lines_seen_ + (st.tool_tail_open_.empty() ? 0 : 1) - static_cast<int>(tail.size());
     if (hidden > 0) lines.push_back(Dim(absl::StrCat("  … ", hidden, " earlier lines")));
     for (const std::string& t : tail) lines.push_back(Dim(FitToColumns("  " + t, cols - 1)));
   }
-  if (pending_approval_.has_value()) {
-    lines.push_back(can_answer_ ? ApprovalQuestion(*pending_approval_)
-                                : Dim("waiting for another client to answer…"));
-  } else if (Animating()) {
-    int64_t ms = std::max<int64_t>(0, absl::ToInt64Milliseconds(now - phase_since_));
+  if (st.pending_approval_.has_value()) {
+    lines.push_back(st.can_answer_ ? ApprovalQuestion(*st.pending_approval_)
+                                   : Dim("waiting for another client to answer…"));
+  } else if (Animating(st)) {
+    int64_t ms = std::max<int64_t>(0, absl::ToInt64Milliseconds(now - st.phase_since_));
     const char* frame = kSpinnerFrames[(ms / 100) % 10];
     std::string what = "thinking";
-    if (phase_ == Phase::kPreparing) what = absl::StrCat("writing the ", phase_what_, " call");
-    if (phase_ == Phase::kTool) what = absl::StrCat("running ", phase_what_);
+    if (st.phase_ == Phase::kPreparing)
+      what = absl::StrCat("writing the ", st.phase_what_, " call");
+    if (st.phase_ == Phase::kTool) what = absl::StrCat("running ", st.phase_what_);
     lines.push_back(FitToColumns(
         Colored("36", frame) + " " + Dim(absl::StrCat(what, " · ", ms / 1000, "s")), cols - 1));
   }
   return lines;
 }
 
-bool Renderer::Animating() const {
-  if (!options_.live || !options_.spinner || pending_approval_.has_value()) return false;
-  return phase_ == Phase::kThinking || phase_ == Phase::kPreparing || phase_ == Phase::kTool;
+bool Renderer::Animating(const RenderState& st) const {
+  if (!options_.live || !options_.spinner || st.pending_approval_.has_value()) return false;
+  return st.phase_ == Phase::kThinking || st.phase_ == Phase::kPreparing ||
+         st.phase_ == Phase::kTool;
 }
 
-std::string Renderer::Render(const v1::Event& e, absl::Time now) {
-  switch (e.kind_case()) {
-    case v1::Event::kSnapshot: {
-      const v1::Snapshot& s = e.snapshot();
-      auto history = ParseHistory(s.transcript_json());
-      std::string out = history.ok() ? RenderTranscript(*history) : "";
-      pending_approval_.reset();
-      if (s.state() == v1::SESSION_STATE_IDLE) {
-        SetPhase(Phase::kIdle, now);
-      } else {
-        SetPhase(Phase::kThinking, now);
-        if (s.state() == v1::SESSION_STATE_WAITING_APPROVAL && s.has_pending_approval()) {
-          out += ApprovalPrompt(s.pending_approval());
-          pending_approval_ = s.pending_approval();
-          SetPhase(Phase::kApproval, now);
-        }
-      }
-      out += Text(s.partial_text(), TextKind::kAnswer);
-      return out;
+std::string Renderer::Snapshot(const v1::Snapshot& s, absl::Time now, RenderState& st) const {
+  auto history = ParseHistory(s.transcript_json());
+  std::string out = history.ok() ? RenderTranscript(*history, st) : "";
+  st.pending_approval_.reset();
+  if (s.state() == v1::SESSION_STATE_IDLE) {
+    st.SetPhase(Phase::kIdle, now);
+  } else {
+    st.SetPhase(Phase::kThinking, now);
+    if (s.state() == v1::SESSION_STATE_WAITING_APPROVAL && s.has_pending_approval()) {
+      out += EndLine(st) + ApprovalPrompt(s.pending_approval());
+      st.pending_approval_ = s.pending_approval();
+      st.SetPhase(Phase::kApproval, now);
     }
+  }
+  out += Text(s.partial_text(), TextKind::kAnswer, st);
+  return out;
+}
+
+std::string Renderer::ToolOutput(const std::string& chunk, RenderState& st) const {
+  if (!options_.live) return "";
+  st.tool_tail_open_ += Sanitized(chunk);
+  size_t nl;
+  while ((nl = st.tool_tail_open_.find('\n')) != std::string::npos) {
+    st.tool_tail_.push_back(st.tool_tail_open_.substr(0, nl));
+    st.tool_tail_open_.erase(0, nl + 1);
+    ++st.tool_lines_seen_;
+  }
+  // The open line of a program that never ends its lines must not grow without bound.
+  if (st.tool_tail_open_.size() > 4096) {
+    st.tool_tail_open_.erase(0, st.tool_tail_open_.size() - 4096);
+  }
+  size_t keep = static_cast<size_t>(std::max(1, options_.live_output_lines - 1));
+  if (st.tool_tail_.size() > keep) {
+    st.tool_tail_.erase(st.tool_tail_.begin(), st.tool_tail_.end() - static_cast<long>(keep));
+  }
+  return "";
+}
+
+std::string Renderer::ApprovalResolved(const v1::ApprovalResolved& r, absl::Time now,
+                                       RenderState& st) const {
+  if (st.pending_approval_.has_value() && st.pending_approval_->call_id() == r.call_id()) {
+    st.pending_approval_.reset();
+  }
+  if (r.decision() == v1::DECISION_DENY) {
+    st.SetPhase(Phase::kThinking, now);
+  } else {
+    st.SetPhase(Phase::kTool, now, st.phase_what_);
+  }
+  return EndLine(st) + ApprovalOutcome(r);
+}
+
+std::string Renderer::TurnEnded(const v1::TurnEnded& t, absl::Time now, RenderState& st) const {
+  std::string out = EndLine(st);
+  st.pending_approval_.reset();
+  st.SetPhase(Phase::kIdle, now);
+  if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) out += Dim("[cancelled]") + "\n";
+  if (t.outcome() == v1::TURN_OUTCOME_MAX_STEPS) out += Dim("[stopped: step limit]") + "\n";
+  if (t.outcome() == v1::TURN_OUTCOME_ERROR) out += ErrorLine(t.error());
+  return out;
+}
+
+std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st) const {
+  switch (e.kind_case()) {
+    case v1::Event::kSnapshot:
+      return Snapshot(e.snapshot(), now, st);
     case v1::Event::kTurnStarted:
-      markdown_.Reset();
-      SetPhase(Phase::kThinking, now);
-      return EndLine();
+      st.markdown_.Reset();
+      st.SetPhase(Phase::kThinking, now);
+      return EndLine(st);
     case v1::Event::kUserMessage:
       if (!options_.echo_prompts) return "";
-      return EndLine() + UserLine(e.user_message().text(), e.user_message().client_name());
+      return EndLine(st) + UserLine(e.user_message().text(), e.user_message().client_name());
     case v1::Event::kTextDelta:
-      if (phase_ != Phase::kApproval) SetPhase(Phase::kStreaming, now);
-      return Text(e.text_delta().text(), TextKind::kAnswer);
+      if (st.phase_ != Phase::kApproval) st.SetPhase(Phase::kStreaming, now);
+      return Text(e.text_delta().text(), TextKind::kAnswer, st);
     case v1::Event::kReasoningDelta:
-      if (phase_ != Phase::kApproval) SetPhase(Phase::kStreaming, now);
-      return Text(e.reasoning_delta().text(), TextKind::kReasoning);
+      if (st.phase_ != Phase::kApproval) st.SetPhase(Phase::kStreaming, now);
+      return Text(e.reasoning_delta().text(), TextKind::kReasoning, st);
     case v1::Event::kToolCallStarted:
-      SetPhase(Phase::kPreparing, now, e.tool_call_started().name());
-      return EndLine();
+      st.SetPhase(Phase::kPreparing, now, e.tool_call_started().name());
+      return EndLine(st);
     case v1::Event::kToolCallReady: {
       const v1::ToolCall& c = e.tool_call_ready().call();
-      SetPhase(Phase::kTool, now, c.name());
-      tool_tail_.clear();
-      tool_tail_open_.clear();
-      tool_lines_seen_ = 0;
-      return EndLine() + CallLine(c.name(), c.arguments());
+      st.SetPhase(Phase::kTool, now, c.name());
+      st.tool_tail_.clear();
+      st.tool_tail_open_.clear();
+      st.tool_lines_seen_ = 0;
+      return EndLine(st) + CallLine(c.name(), c.arguments());
     }
-    case v1::Event::kToolOutput: {
-      if (!options_.live) return "";
-      std::string chunk = Sanitized(e.tool_output().chunk());
-      tool_tail_open_ += chunk;
-      size_t nl;
-      while ((nl = tool_tail_open_.find('\n')) != std::string::npos) {
-        tool_tail_.push_back(tool_tail_open_.substr(0, nl));
-        tool_tail_open_.erase(0, nl + 1);
-        ++tool_lines_seen_;
-      }
-      // The open line of a program that never ends its lines must not grow without bound.
-      if (tool_tail_open_.size() > 4096) tool_tail_open_.erase(0, tool_tail_open_.size() - 4096);
-      size_t keep = static_cast<size_t>(std::max(1, options_.live_output_lines - 1));
-      if (tool_tail_.size() > keep) {
-        tool_tail_.erase(tool_tail_.begin(), tool_tail_.end() - static_cast<long>(keep));
-      }
-      return "";
-    }
+    case v1::Event::kToolOutput:
+      return ToolOutput(e.tool_output().chunk(), st);
     case v1::Event::kToolResult:
-      tool_tail_.clear();
-      tool_tail_open_.clear();
-      tool_lines_seen_ = 0;
-      markdown_.Reset();
-      SetPhase(Phase::kThinking, now);
-      return EndLine() + Clipped(e.tool_result().content());
-    case v1::Event::kApprovalRequested: {
-      pending_approval_ = e.approval_requested().approval();
-      SetPhase(Phase::kApproval, now, phase_what_);
-      return ApprovalPrompt(*pending_approval_);
-    }
-    case v1::Event::kApprovalResolved: {
-      const v1::ApprovalResolved& r = e.approval_resolved();
-      if (pending_approval_.has_value() && pending_approval_->call_id() == r.call_id()) {
-        pending_approval_.reset();
-      }
-      if (r.decision() == v1::DECISION_DENY) {
-        SetPhase(Phase::kThinking, now);
-      } else {
-        SetPhase(Phase::kTool, now, phase_what_);
-      }
-      return EndLine() + ApprovalOutcome(r);
-    }
+      st.tool_tail_.clear();
+      st.tool_tail_open_.clear();
+      st.tool_lines_seen_ = 0;
+      st.markdown_.Reset();
+      st.SetPhase(Phase::kThinking, now);
+      return EndLine(st) + Clipped(e.tool_result().content());
+    case v1::Event::kApprovalRequested:
+      st.pending_approval_ = e.approval_requested().approval();
+      st.SetPhase(Phase::kApproval, now, st.phase_what_);
+      return EndLine(st) + ApprovalPrompt(*st.pending_approval_);
+    case v1::Event::kApprovalResolved:
+      return ApprovalResolved(e.approval_resolved(), now, st);
     case v1::Event::kRetrying: {
       const auto& r = e.retrying();
-      return EndLine() +
+      return EndLine(st) +
              Colored("33",
                      absl::StrCat("[", r.reason(), " | retry ", r.attempt(), "/", r.max_attempts(),
                                   " in ", (r.delay_ms() + 500) / 1000, "s]")) +
              "\n";
     }
     case v1::Event::kCompacted:
-      return EndLine() +
+      return EndLine(st) +
              Dim(absl::StrCat("[compacted: ", e.compacted().removed_messages(),
                               " earlier messages summarised]")) +
              "\n";
-    case v1::Event::kTurnEnded: {
-      std::string out = EndLine();
-      pending_approval_.reset();
-      SetPhase(Phase::kIdle, now);
-      const auto& t = e.turn_ended();
-      if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) out += Dim("[cancelled]") + "\n";
-      if (t.outcome() == v1::TURN_OUTCOME_MAX_STEPS) out += Dim("[stopped: step limit]") + "\n";
-      if (t.outcome() == v1::TURN_OUTCOME_ERROR) out += ErrorLine(t.error());
-      return out;
-    }
+    case v1::Event::kTurnEnded:
+      return TurnEnded(e.turn_ended(), now, st);
     case v1::Event::kError:
-      return EndLine() + ErrorLine(e.error().message());
+      return EndLine(st) + ErrorLine(e.error().message());
     default:
       return "";
   }

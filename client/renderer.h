@@ -1,6 +1,8 @@
-// Renderer: events -> terminal text. Pure (returns the text to write and the live lines to
-// show; the time is passed in), so it is tested without a terminal. Not thread-safe: one
-// renderer per output stream.
+// Renderer: events -> terminal text. Pure: it keeps nothing between calls; what the events
+// build up (the phase of the turn, the streamed line still open, the tail of a running
+// tool's output, the pending approval) is a RenderState that the caller owns and passes in,
+// and the time is passed in too, so it is tested without a terminal. A RenderState belongs
+// to one output stream; neither is thread-safe.
 //
 // Two ways to write:
 //   - committed text, which scrolls up like any program's output;
@@ -45,39 +47,16 @@ struct StatusInfo {
   bool read_only = false;
 };
 
-class Renderer {
+// What the events of a session have built up on the screen so far. Owned by the caller,
+// changed only through Renderer::Render (and PromptSent / SetApprovalLine).
+class RenderState {
  public:
-  explicit Renderer(RenderOptions options);
+  explicit RenderState(bool color = false) : markdown_(color) {}
 
-  // The committed text for `event`; updates the live state.
-  std::string Render(const agent::v1::Event& event, absl::Time now);
-  // The live lines now, each cut to `cols` columns (empty outside live mode).
-  std::vector<std::string> LiveLines(absl::Time now, int cols) const;
-  // True while the live lines change with time alone (the spinner turns).
-  bool Animating() const;
   // A turn is running as far as the events tell.
   bool TurnRunning() const { return phase_ != Phase::kIdle; }
   // The UI sent a prompt: show the spinner before the daemon's TurnStarted arrives.
   void PromptSent(absl::Time now);
-
-  // The history of a snapshot's transcript, as it would have streamed.
-  std::string RenderTranscript(const std::vector<HistoryMessage>& messages);
-  // `→ name(args)`: the one-line form of a tool call.
-  std::string CallLine(const std::string& name, const std::string& arguments) const;
-  // What is asked: the tool and command or path, and the coloured diff of an edit.
-  std::string ApprovalPrompt(const agent::v1::PendingApproval& approval);
-  // The question line: "[y]es / [n]o / [a]lways (rule)".
-  std::string ApprovalQuestion(const agent::v1::PendingApproval& approval) const;
-  // Who answered and how.
-  std::string ApprovalOutcome(const agent::v1::ApprovalResolved& resolved) const;
-  // A prompt as typed ("› text"), with the sender when it was another client.
-  std::string UserLine(const std::string& text, const std::string& from) const;
-  std::string Notice(const std::string& text) const;  // a dim line
-  std::string ErrorLine(const std::string& text) const;
-  std::string StatusLine(const StatusInfo& status) const;
-  // Ends a line of streamed text if one is open (committing it in live mode).
-  std::string EndLine();
-
   // The pending approval shown in the live lines: with `can_answer` the question, else a
   // note that another client must answer. Cleared by ApprovalResolved or TurnEnded.
   void SetApprovalLine(bool can_answer) { can_answer_ = can_answer; }
@@ -85,20 +64,12 @@ class Renderer {
     return pending_approval_;
   }
 
-  std::string Dim(const std::string& s) const;
-  std::string Colored(const char* code, const std::string& s) const;
-
  private:
+  friend class Renderer;
   enum class Phase { kIdle, kThinking, kStreaming, kPreparing, kTool, kApproval };
   enum class TextKind { kAnswer, kReasoning };
-
-  std::string Clipped(const std::string& text) const;
-  std::string Text(const std::string& text, TextKind kind);
-  std::string StyleLine(const std::string& line, TextKind kind);
-  std::string Markdown(const std::string& text);
   void SetPhase(Phase p, absl::Time now, std::string what = "");
 
-  RenderOptions options_;
   MarkdownStyler markdown_;
   // Outside live mode: the last text written did not end with a newline.
   bool mid_line_ = false;
@@ -116,6 +87,59 @@ class Renderer {
   std::string phase_what_;  // the tool name
   std::optional<agent::v1::PendingApproval> pending_approval_;
   bool can_answer_ = false;
+};
+
+class Renderer {
+ public:
+  explicit Renderer(RenderOptions options);
+
+  // A fresh state for this renderer's output (colour decides the Markdown styling).
+  RenderState NewState() const { return RenderState(options_.color); }
+
+  // The committed text for `event`; updates `state`.
+  std::string Render(const agent::v1::Event& event, absl::Time now, RenderState& state) const;
+  // The live lines now, each cut to `cols` columns (empty outside live mode).
+  std::vector<std::string> LiveLines(const RenderState& state, absl::Time now, int cols) const;
+  // True while the live lines change with time alone (the spinner turns).
+  bool Animating(const RenderState& state) const;
+
+  // The history of a snapshot's transcript, as it would have streamed.
+  std::string RenderTranscript(const std::vector<HistoryMessage>& messages,
+                               RenderState& state) const;
+  // `→ name(args)`: the one-line form of a tool call.
+  std::string CallLine(const std::string& name, const std::string& arguments) const;
+  // What is asked: the tool and command or path, and the coloured diff of an edit.
+  std::string ApprovalPrompt(const agent::v1::PendingApproval& approval) const;
+  // The question line: "[y]es / [n]o / [a]lways (rule)".
+  std::string ApprovalQuestion(const agent::v1::PendingApproval& approval) const;
+  // Who answered and how.
+  std::string ApprovalOutcome(const agent::v1::ApprovalResolved& resolved) const;
+  // A prompt as typed ("› text"), with the sender when it was another client.
+  std::string UserLine(const std::string& text, const std::string& from) const;
+  std::string Notice(const std::string& text) const;  // a dim line
+  std::string ErrorLine(const std::string& text) const;
+  std::string StatusLine(const StatusInfo& status) const;
+  // Ends a line of streamed text if one is open (committing it in live mode).
+  std::string EndLine(RenderState& state) const;
+
+  std::string Dim(const std::string& s) const;
+  std::string Colored(const char* code, const std::string& s) const;
+
+ private:
+  using Phase = RenderState::Phase;
+  using TextKind = RenderState::TextKind;
+
+  std::string Clipped(const std::string& text) const;
+  std::string Text(const std::string& text, TextKind kind, RenderState& state) const;
+  std::string StyleLine(const std::string& line, TextKind kind, RenderState& state) const;
+  std::string Markdown(const std::string& text) const;
+  std::string Snapshot(const agent::v1::Snapshot& s, absl::Time now, RenderState& state) const;
+  std::string ToolOutput(const std::string& chunk, RenderState& state) const;
+  std::string ApprovalResolved(const agent::v1::ApprovalResolved& r, absl::Time now,
+                               RenderState& state) const;
+  std::string TurnEnded(const agent::v1::TurnEnded& t, absl::Time now, RenderState& state) const;
+
+  const RenderOptions options_;
 };
 
 // Short display form of a call's arguments: the path or command when there is one.

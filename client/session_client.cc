@@ -68,7 +68,8 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub) {
   return absl::NotFoundError("no session in this directory yet");
 }
 
-int RunOneShot(v1::AgentDaemon::Stub& stub, const ClientOptions& o, const std::string& prompt) {
+int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::string& prompt) {
+  v1::AgentDaemon::Stub& stub = *daemon.stub;
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
   v1::PolicyMode mode = o.deny_tools     ? v1::POLICY_MODE_READ_ONLY
@@ -95,11 +96,12 @@ int RunOneShot(v1::AgentDaemon::Stub& stub, const ClientOptions& o, const std::s
       return kExitError;
     }
   }
-  SessionView view(stub, o);
+  SessionView view(daemon, o);
   return view.OneShot(id, prompt, /*ask=*/mode == v1::POLICY_MODE_ASK && !o.json);
 }
 
-int RunInteractive(v1::AgentDaemon::Stub& stub, const ClientOptions& o) {
+int RunInteractive(const Connection& daemon, const ClientOptions& o) {
+  v1::AgentDaemon::Stub& stub = *daemon.stub;
   std::string id = o.session_id;
   if (id.empty()) {
     auto s = CreateSessionHere(stub, o,
@@ -112,7 +114,7 @@ int RunInteractive(v1::AgentDaemon::Stub& stub, const ClientOptions& o) {
     }
     id = s->id();
   }
-  SessionView view(stub, o);
+  SessionView view(daemon, o);
   return view.Interactive(id);
 }
 

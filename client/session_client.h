@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/connection.h"
 
 namespace agent::client {
 
@@ -32,12 +33,11 @@ struct ClientOptions {
 
 // Creates (or resumes) a session in the current directory, sends `prompt`, streams the turn
 // and returns its exit code.
-int RunOneShot(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options,
-               const std::string& prompt);
+int RunOneShot(const Connection& daemon, const ClientOptions& options, const std::string& prompt);
 
 // Interactive: history, then prompts read with line editing until Ctrl-D detaches.
 // With an empty session_id a new session is created.
-int RunInteractive(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options);
+int RunInteractive(const Connection& daemon, const ClientOptions& options);
 
 // The model settings of this process's environment (AGENT_BASE_URL, ...), as sent to the
 // daemon with a new session or a prompt.

@@ -12,19 +12,24 @@
 //   watching   read-only observer: no editor; Ctrl-D, Ctrl-C or q leave.
 // One-shot runs the same loop without an editor and returns when its own turn ends.
 //
+// Parts: session_view.cc has the loop, the keys, signals and the screen (live area, editor);
+// session_events.cc what each event does to the screen and to the TurnState (turn_state.h);
+// the daemon calls and slash commands are a CommandRunner's (command_runner.h); the text
+// comes from a pure Renderer with the RenderState kept here.
+//
 // Keys: Ctrl-C cancels a running turn (Cancel RPC) and stays; at an empty idle prompt it does
 // nothing but a hint, and a second one within a second leaves. Ctrl-D at an empty prompt
 // detaches. Leaving never stops the session: it goes on in the daemon.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/command_runner.h"
+#include "client/connection.h"
 #include "client/event_stream.h"
 #include "client/line_editor.h"
 #include "client/renderer.h"
@@ -32,12 +37,13 @@
 #include "client/slash_commands.h"
 #include "client/terminal_text.h"
 #include "client/tty.h"
+#include "client/turn_state.h"
 
 namespace agent::client {
 
 class SessionView {
  public:
-  SessionView(agent::v1::AgentDaemon::Stub& stub, const ClientOptions& options);
+  SessionView(const Connection& daemon, const ClientOptions& options);
   ~SessionView();
   SessionView(const SessionView&) = delete;
   SessionView& operator=(const SessionView&) = delete;
@@ -49,20 +55,24 @@ class SessionView {
   int Interactive(const std::string& session_id);
 
  private:
+  // ---- session_view.cc: loop, keys, signals, screen ----
+  void Start(bool interactive);
   // Attaches (again) to `id`: a new stream whose first event is the snapshot.
   void AttachTo(const std::string& id, bool show_history);
   bool WaitForSnapshot();
+  void StartEditor();
   int Loop();
-  void HandleItem(Mailbox::Item& item);
-  void HandleEvent(const agent::v1::Event& e);
+  void ReadInput();
   void HandleInput(const std::string& bytes);
   void HandleSignal(int sig);
+  void HandleInterrupt();
   void HandleLine(const std::string& line);
-  void HandleCommand(const SlashCommand& c);
+  void RunCommand(const SlashCommand& c);
   void Answer(char key);
   void CancelTurn();
   bool SendPrompt(const std::string& text);
   void Leave(const std::string& why);
+  void Detach();
 
   // Committed text to write at the next Paint.
   void Emit(const std::string& text) { output_ += text; }
@@ -70,49 +80,45 @@ class SessionView {
   void Paint(bool force = false);
   void WriteOut(const std::string& s);
   std::string HeaderLine() const;
-  StatusInfo Status() const;
   bool Asking() const;
   bool EditorShown() const;
   int PollTimeoutMs() const;
 
-  agent::v1::AgentDaemon::Stub& stub_;
+  // ---- session_events.cc: what each event does ----
+  void HandleItem(Mailbox::Item& item);
+  void HandleEvent(const agent::v1::Event& e);
+  void OnSnapshot(const agent::v1::Event& e, absl::Time now);
+  void OnUserMessage(const agent::v1::Event& e, absl::Time now);
+  void OnApprovalRequested(const agent::v1::Event& e, absl::Time now);
+  void OnApprovalResolved(const agent::v1::Event& e, absl::Time now);
+  void OnClientsChanged(const agent::v1::ClientsChanged& c);
+  void OnTurnEnded(const agent::v1::Event& e, absl::Time now);
+  void WarnIfWide();
+
+  grpc::ChannelInterface& channel_;
   ClientOptions o_;
   bool interactive_ = false;
   bool live_ = false;  // stdout is a terminal and not --json: live area, spinner
   bool ask_ = false;   // approvals are asked here
-  Mailbox mailbox_;
+  Mailbox mailbox_;    // before the stream and the commands, which post to it
+  CommandRunner commands_;
   std::unique_ptr<EventStream> stream_;
   int stream_id_ = 0;
+  bool show_history_ = true;
+  bool got_snapshot_ = false;
+  bool switched_ = false;  // past the first session's snapshot
+  TurnState turn_;
+
   std::unique_ptr<Renderer> renderer_;
+  RenderState screen_;  // what the events built up; changed only by renderer_->Render
   std::unique_ptr<LineEditor> editor_;
   LiveArea live_area_;
   std::vector<std::string> last_lines_;
   std::string output_;
 
-  std::string session_id_;
-  std::string workdir_;
-  std::string model_;
-  std::vector<std::string> clients_;
-  int64_t prompt_tokens_ = -1;
-  int64_t completion_tokens_ = 0;
-  bool show_history_ = true;
-  bool got_snapshot_ = false;
-  bool switched_ = false;  // past the first session's snapshot
-
-  // One-shot: our prompt and whether its turn has started.
-  std::string own_prompt_;
-  bool own_turn_started_ = false;
-  int turns_to_skip_ = 0;  // turns running or queued before ours when we attached
   int exit_code_ = 0;
   bool done_ = false;
-  int interrupts_ = 0;
-  // Interactive: prompts we sent and echoed, not yet seen back as UserMessage.
-  struct Echoed {
-    std::string text;
-    bool queued;  // sent while a turn ran: said again, dimmed, when its turn starts
-  };
-  std::deque<Echoed> echoed_;
-  std::string answered_call_;  // the approval we answered (its Resolved is on the way)
+  int interrupts_ = 0;  // one-shot: the second Ctrl-C leaves
   absl::Time last_interrupt_ = absl::InfinitePast();
   absl::Time hint_until_ = absl::InfinitePast();
   std::string hint_;
@@ -120,9 +126,7 @@ class SessionView {
   bool piped_input_ = false;
   std::string piped_buffer_;
   bool input_ended_ = false;
-  int turns_waiting_ = 0;
   std::unique_ptr<CbreakMode> cbreak_;
-  std::vector<std::thread> workers_;
 };
 
 }  // namespace agent::client

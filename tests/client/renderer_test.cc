@@ -60,36 +60,39 @@ RenderOptions Live(bool color) {
 
 TEST(RendererTest, PlainOutputStreamsTextAsItArrives) {
   Renderer r(Plain());
-  EXPECT_EQ(r.Render(Started(), kT0), "");
-  EXPECT_EQ(r.Render(Delta("It sa"), kT0), "It sa");
-  EXPECT_EQ(r.Render(Delta("ys **hi**."), kT0), "ys **hi**.");
+  RenderState st = r.NewState();
+  EXPECT_EQ(r.Render(Started(), kT0, st), "");
+  EXPECT_EQ(r.Render(Delta("It sa"), kT0, st), "It sa");
+  EXPECT_EQ(r.Render(Delta("ys **hi**."), kT0, st), "ys **hi**.");
   // A tool line starts on a line of its own.
-  EXPECT_EQ(r.Render(Ready("read_file", R"({"path":"in.txt"})"), kT0), "\n→ read_file(in.txt)\n");
-  EXPECT_TRUE(r.LiveLines(kT0, 80).empty());
-  EXPECT_FALSE(r.Animating());
+  EXPECT_EQ(r.Render(Ready("read_file", R"({"path":"in.txt"})"), kT0, st),
+            "\n→ read_file(in.txt)\n");
+  EXPECT_TRUE(r.LiveLines(st, kT0, 80).empty());
+  EXPECT_FALSE(r.Animating(st));
 }
 
 TEST(RendererTest, PlainOutputHasNoEscapesAnywhere) {
   Renderer r(Plain());
+  RenderState st = r.NewState();
   std::string all;
-  all += r.Render(Started(), kT0);
-  all += r.Render(Delta("# Head\n**b** `c`\n```py\nx = 1\n```\n"), kT0);
-  all += r.Render(Ready("bash", R"({"command":"ls"})"), kT0);
-  all += r.Render(Output("\x1b[31mred\x1b[0m\n"), kT0);
-  all += r.Render(Result("\x1b[31mred\x1b[0m\nok\n"), kT0);
+  all += r.Render(Started(), kT0, st);
+  all += r.Render(Delta("# Head\n**b** `c`\n```py\nx = 1\n```\n"), kT0, st);
+  all += r.Render(Ready("bash", R"({"command":"ls"})"), kT0, st);
+  all += r.Render(Output("\x1b[31mred\x1b[0m\n"), kT0, st);
+  all += r.Render(Result("\x1b[31mred\x1b[0m\nok\n"), kT0, st);
   v1::Event retry;
   retry.mutable_retrying()->set_attempt(1);
   retry.mutable_retrying()->set_max_attempts(4);
   retry.mutable_retrying()->set_delay_ms(1000);
   retry.mutable_retrying()->set_reason("API 429: slow down");
-  all += r.Render(retry, kT0);
+  all += r.Render(retry, kT0, st);
   v1::PendingApproval a;
   a.set_tool("edit_file");
   a.set_summary("src/a.cc");
   a.set_diff("--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n");
   a.add_proposed_rules("edit_file(src/a.cc)");
   all += r.ApprovalPrompt(a) + r.ApprovalQuestion(a);
-  all += r.Render(Ended(v1::TURN_OUTCOME_ERROR), kT0);
+  all += r.Render(Ended(v1::TURN_OUTCOME_ERROR), kT0, st);
   StatusInfo s;
   s.session_id = "abcdef0123456789";
   all += r.StatusLine(s);
@@ -102,86 +105,94 @@ TEST(RendererTest, PlainOutputHasNoEscapesAnywhere) {
 
 TEST(RendererTest, ToolResultsAreClippedWithACountOfWhatIsHidden) {
   Renderer r(Plain());
-  std::string out = r.Render(Result(Lines(10)), kT0);
+  RenderState st = r.NewState();
+  std::string out = r.Render(Result(Lines(10)), kT0, st);
   EXPECT_NE(out.find("  line 6\n"), std::string::npos);
   EXPECT_EQ(out.find("line 7"), std::string::npos);
   EXPECT_NE(out.find("… 4 more lines"), std::string::npos);
-  EXPECT_EQ(r.Render(Result(Lines(6)), kT0).find("more lines"), std::string::npos);
+  EXPECT_EQ(r.Render(Result(Lines(6)), kT0, st).find("more lines"), std::string::npos);
 }
 
 TEST(RendererTest, ColourDimsToolOutputAndColoursCalls) {
   Renderer r(Live(true));
-  std::string call = r.Render(Ready("edit_file", R"({"path":"src/a.cc","old":"x"})"), kT0);
+  RenderState st = r.NewState();
+  std::string call = r.Render(Ready("edit_file", R"({"path":"src/a.cc","old":"x"})"), kT0, st);
   EXPECT_EQ(call, "\x1b[36m→ edit_file(src/a.cc)\x1b[0m\n");
-  std::string result = r.Render(Result("done\n"), kT0);
+  std::string result = r.Render(Result("done\n"), kT0, st);
   EXPECT_EQ(result, "\x1b[2m  done\n\x1b[0m");
 }
 
 TEST(RendererTest, LiveModeKeepsThePartialLineLiveUntilItsNewline) {
   Renderer r(Live(false));
-  r.Render(Started(), kT0);
-  EXPECT_EQ(r.Render(Delta("Hello wor"), kT0), "");
-  std::vector<std::string> live = r.LiveLines(kT0, 80);
+  RenderState st = r.NewState();
+  r.Render(Started(), kT0, st);
+  EXPECT_EQ(r.Render(Delta("Hello wor"), kT0, st), "");
+  std::vector<std::string> live = r.LiveLines(st, kT0, 80);
   ASSERT_EQ(live.size(), 1u);  // streaming: the text, no spinner
   EXPECT_EQ(live[0], "Hello wor");
-  EXPECT_EQ(r.Render(Delta("ld\nNext"), kT0), "Hello world\n");
-  EXPECT_EQ(r.LiveLines(kT0, 80)[0], "Next");
+  EXPECT_EQ(r.Render(Delta("ld\nNext"), kT0, st), "Hello world\n");
+  EXPECT_EQ(r.LiveLines(st, kT0, 80)[0], "Next");
   // A tool call commits the open line first.
-  EXPECT_EQ(r.Render(Ready("list_dir", "{}"), kT0), "Next\n→ list_dir()\n");
+  EXPECT_EQ(r.Render(Ready("list_dir", "{}"), kT0, st), "Next\n→ list_dir()\n");
 }
 
 TEST(RendererTest, LiveModeRendersMarkdownLineByLine) {
   Renderer r(Live(true));
-  r.Render(Started(), kT0);
-  std::string out = r.Render(Delta("Use **this**:\n```sh\nls -l # list\n```\n"), kT0);
+  RenderState st = r.NewState();
+  r.Render(Started(), kT0, st);
+  std::string out = r.Render(Delta("Use **this**:\n```sh\nls -l # list\n```\n"), kT0, st);
   std::string plain = StripAnsi(out);
   EXPECT_EQ(plain, "Use this:\n╭─ sh\n│ ls -l # list\n╰─\n");
   EXPECT_NE(out.find("\x1b[1mthis"), std::string::npos);
   // The partial line is styled as far as it goes.
-  r.Render(Delta("**almost"), kT0);
-  EXPECT_EQ(StripAnsi(r.LiveLines(kT0, 80)[0]), "**almost");
-  r.Render(Delta(" there**"), kT0);
-  EXPECT_EQ(StripAnsi(r.LiveLines(kT0, 80)[0]), "almost there");
+  r.Render(Delta("**almost"), kT0, st);
+  EXPECT_EQ(StripAnsi(r.LiveLines(st, kT0, 80)[0]), "**almost");
+  r.Render(Delta(" there**"), kT0, st);
+  EXPECT_EQ(StripAnsi(r.LiveLines(st, kT0, 80)[0]), "almost there");
 }
 
 TEST(RendererTest, SpinnerShowsElapsedSecondsWhileWaitingAndWhileAToolRuns) {
   Renderer r(Live(false));
-  EXPECT_FALSE(r.Animating());
-  r.Render(Started(), kT0);
-  EXPECT_TRUE(r.Animating());
-  std::vector<std::string> live = r.LiveLines(kT0 + absl::Milliseconds(3200), 80);
+  RenderState st = r.NewState();
+  EXPECT_FALSE(r.Animating(st));
+  r.Render(Started(), kT0, st);
+  EXPECT_TRUE(r.Animating(st));
+  std::vector<std::string> live = r.LiveLines(st, kT0 + absl::Milliseconds(3200), 80);
   ASSERT_EQ(live.size(), 1u);
   EXPECT_NE(live[0].find("thinking · 3s"), std::string::npos) << live[0];
   // Text streaming: no spinner.
-  r.Render(Delta("x"), kT0);
-  EXPECT_FALSE(r.Animating());
-  r.Render(Ready("bash", R"({"command":"make"})"), kT0);
-  EXPECT_TRUE(r.Animating());
-  live = r.LiveLines(kT0 + absl::Seconds(12), 80);
+  r.Render(Delta("x"), kT0, st);
+  EXPECT_FALSE(r.Animating(st));
+  r.Render(Ready("bash", R"({"command":"make"})"), kT0, st);
+  EXPECT_TRUE(r.Animating(st));
+  live = r.LiveLines(st, kT0 + absl::Seconds(12), 80);
   EXPECT_NE(live.back().find("running bash · 12s"), std::string::npos) << live.back();
-  r.Render(Ended(v1::TURN_OUTCOME_DONE), kT0);
-  EXPECT_FALSE(r.Animating());
-  EXPECT_TRUE(r.LiveLines(kT0, 80).empty());
+  r.Render(Ended(v1::TURN_OUTCOME_DONE), kT0, st);
+  EXPECT_FALSE(r.Animating(st));
+  EXPECT_TRUE(r.LiveLines(st, kT0, 80).empty());
 }
 
 TEST(RendererTest, NoSpinnerWhenTurnedOffOrNotLive) {
   RenderOptions o = Live(false);
   o.spinner = false;
   Renderer r(o);
-  r.Render(Started(), kT0);
-  EXPECT_FALSE(r.Animating());
-  EXPECT_TRUE(r.LiveLines(kT0, 80).empty());
+  RenderState st = r.NewState();
+  r.Render(Started(), kT0, st);
+  EXPECT_FALSE(r.Animating(st));
+  EXPECT_TRUE(r.LiveLines(st, kT0, 80).empty());
   Renderer p(Plain());
-  p.Render(Started(), kT0);
-  EXPECT_FALSE(p.Animating());
+  RenderState pst = p.NewState();
+  p.Render(Started(), kT0, st);
+  EXPECT_FALSE(p.Animating(pst));
 }
 
 TEST(RendererTest, RunningToolOutputShowsItsTailAndTheHiddenCount) {
   Renderer r(Live(false));
-  r.Render(Ready("bash", R"({"command":"make"})"), kT0);
-  EXPECT_EQ(r.Render(Output(Lines(9)), kT0), "");
-  r.Render(Output("partial"), kT0);
-  std::vector<std::string> live = r.LiveLines(kT0, 80);
+  RenderState st = r.NewState();
+  r.Render(Ready("bash", R"({"command":"make"})"), kT0, st);
+  EXPECT_EQ(r.Render(Output(Lines(9)), kT0, st), "");
+  r.Render(Output("partial"), kT0, st);
+  std::vector<std::string> live = r.LiveLines(st, kT0, 80);
   // "… N earlier lines", the last complete lines, the open one, the spinner.
   ASSERT_EQ(live.size(), 6u) << absl::StrJoin(live, "|");
   EXPECT_EQ(live[0], "  … 6 earlier lines");
@@ -189,54 +200,56 @@ TEST(RendererTest, RunningToolOutputShowsItsTailAndTheHiddenCount) {
   EXPECT_EQ(live[3], "  line 9");
   EXPECT_EQ(live[4], "  partial");
   // Each live line is cut to the width, so none wraps.
-  r.Render(Output(std::string(300, 'y') + "\n"), kT0);
-  for (const std::string& l : r.LiveLines(kT0, 40)) EXPECT_LE(DisplayWidth(l), 39) << l;
+  r.Render(Output(std::string(300, 'y') + "\n"), kT0, st);
+  for (const std::string& l : r.LiveLines(st, kT0, 40)) EXPECT_LE(DisplayWidth(l), 39) << l;
   // The result replaces the tail, clipped.
-  std::string out = r.Render(Result(Lines(9)), kT0);
+  std::string out = r.Render(Result(Lines(9)), kT0, st);
   EXPECT_NE(out.find("… 3 more lines"), std::string::npos);
-  EXPECT_EQ(r.LiveLines(kT0, 80).size(), 1u);  // only the spinner: waiting for the model
+  EXPECT_EQ(r.LiveLines(st, kT0, 80).size(), 1u);  // only the spinner: waiting for the model
 }
 
 TEST(RendererTest, ToolOutputCannotSendEscapesToTheTerminal) {
   Renderer r(Live(false));
-  r.Render(Ready("bash", "{}"), kT0);
+  RenderState st = r.NewState();
+  r.Render(Ready("bash", "{}"), kT0, st);
   r.Render(Output("\x1b[2J\x1b]0;pwned\x07"
                   "clear\x07\n"),
-           kT0);
-  for (const std::string& l : r.LiveLines(kT0, 80)) {
+           kT0, st);
+  for (const std::string& l : r.LiveLines(st, kT0, 80)) {
     EXPECT_EQ(l.find('\x1b'), std::string::npos);
     EXPECT_EQ(l.find('\x07'), std::string::npos);
   }
-  std::string out = r.Render(Result("\x1b[2Jgone\n"), kT0);
+  std::string out = r.Render(Result("\x1b[2Jgone\n"), kT0, st);
   EXPECT_EQ(out, "  gone\n");
 }
 
 TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
   Renderer r(Live(false));
+  RenderState st = r.NewState();
   v1::Event req;
   v1::PendingApproval* a = req.mutable_approval_requested()->mutable_approval();
   a->set_call_id("c1");
   a->set_tool("bash");
   a->set_summary("make test");
   a->add_proposed_rules("bash(make test)");
-  std::string block = r.Render(req, kT0);
+  std::string block = r.Render(req, kT0, st);
   EXPECT_EQ(block, "? bash wants to run: make test\n");
-  r.SetApprovalLine(true);
-  std::vector<std::string> live = r.LiveLines(kT0, 120);
+  st.SetApprovalLine(true);
+  std::vector<std::string> live = r.LiveLines(st, kT0, 120);
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [a]lways: bash(make test) ");
-  EXPECT_FALSE(r.Animating());
-  r.SetApprovalLine(false);
-  EXPECT_EQ(r.LiveLines(kT0, 120)[0], "waiting for another client to answer…");
+  EXPECT_FALSE(r.Animating(st));
+  st.SetApprovalLine(false);
+  EXPECT_EQ(r.LiveLines(st, kT0, 120)[0], "waiting for another client to answer…");
 
   v1::Event res;
   res.mutable_approval_resolved()->set_call_id("c1");
   res.mutable_approval_resolved()->set_decision(v1::DECISION_ALLOW_ALWAYS);
   res.mutable_approval_resolved()->set_client_name("agent-7@pts/3");
   res.mutable_approval_resolved()->add_rules("bash(make test)");
-  EXPECT_EQ(r.Render(res, kT0), "✓ allowed always by agent-7@pts/3: bash(make test)\n");
-  EXPECT_FALSE(r.pending_approval().has_value());
-  EXPECT_TRUE(r.Animating());  // the tool runs now
+  EXPECT_EQ(r.Render(res, kT0, st), "✓ allowed always by agent-7@pts/3: bash(make test)\n");
+  EXPECT_FALSE(st.pending_approval().has_value());
+  EXPECT_TRUE(r.Animating(st));  // the tool runs now
 
   v1::ApprovalResolved mine;
   mine.set_decision(v1::DECISION_DENY);
@@ -246,6 +259,7 @@ TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
 
 TEST(RendererTest, ApprovalDiffIsColoured) {
   Renderer r(Live(true));
+  RenderState st = r.NewState();
   v1::PendingApproval a;
   a.set_tool("edit_file");
   a.set_summary("a.txt");
@@ -259,6 +273,7 @@ TEST(RendererTest, ApprovalDiffIsColoured) {
 
 TEST(RendererTest, SnapshotRendersTheHistory) {
   Renderer r(Plain());
+  RenderState st = r.NewState();
   v1::Event e;
   e.mutable_snapshot()->set_transcript_json(R"([
     {"role":"system","content":"sys"},
@@ -268,12 +283,14 @@ TEST(RendererTest, SnapshotRendersTheHistory) {
     {"role":"tool","tool_call_id":"c","content":"alpha"},
     {"role":"assistant","content":"It says alpha."}])");
   e.mutable_snapshot()->set_state(v1::SESSION_STATE_IDLE);
-  EXPECT_EQ(r.Render(e, kT0), "› read it\nReading.\n→ read_file(a.txt)\n  alpha\nIt says alpha.\n");
-  EXPECT_FALSE(r.TurnRunning());
+  EXPECT_EQ(r.Render(e, kT0, st),
+            "› read it\nReading.\n→ read_file(a.txt)\n  alpha\nIt says alpha.\n");
+  EXPECT_FALSE(st.TurnRunning());
 }
 
 TEST(RendererTest, StatusLineNamesSessionModelTokensAndClients) {
   Renderer r(Plain());
+  RenderState st = r.NewState();
   StatusInfo s;
   s.session_id = "0123456789abcdef";
   s.model = "gpt-4.1";

@@ -164,6 +164,10 @@ class InteractiveTerminal(unittest.TestCase):
         term.wait_for(w, "›")
         # A trailing backslash continues the prompt on a second line.
         term.type_line(w, "remember pineapple, first line\\")
+        # Typed, not pasted: keys that arrive in one read are a paste, whose newline stays
+        # in the prompt with the backslash. Wait until the continuation took the backslash.
+        self.assertTrue(wait_until(lambda: "first line\n" in term.screen(w)
+                                   and "first line\\" not in term.screen(w)), term.screen(w))
         term.type_line(w, "second line")
         term.wait_for(w, "Noted: **pineapple**.")
         term.wait_for(w, "1 client")  # the status line after the turn
@@ -246,6 +250,19 @@ class InteractiveTerminal(unittest.TestCase):
         self.assertNotIn("[y]es", term.screen(w))
         with open(os.path.join(env.project, "notes.txt")) as f:
             self.assertEqual(f.read(), "hello\n")
+
+    def test_a_session_in_home_warns_in_one_line_and_goes_on(self):
+        env, term = self.make([{"text": "Hello from home."}])
+        # The project directory is $HOME here: the agent would reach everything under it.
+        w = term.start("main", extra_env={"HOME": env.project})
+        screen = term.wait_for(w, "›")
+        warned = [l for l in screen.splitlines() if "can read and change everything" in l]
+        self.assertEqual(len(warned), 1, screen)
+        self.assertIn(os.path.realpath(env.project), warned[0])
+        term.type_line(w, "hi")
+        term.wait_for(w, "Hello from home.")
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
 
     def test_no_color_output_has_no_escape_codes(self):
         reply = [{"tool_calls": [tool_call("read_file", path="a.txt")]},

@@ -1,0 +1,163 @@
+#include "client/command_runner.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace agent::client {
+namespace {
+
+namespace v1 = agent::v1;
+
+std::string Short(const std::string& id) { return id.substr(0, 8); }
+
+CommandRunner::Outcome Say(std::string text) { return {std::move(text), "", false}; }
+
+}  // namespace
+
+CommandRunner::CommandRunner(v1::AgentDaemon::Stub& stub, const ClientOptions& options,
+                             Mailbox& mailbox)
+    : stub_(stub), o_(options), mailbox_(mailbox) {}
+
+CommandRunner::~CommandRunner() {
+  for (std::thread& t : workers_) t.join();
+}
+
+grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std::string& text) {
+  grpc::ClientContext ctx;
+  v1::SendPromptRequest req;
+  req.set_session_id(session_id);
+  req.set_text(text);
+  req.set_client_name(o_.client_name);
+  *req.mutable_model() = ModelFromEnv();
+  v1::SendPromptResponse resp;
+  return stub_.SendPrompt(&ctx, req, &resp);
+}
+
+grpc::Status CommandRunner::Cancel(const std::string& session_id) {
+  grpc::ClientContext ctx;
+  v1::CancelRequest req;
+  req.set_session_id(session_id);
+  req.set_client_name(o_.client_name);
+  v1::CancelResponse resp;
+  return stub_.Cancel(&ctx, req, &resp);
+}
+
+grpc::Status CommandRunner::Approve(const std::string& session_id, const std::string& call_id,
+                                    v1::Decision decision, const std::string& reason) {
+  v1::ApproveRequest req;
+  req.set_session_id(session_id);
+  req.set_call_id(call_id);
+  req.set_client_name(o_.client_name);
+  req.set_decision(decision);
+  if (!reason.empty()) req.set_reason(reason);
+  grpc::ClientContext ctx;
+  v1::ApproveResponse resp;
+  return stub_.Approve(&ctx, req, &resp);
+}
+
+CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn,
+                                          const Renderer& r) {
+  if (std::string missing = MissingArgument(c); !missing.empty()) {
+    return Say(r.ErrorLine(missing));
+  }
+  switch (c.kind) {
+    case SlashCommand::kHelp:
+      return Say(SlashHelp());
+    case SlashCommand::kStatus:
+      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)));
+    case SlashCommand::kDetach:
+      return {r.Notice(absl::StrCat("detached; the session goes on. Come back with: agent attach ",
+                                    Short(turn.session_id))),
+              "", true};
+    case SlashCommand::kCompact: {
+      std::string id = turn.session_id;
+      workers_.emplace_back([this, id] {
+        grpc::ClientContext ctx;
+        v1::CompactRequest req;
+        req.set_session_id(id);
+        v1::CompactResponse resp;
+        grpc::Status s = stub_.Compact(&ctx, req, &resp);
+        if (!s.ok()) mailbox_.PostNotice(s.error_message(), true);
+      });
+      return Say(r.Notice("compacting…"));
+    }
+    case SlashCommand::kClear:
+      return NewSession(turn, r);
+    case SlashCommand::kFork:
+      return Fork(turn, r);
+    case SlashCommand::kSessions:
+      return ListSessions(turn, r);
+    case SlashCommand::kModel:
+    case SlashCommand::kAllow:
+      return SetPolicy(c, turn, r);
+    case SlashCommand::kUnknown:
+      break;
+  }
+  return Say(r.ErrorLine("unknown command /" + c.name + "; /help lists them"));
+}
+
+CommandRunner::Outcome CommandRunner::NewSession(TurnState& turn, const Renderer& r) {
+  auto s = CreateSessionHere(stub_, o_, o_.yes ? v1::POLICY_MODE_YES : v1::POLICY_MODE_ASK);
+  if (!s.ok()) return Say(r.ErrorLine(std::string(s.status().message())));
+  std::string old = turn.session_id;
+  turn.SwitchedTo(s->id());
+  turn.prompt_tokens = -1;
+  return {r.Notice(absl::StrCat("new session ", Short(s->id()),
+                                "; the previous one stays: agent attach ", Short(old))),
+          s->id()};
+}
+
+CommandRunner::Outcome CommandRunner::Fork(TurnState& turn, const Renderer& r) {
+  grpc::ClientContext ctx;
+  v1::ForkSessionRequest req;
+  req.set_session_id(turn.session_id);
+  v1::Session fork;
+  grpc::Status s = stub_.ForkSession(&ctx, req, &fork);
+  if (!s.ok()) return Say(r.ErrorLine(s.error_message()));
+  std::string old = turn.session_id;
+  turn.SwitchedTo(fork.id());
+  return {
+      r.Notice(absl::StrCat("forked ", Short(old), " → ", Short(fork.id()),
+                            "; you are in the fork (the original: agent attach ", Short(old), ")")),
+      fork.id()};
+}
+
+CommandRunner::Outcome CommandRunner::ListSessions(const TurnState& turn, const Renderer& r) {
+  grpc::ClientContext ctx;
+  v1::ListSessionsRequest req;
+  req.set_workdir(turn.workdir);
+  v1::ListSessionsResponse resp;
+  grpc::Status s = stub_.ListSessions(&ctx, req, &resp);
+  if (!s.ok()) return Say(r.ErrorLine(s.error_message()));
+  std::string out;
+  for (const v1::Session& x : resp.sessions()) {
+    std::string mark = x.id() == turn.session_id ? "* " : "  ";
+    absl::StrAppend(
+        &out, mark, Short(x.id()), "  ", StateName(x.state()), "  ", x.message_count(), " msgs  ",
+        x.title(),
+        x.attached_clients() > 0 ? absl::StrCat("  (", x.attached_clients(), " attached)") : "",
+        "\n");
+  }
+  return Say(out + r.Notice("switch with: agent attach ID"));
+}
+
+CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState& turn,
+                                                const Renderer& r) {
+  grpc::ClientContext ctx;
+  v1::SetPolicyRequest req;
+  req.set_session_id(turn.session_id);
+  if (c.kind == SlashCommand::kModel) {
+    req.set_model(c.argument);
+  } else {
+    req.add_add_allow(c.argument);
+  }
+  v1::SetPolicyResponse resp;
+  grpc::Status s = stub_.SetPolicy(&ctx, req, &resp);
+  if (!s.ok()) return Say(r.ErrorLine(s.error_message()));
+  if (c.kind == SlashCommand::kModel) {
+    turn.model = c.argument;
+    return Say(r.Notice("model " + c.argument + " from the next request"));
+  }
+  return Say(r.Notice("recorded in .agent/settings.json: allow " + c.argument));
+}
+
+}  // namespace agent::client
