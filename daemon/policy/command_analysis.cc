@@ -188,6 +188,22 @@ class Analyzer {
       out_->opaque = true;
       return;
     }
+    if (name == "alias") {  // `alias x='rm -rf'; x /`: each value is a command line
+      out_->runs_other = true;
+      for (size_t k = i + 1; k < end; ++k) {
+        const size_t eq = words[k].value.find('=');
+        if (eq != std::string::npos) ShellString(words[k].value.substr(eq + 1));
+      }
+      return;
+    }
+    if (name == "hash") {  // `hash -p /bin/rm x` makes `x` run rm
+      for (size_t k = i + 1; k < end; ++k) {
+        if (words[k].value.rfind("-p", 0) == 0 || words[k].value.rfind("--", 0) == 0) {
+          out_->runs_other = out_->opaque = true;
+        }
+      }
+      return;
+    }
     if (name == "find") return Find(words, i, end);
     if (name == "su") return Su(words, i, end);
     if (name == "trap" || name == "watch" || name == "parallel") {
@@ -229,7 +245,7 @@ class Analyzer {
     }
     // An option this code does not know may or may not take an argument: every later plain
     // word may be the command.
-    for (size_t k = i + 1; k < end && budget_ > 0; ++k) {
+    for (size_t k = i + 1; k < end; ++k) {  // past the budget, Command marks opaque
       if (!IsOptionLike(words[k]) && AssignmentEquals(words[k]) == std::string::npos) {
         Command(words, k, end);
       }

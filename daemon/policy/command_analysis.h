@@ -12,7 +12,7 @@
 //     code does not know makes every later plain word a candidate command (deny sees more);
 //   - commands that hand a string to a shell or run another command (runs_other): `eval`,
 //     `sh/bash/dash/zsh/ksh/… -c`, `su -c`, `env -S`, `watch`, `trap`, `parallel`, `xargs`,
-//     `find -exec/-execdir/-ok/-okdir`, `source` and `.`;
+//     `find -exec/-execdir/-ok/-okdir`, `source` and `.`, `alias` (its values), `hash -p`;
 //   - substitutions bash runs from quoted text it evaluates as arithmetic or as a variable name
 //     with a subscript: the words of `printf`, `test`, `[`, `[[`, `let`, `declare`, `typeset`,
 //     `local`, `readonly`, `export`, `unset`, `read`, `mapfile`, `readarray`, `wait`, and

@@ -176,7 +176,8 @@ bool DenyMatchesCall(const ToolRules& rules, const BashCall& call, bool* opaque)
   for (const std::string& fragment : call.split.fragments) {
     denied = denied || check.Denied(fragment, AnalyzeCommand(fragment), 0);
   }
-  *opaque = check.opaque();
+  // A command that could not be split may run more than its fragments show (`f() { rm x; }; f`).
+  *opaque = check.opaque() || call.split.exact_only;
   return denied;
 }
 

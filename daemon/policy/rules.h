@@ -31,9 +31,11 @@
 // directory (`/bin/rm`), without redirections, with each wrapper peeled off (`command`, `env`,
 // `exec`, `time -p`, `nice -n N`, `nohup`, `timeout D`, `stdbuf`, `sudo`, `xargs`, …), and what a
 // command hands to a shell is split and matched too (`eval 'rm x'`, `bash -c 'rm x'`,
-// `find -exec rm {} ;`, `su -c`, `env -S`, `trap`, `watch`, `parallel`), up to 8 levels deep.
+// `find -exec rm {} ;`, `su -c`, `env -S`, `trap`, `watch`, `parallel`, `alias x='rm'`), up to 8
+// levels deep.
 // When a command's text cannot show what runs (a command name from `$…`, a glob or brace
-// expansion, a shell reading a script or stdin, `source`, an unparsable or too deep string), a
+// expansion, a shell reading a script or stdin, `source`, `hash -p`, a command line or string
+// that cannot be split, `f() { rm x; }; f` included, or more nesting than is followed), a
 // tool-wide allow (`bash`) no longer applies if the tool has deny patterns: the call is asked.
 //
 // Allow patterns match the part as written, never a peeled or de-quoted form: `bash(git status

@@ -101,6 +101,8 @@ TEST(DenySpelling, EverySpellingOfADeniedCommandIsDenied) {
            "watch -n 1 rm x",
            "trap 'rm x' EXIT",
            "parallel rm ::: a b",
+           "shopt -s expand_aliases; alias x='rm'\nx y",
+           "alias x='rm -rf'",
            "nice timeout 5 env X=1 command sudo rm x",
            "busybox rm x",
            "> /dev/null rm x",
@@ -142,6 +144,8 @@ TEST(DenySpelling, CommandsDenyRulesCannotSeeAreAsked) {
            ". ./env.sh",
            "parallel < jobs",
            "eval 'echo \"unterminated'",
+           "f() { rm x; }; f",
+           "hash -p /bin/rm x; x y",
        }) {
     EXPECT_EQ(Bash(rules, command), Verdict::kAsk)
         << command << " -> " << Name(Bash(rules, command));
@@ -298,6 +302,10 @@ TEST(AnalyzeCommand, BoundedOnLongWrapperChains) {
   command += "rm x";
   EXPECT_TRUE(AnalyzeCommand(command).opaque);
   EXPECT_EQ(Bash(Rules({"bash"}, {"bash(rm *)"}), command), Verdict::kAsk);
+  // Unknown options make every later word a candidate; running out of budget is opaque too.
+  std::string unknown;
+  for (int i = 0; i < 3000; ++i) unknown += "env -Z A=1 ";
+  EXPECT_EQ(Bash(Rules({"bash"}, {"bash(rm *)"}), unknown + "rm x"), Verdict::kAsk);
   // Shell strings within shell strings are followed 8 deep, then asked about.
   std::string eval = "rm x";
   for (int i = 0; i < 4; ++i) eval = "eval " + eval;
