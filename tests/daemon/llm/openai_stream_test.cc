@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/llm/model_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/llm/stream_test_util.h"
@@ -617,6 +618,8 @@ TEST(OpenAiStreamCap, ManyEmptyCallSlotsHitTheCap) {
 // arithmetic is the same for any size, so only the default value is checked here.
 TEST(OpenAiStreamCap, DefaultIs32MiB) {
   EXPECT_EQ(kMaxReplyBytes, size_t{32} << 20);
+  EXPECT_EQ(TransportOptions().max_reply_bytes, kMaxReplyBytes);
+  EXPECT_EQ(TransportOptions().max_event_bytes, kMaxSseEventBytes);
 }
 
 // Text leaves the transport as valid UTF-8. Raw invalid bytes inside a JSON string are
