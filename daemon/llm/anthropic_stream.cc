@@ -30,7 +30,8 @@ std::string MapStopReason(const std::string& reason) {
 
 }  // namespace
 
-AnthropicStreamAssembler::AnthropicStreamAssembler(StreamSink* sink) : sink_(sink) {}
+AnthropicStreamAssembler::AnthropicStreamAssembler(StreamSink* sink, size_t max_reply_bytes)
+    : sink_(sink), budget_(max_reply_bytes) {}
 
 absl::Status AnthropicStreamAssembler::Fail(absl::Status status) {
   error_ = status;
@@ -81,70 +82,9 @@ absl::Status AnthropicStreamAssembler::OnEvent(const SseEvent& ev) {
       if (const Json* usage = Member(*message, "usage")) ApplyUsage(*usage);
     }
   } else if (type == "content_block_start") {
-    const Json* index = Member(json, "index");
-    const Json* cb = Member(json, "content_block");
-    if (index == nullptr || !index->is_number_integer() || cb == nullptr || !cb->is_object()) {
-      return absl::OkStatus();
-    }
-    Block& block = blocks_[index->get<int64_t>()];
-    block = Block();
-    block.type = GetString(*cb, "type");
-    if (block.type == "text") {
-      const std::string text = GetString(*cb, "text");
-      if (!text.empty()) {
-        content_.append(text);
-        output_started_ = true;
-        if (sink_ != nullptr) sink_->OnText(text);
-      }
-    } else if (block.type == "tool_use") {
-      block.id = GetString(*cb, "id");
-      block.name = GetString(*cb, "name");
-      const Json* input = Member(*cb, "input");
-      if (input != nullptr && input->is_object() && !input->empty()) block.start_input = *input;
-      output_started_ = true;
-      if (sink_ != nullptr) sink_->OnToolCallStarted(block.id, block.name);
-    } else if (block.type == "thinking") {
-      block.thinking = GetString(*cb, "thinking");
-      block.signature = GetString(*cb, "signature");
-      if (!block.thinking.empty()) {
-        reasoning_.append(block.thinking);
-        output_started_ = true;
-        if (sink_ != nullptr) sink_->OnReasoning(block.thinking);
-      }
-    } else if (block.type == "redacted_thinking") {
-      if (const Json* d = Member(*cb, "data")) block.redacted_data = *d;
-    }
+    ApplyBlockStart(json);
   } else if (type == "content_block_delta") {
-    const Json* index = Member(json, "index");
-    const Json* delta = Member(json, "delta");
-    if (index == nullptr || !index->is_number_integer() || delta == nullptr) {
-      return absl::OkStatus();
-    }
-    const std::string delta_type = GetString(*delta, "type");
-    auto it = blocks_.find(index->get<int64_t>());
-    Block* block = it == blocks_.end() ? nullptr : &it->second;
-    if (delta_type == "text_delta") {
-      // Text is kept even without its content_block_start: nothing else could own it.
-      const std::string text = GetString(*delta, "text");
-      if (!text.empty()) {
-        content_.append(text);
-        output_started_ = true;
-        if (sink_ != nullptr) sink_->OnText(text);
-      }
-    } else if (delta_type == "input_json_delta") {
-      if (block != nullptr) block->partial_json.append(GetString(*delta, "partial_json"));
-    } else if (delta_type == "thinking_delta") {
-      const std::string text = GetString(*delta, "thinking");
-      if (block != nullptr) block->thinking.append(text);
-      if (!text.empty()) {
-        reasoning_.append(text);
-        output_started_ = true;
-        if (sink_ != nullptr) sink_->OnReasoning(text);
-      }
-    } else if (delta_type == "signature_delta") {
-      if (block != nullptr) block->signature.append(GetString(*delta, "signature"));
-    }
-    // citations_delta and delta types added later are ignored.
+    ApplyBlockDelta(json);
   } else if (type == "message_delta") {
     if (const Json* delta = Member(json, "delta")) {
       const std::string reason = GetString(*delta, "stop_reason");
@@ -155,7 +95,89 @@ absl::Status AnthropicStreamAssembler::OnEvent(const SseEvent& ev) {
     complete_ = true;
   }
   // ping, content_block_stop and unknown events need nothing.
-  return absl::OkStatus();
+  return error_;  // set when the reply went over its cap
+}
+
+bool AnthropicStreamAssembler::Charge(size_t bytes) {
+  if (!error_.ok()) return false;
+  if (budget_.Take(bytes)) return true;
+  error_ = budget_.Error();
+  return false;
+}
+
+void AnthropicStreamAssembler::AppendText(const std::string& text) {
+  if (text.empty() || !Charge(text.size())) return;
+  content_.append(text);
+  output_started_ = true;
+  if (sink_ != nullptr) sink_->OnText(text);
+}
+
+void AnthropicStreamAssembler::ApplyBlockStart(const Json& json) {
+  const Json* index = Member(json, "index");
+  const Json* cb = Member(json, "content_block");
+  if (index == nullptr || !index->is_number_integer() || cb == nullptr || !cb->is_object()) {
+    return;
+  }
+  if (!Charge(kReplySlotBytes)) return;
+  Block& block = blocks_[index->get<int64_t>()];
+  block = Block();
+  block.type = GetString(*cb, "type");
+  if (block.type == "text") {
+    AppendText(GetString(*cb, "text"));
+  } else if (block.type == "tool_use") {
+    block.id = GetString(*cb, "id");
+    block.name = GetString(*cb, "name");
+    const Json* input = Member(*cb, "input");
+    if (input != nullptr && input->is_object() && !input->empty()) block.start_input = *input;
+    const size_t input_bytes = block.start_input.is_null() ? 0 : DumpJson(block.start_input).size();
+    if (!Charge(block.id.size() + block.name.size() + input_bytes)) return;
+    output_started_ = true;
+    if (sink_ != nullptr) sink_->OnToolCallStarted(block.id, block.name);
+  } else if (block.type == "thinking") {
+    block.thinking = GetString(*cb, "thinking");
+    block.signature = GetString(*cb, "signature");
+    // The thinking text is held twice: in the block and in the reply's reasoning.
+    if (!Charge(2 * block.thinking.size() + block.signature.size())) return;
+    if (!block.thinking.empty()) {
+      reasoning_.append(block.thinking);
+      output_started_ = true;
+      if (sink_ != nullptr) sink_->OnReasoning(block.thinking);
+    }
+  } else if (block.type == "redacted_thinking") {
+    if (const Json* d = Member(*cb, "data")) {
+      if (!Charge(DumpJson(*d).size())) return;
+      block.redacted_data = *d;
+    }
+  }
+}
+
+void AnthropicStreamAssembler::ApplyBlockDelta(const Json& json) {
+  const Json* index = Member(json, "index");
+  const Json* delta = Member(json, "delta");
+  if (index == nullptr || !index->is_number_integer() || delta == nullptr) return;
+  const std::string delta_type = GetString(*delta, "type");
+  auto it = blocks_.find(index->get<int64_t>());
+  Block* block = it == blocks_.end() ? nullptr : &it->second;
+  if (delta_type == "text_delta") {
+    // Text is kept even without its content_block_start: nothing else could own it.
+    AppendText(GetString(*delta, "text"));
+  } else if (delta_type == "input_json_delta") {
+    const std::string part = GetString(*delta, "partial_json");
+    if (block != nullptr && Charge(part.size())) block->partial_json.append(part);
+  } else if (delta_type == "thinking_delta") {
+    const std::string text = GetString(*delta, "thinking");
+    if (!Charge((block != nullptr ? 2 : 1) * text.size())) return;
+    if (block != nullptr) block->thinking.append(text);
+    if (!text.empty()) {
+      reasoning_.append(text);
+      output_started_ = true;
+      if (sink_ != nullptr) sink_->OnReasoning(text);
+    }
+  } else if (delta_type == "signature_delta") {
+    const std::string signature = GetString(*delta, "signature");
+    if (block != nullptr && Charge(signature.size())) block->signature.append(signature);
+  }
+  // citations_delta and delta types added later are ignored.
 }
 
 absl::StatusOr<ModelReply> AnthropicStreamAssembler::Finish() {

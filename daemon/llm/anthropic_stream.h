@@ -18,6 +18,9 @@
 //   output_tokens, cumulative, so the latest value replaces the earlier one.
 // - ping, unknown events, unknown block types and unknown delta types are ignored.
 // - Complete() means message_stop arrived; without it the stream was cut.
+// - The reply is capped (stream_assembler.h, kMaxReplyBytes): text, thinking (counted twice,
+//   as it is kept twice), signatures, tool ids, names and input, plus kReplySlotBytes per
+//   content block.
 //
 // Thread-safety: none; one assembler per stream, used on the transport's thread.
 #pragma once
@@ -32,13 +35,14 @@
 #include "common/json.h"
 #include "daemon/llm/model_types.h"
 #include "daemon/llm/sse_parser.h"
+#include "daemon/llm/stream_assembler.h"
 
 namespace agent::daemon::llm {
 
-class AnthropicStreamAssembler {
+class AnthropicStreamAssembler : public StreamAssembler {
  public:
   // `sink` is borrowed, may be null, and must outlive the assembler.
-  explicit AnthropicStreamAssembler(StreamSink* sink);
+  explicit AnthropicStreamAssembler(StreamSink* sink, size_t max_reply_bytes = kMaxReplyBytes);
 
   AnthropicStreamAssembler(const AnthropicStreamAssembler&) = delete;
   AnthropicStreamAssembler& operator=(const AnthropicStreamAssembler&) = delete;
@@ -47,18 +51,18 @@ class AnthropicStreamAssembler {
   // same error): an `error` event → kUnavailable for overloaded_error, api_error and
   // rate_limit_error (retryable if nothing was shown), kInvalidArgument otherwise, with the
   // provider's message (at most 200 characters); data that is not a JSON object → kInternal
-  // "malformed chunk".
-  absl::Status OnEvent(const SseEvent& ev);
+  // "malformed chunk"; the reply over `max_reply_bytes` → kResourceExhausted naming the cap.
+  absl::Status OnEvent(const SseEvent& ev) override;
 
   // message_stop has been seen.
-  bool Complete() const { return complete_; }
+  bool Complete() const override { return complete_; }
 
   // Some text, thinking or tool call has reached the sink (or would have, with a null sink).
-  bool OutputStarted() const { return output_started_; }
+  bool OutputStarted() const override { return output_started_; }
 
   // To be called once, at the end of the stream: the error OnEvent returned, kUnavailable
   // "stream ended before the reply was complete" when !Complete(), or the reply.
-  absl::StatusOr<ModelReply> Finish();
+  absl::StatusOr<ModelReply> Finish() override;
 
  private:
   struct Block {
@@ -73,9 +77,15 @@ class AnthropicStreamAssembler {
   };
 
   absl::Status Fail(absl::Status status);
+  // Takes `bytes` from the budget; false (and error_ set) when the reply is over its cap.
+  bool Charge(size_t bytes);
+  void AppendText(const std::string& text);
+  void ApplyBlockStart(const Json& json);
+  void ApplyBlockDelta(const Json& json);
   void ApplyUsage(const Json& usage);
 
   StreamSink* sink_;
+  ReplyBudget budget_;
   absl::Status error_;
   bool complete_ = false;
   bool output_started_ = false;

@@ -2,66 +2,70 @@
 // is kept alive between requests), driven through a multi handle so that a Cancel or an idle
 // stream is noticed within one poll interval instead of at libcurl's next timeout.
 //
-// Retry policy (WIRE.md §6, decisions in retry_policy.h): HTTP errors that may clear, and
-// failures before any output reached the user, are retried with backoff and reported to the
-// sink; anything after output was shown fails loudly and is never retried.
+// What differs between providers is decided once per request (provider.h); what to do after
+// a failed attempt is failure_policy.h. This file only moves bytes: it feeds the body to
+// SseParser and the events to the StreamAssembler, and abandons a transfer as soon as the
+// stream failed (an in-stream error, a cap) so that a server cannot keep us reading.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <random>
 #include <thread>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "daemon/llm/anthropic_convert.h"
-#include "daemon/llm/anthropic_stream.h"
 #include "daemon/llm/curl_library.h"
-#include "daemon/llm/error_text.h"
+#include "daemon/llm/failure_policy.h"
 #include "daemon/llm/model_client.h"
-#include "daemon/llm/openai_stream.h"
-#include "daemon/llm/request_builder.h"
-#include "daemon/llm/retry_policy.h"
+#include "daemon/llm/provider.h"
 #include "daemon/llm/sse_parser.h"
+#include "daemon/llm/stream_assembler.h"
 
 namespace agent::daemon::llm {
 namespace {
 
 // How often the transfer loop looks at the cancel flag and the idle clock.
 constexpr int kPollMs = 20;
-constexpr int kAnthropicMaxTokens = 8192;
+// How much of a non-stream (error) body is kept; the transfer stops there.
+constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
 
 using Clock = std::chrono::steady_clock;
 
 // The state of one HTTP attempt, shared with libcurl's callbacks.
 struct Attempt {
-  bool anthropic = false;
-  StreamSink* sink = nullptr;
+  Attempt(std::unique_ptr<StreamAssembler> a, size_t max_event_bytes, const CurlLibrary* c, CURL* e)
+      : assembler(std::move(a)), parser(ParserOptions(max_event_bytes)), curl(c), easy(e) {}
+
+  static SseParser::Options ParserOptions(size_t max_event_bytes) {
+    SseParser::Options o;
+    o.max_event_bytes = max_event_bytes;
+    return o;
+  }
+
+  std::unique_ptr<StreamAssembler> assembler;
   SseParser parser;
-  std::unique_ptr<OpenAiStreamAssembler> openai;
-  std::unique_ptr<AnthropicStreamAssembler> claude;
-  const CurlLibrary* curl = nullptr;
-  CURL* easy = nullptr;
+  const CurlLibrary* curl;
+  CURL* easy;
   long status = 0;
   bool streaming = false;  // status 200 and an event stream: bytes go to the parser
   std::string error_body;  // non-200 bodies, capped
   std::vector<std::pair<std::string, std::string>> headers;
-  absl::Status stream_error;  // first error from the assembler
+  absl::Status stream_error;  // first error from the parser or the assembler
   Clock::time_point last_byte = Clock::now();
   std::vector<SseEvent> events;
 
-  bool OutputStarted() const {
-    return anthropic ? claude->OutputStarted() : openai->OutputStarted();
-  }
-  bool Complete() const { return anthropic ? claude->Complete() : openai->Complete(); }
-
-  void Consume(std::vector<SseEvent>& evs) {
-    for (const SseEvent& ev : evs) {
+  // Hands the parsed events to the assembler; false once the stream has failed.
+  bool Consume() {
+    for (const SseEvent& ev : events) {
       if (!stream_error.ok()) break;
-      absl::Status s = anthropic ? claude->OnEvent(ev) : openai->OnEvent(ev);
+      absl::Status s = assembler->OnEvent(ev);
       if (!s.ok()) stream_error = s;
     }
-    evs.clear();
+    events.clear();
+    // The events completed before a cap was hit count; then the cap ends the stream.
+    if (stream_error.ok() && !parser.status().ok()) stream_error = parser.status();
+    return stream_error.ok();
   }
 };
 
@@ -83,6 +87,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+// Returning less than `len` makes libcurl abort the transfer (CURLE_WRITE_ERROR).
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* a = static_cast<Attempt*>(user);
   size_t len = size * n;
@@ -97,33 +102,25 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
     a->streaming = a->status == 200 && type.rfind("application/json", 0) != 0;
   }
   if (!a->streaming) {
-    if (a->error_body.size() < 64 * 1024) a->error_body.append(data, len);
+    if (a->error_body.size() >= kMaxErrorBodyBytes) return 0;  // enough to show the error
+    a->error_body.append(data, std::min(len, kMaxErrorBodyBytes - a->error_body.size()));
     return len;
   }
   a->parser.Feed(std::string_view(data, len), &a->events);
-  a->Consume(a->events);
-  return len;
+  return a->Consume() ? len : 0;
 }
 
-absl::Status StatusForHttp(int status, const std::string& message) {
-  std::string text = absl::StrCat("API ", status, ": ", message);
-  switch (status) {
-    case 400:
-    case 413:
-    case 422:
-      return absl::InvalidArgumentError(text);
-    case 401:
-      return absl::UnauthenticatedError(text);
-    case 402:
-    case 403:
-      return absl::PermissionDeniedError(text);
-    case 404:
-      return absl::NotFoundError(text);
-    case 429:
-      return absl::ResourceExhaustedError(text);
-    default:
-      return absl::UnavailableError(text);
+// Ends the stream of a finished transfer: the reply, or why there is none.
+absl::StatusOr<ModelReply> FinishStream(Attempt& a, bool transfer_failed,
+                                        std::string_view transfer_error) {
+  a.parser.Finish(&a.events);
+  a.Consume();
+  if (a.stream_error.ok() && transfer_failed && !a.assembler->Complete()) {
+    a.stream_error =
+        absl::UnavailableError(absl::StrCat("the stream broke: ", std::string(transfer_error)));
   }
+  if (!a.stream_error.ok()) return a.stream_error;
+  return a.assembler->Finish();
 }
 
 class CurlModelClient : public ModelClient {
@@ -140,104 +137,41 @@ class CurlModelClient : public ModelClient {
 
   absl::StatusOr<ModelReply> Complete(const ModelRequest& request, StreamSink* sink,
                                       const std::atomic<bool>* cancelled) override {
-    const ModelSettings& m = request.settings;
-    if (m.base_url.empty()) {
-      return absl::FailedPreconditionError(
-          "no model endpoint configured: set AGENT_BASE_URL (an OpenAI-compatible URL such as "
-          "https://api.openai.com/v1 or http://localhost:11434/v1) and AGENT_API_KEY");
-    }
-    if (m.model.empty()) {
-      return absl::FailedPreconditionError("no model named: set AGENT_MODEL");
-    }
-    bool cloud = absl::StrContains(m.base_url, "api.openai.com") ||
-                 absl::StrContains(m.base_url, "anthropic.com");
-    if (cloud && m.api_key.empty()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("no API key: set AGENT_API_KEY (or OPENAI_API_KEY) for ", m.base_url));
-    }
-    bool anthropic = m.provider == "anthropic";
-    std::string url = m.base_url + (anthropic ? "/messages" : "/chat/completions");
-    // DeepSeek's thinking models want their reasoning back inside a tool loop (WIRE.md 8);
-    // other servers reject or ignore the field, so it is sent only there.
-    OpenAiRequestOptions openai_options;
-    openai_options.send_reasoning_content = absl::StrContains(m.base_url, "deepseek");
-    Json body = anthropic ? BuildAnthropicRequest(m.model, request.messages, request.tools,
-                                                  kAnthropicMaxTokens, true)
-                          : BuildOpenAiRequest(m.model, request.messages, request.tools, true,
-                                               openai_options);
-    std::string payload = DumpJson(body);
+    absl::StatusOr<WireRequest> wire = BuildWireRequest(request);
+    if (!wire.ok()) return wire.status();
     if (absl::Status s = OpenHandles(); !s.ok()) return s;
 
-    int max_attempts = std::max(1, options_.max_attempts);
-    std::string last_reason;
+    const int max_attempts = std::max(1, options_.max_attempts);
     for (int attempt = 1;; ++attempt) {
-      Attempt a;
-      a.anthropic = anthropic;
-      a.sink = sink;
-      a.openai = std::make_unique<OpenAiStreamAssembler>(sink);
-      a.claude = std::make_unique<AnthropicStreamAssembler>(sink);
-      a.curl = curl_;
-      a.easy = easy_;
-      CURLcode code = Perform(url, m, payload, &a, cancelled);
+      Attempt a(MakeStreamAssembler(wire->provider, sink, options_.max_reply_bytes),
+                options_.max_event_bytes, curl_, easy_);
+      const CURLcode code = Perform(*wire, &a, cancelled);
       if (cancelled != nullptr && *cancelled) return absl::CancelledError("cancelled");
 
-      absl::Status failure;
-      bool retryable = false;
-      int64_t delay_ms = 0;
-      if (code != CURLE_OK && !a.streaming && a.error_body.empty()) {
-        // Nothing came back: the server is unreachable, or went silent before answering.
-        failure = absl::UnavailableError(
-            absl::StrCat(code == CURLE_OPERATION_TIMEDOUT ? "no answer from " : "cannot reach ",
-                         url, ": ", error_buf_[0] ? error_buf_ : curl_->easy_strerror(code)));
-        retryable = true;
-        delay_ms = BackoffMs(attempt, rng_());
-      } else if (!a.streaming) {
-        HttpFailure f{static_cast<int>(a.status), a.error_body, a.headers};
-        if (a.status == 200) {
-          failure = absl::UnavailableError("the server answered with JSON instead of a stream: " +
-                                           OneLineTruncated(a.error_body));
-        } else {
-          RetryDecision d = DecideRetry(f, attempt, absl::Now(), rng_());
-          failure = StatusForHttp(static_cast<int>(a.status),
-                                  ExtractErrorMessage(static_cast<int>(a.status), a.error_body));
-          retryable = d.retry;
-          delay_ms = d.delay_ms;
-          last_reason = d.reason;
-        }
-      } else {
-        std::vector<SseEvent> rest;
-        a.parser.Finish(&rest);
-        a.Consume(rest);
-        if (a.stream_error.ok() && code != CURLE_OK && !a.Complete()) {
-          a.stream_error = absl::UnavailableError(absl::StrCat(
-              "the stream broke: ", error_buf_[0] ? error_buf_ : curl_->easy_strerror(code)));
-        }
-        if (a.stream_error.ok()) {
-          auto reply = anthropic ? a.claude->Finish() : a.openai->Finish();
-          if (reply.ok()) return reply;
-          a.stream_error = reply.status();
-        }
-        if (a.OutputStarted()) {
-          // The user saw part of this answer: a silent retry would show a different one.
-          return absl::DataLossError(
-              absl::StrCat("the reply broke off after it had started: ", a.stream_error.message()));
-        }
-        failure = a.stream_error;
-        retryable = absl::IsUnavailable(failure) || absl::IsResourceExhausted(failure);
-        delay_ms = BackoffMs(attempt, rng_());
+      AttemptOutcome outcome;
+      outcome.transport_error = code != CURLE_OK;
+      outcome.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+      outcome.transport_message = error_buf_[0] ? error_buf_ : curl_->easy_strerror(code);
+      outcome.http_status = static_cast<int>(a.status);
+      outcome.streamed = a.streaming;
+      if (a.streaming) {
+        absl::StatusOr<ModelReply> reply =
+            FinishStream(a, outcome.transport_error, outcome.transport_message);
+        if (reply.ok()) return reply;
+        outcome.stream_error = reply.status();
+        outcome.output_started = a.assembler->OutputStarted();
       }
-      std::string reason = last_reason.empty() || a.status == 0 || a.streaming
-                               ? std::string(failure.message())
-                               : last_reason;
-      last_reason.clear();
-      if (!retryable) return failure;
+      outcome.body = std::move(a.error_body);
+      outcome.headers = std::move(a.headers);
+
+      const FailureDecision d = ClassifyFailure(outcome, wire->url, attempt, absl::Now(), rng_());
+      if (d.action != FailureAction::kRetry) return d.status;
       if (attempt >= max_attempts) {
-        return absl::Status(failure.code(), absl::StrCat("gave up after ", attempt,
-                                                         " attempts: ", failure.message()));
+        return absl::Status(d.status.code(), absl::StrCat("gave up after ", attempt,
+                                                          " attempts: ", d.status.message()));
       }
-      if (sink != nullptr)
-        sink->OnRetry(attempt, max_attempts - 1, delay_ms, OneLineTruncated(reason));
-      if (!Wait(delay_ms, cancelled)) return absl::CancelledError("cancelled");
+      if (sink != nullptr) sink->OnRetry(attempt, max_attempts - 1, d.delay_ms, d.reason);
+      if (!Wait(d.delay_ms, cancelled)) return absl::CancelledError("cancelled");
     }
   }
 
@@ -268,25 +202,18 @@ class CurlModelClient : public ModelClient {
     return cancelled == nullptr || !*cancelled;
   }
 
-  CURLcode Perform(const std::string& url, const ModelSettings& m, const std::string& payload,
-                   Attempt* a, const std::atomic<bool>* cancelled) {
+  // Sets up the easy handle for one attempt; the returned header list is the caller's to free
+  // after the transfer.
+  curl_slist* Configure(const WireRequest& wire, Attempt* a) {
     curl_->easy_reset(easy_);
     error_buf_[0] = '\0';
     curl_slist* headers = nullptr;
-    headers = curl_->slist_append(headers, "Content-Type: application/json");
-    headers = curl_->slist_append(headers, "Accept: text/event-stream");
-    std::string auth;
-    if (m.provider == "anthropic") {
-      auth = "x-api-key: " + m.api_key;
-      headers = curl_->slist_append(headers, "anthropic-version: 2023-06-01");
-    } else if (!m.api_key.empty()) {
-      auth = "Authorization: Bearer " + m.api_key;
-    }
-    if (!auth.empty()) headers = curl_->slist_append(headers, auth.c_str());
-    curl_->easy_setopt(easy_, CURLOPT_URL, url.c_str());
+    for (const std::string& h : wire.headers) headers = curl_->slist_append(headers, h.c_str());
+    curl_->easy_setopt(easy_, CURLOPT_URL, wire.url.c_str());
     curl_->easy_setopt(easy_, CURLOPT_HTTPHEADER, headers);
-    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDS, payload.data());
-    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDS, wire.payload.data());
+    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(wire.payload.size()));
     curl_->easy_setopt(easy_, CURLOPT_WRITEFUNCTION, OnBody);
     curl_->easy_setopt(easy_, CURLOPT_WRITEDATA, a);
     curl_->easy_setopt(easy_, CURLOPT_HEADERFUNCTION, OnHeader);
@@ -300,7 +227,12 @@ class CurlModelClient : public ModelClient {
     curl_->easy_setopt(easy_, CURLOPT_USERAGENT, "agentd");
     // Never send the key anywhere else: no redirects.
     curl_->easy_setopt(easy_, CURLOPT_FOLLOWLOCATION, 0L);
+    return headers;
+  }
 
+  // Runs one attempt to its end, a cancel, or the idle timeout.
+  CURLcode Perform(const WireRequest& wire, Attempt* a, const std::atomic<bool>* cancelled) {
+    curl_slist* headers = Configure(wire, a);
     curl_->multi_add_handle(multi_, easy_);
     CURLcode result = CURLE_OK;
     a->last_byte = Clock::now();

@@ -4,30 +4,14 @@
 #include <array>
 #include <cctype>
 
+#include "absl/strings/str_cat.h"
+#include "daemon/llm/stream_utf8.h"
+
 namespace agent::daemon::llm {
 namespace {
 
 bool IsSpace(unsigned char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Length of the UTF-8 sequence starting at s[i], or 1 for a byte that does not start a
-// well-formed sequence (so garbage still advances).
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n = 1;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-  }
-  if (i + n > s.size()) return 1;
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
-  }
-  return n;
 }
 
 std::string Lower(std::string_view s) {
@@ -84,9 +68,15 @@ std::string OneLineTruncated(std::string_view text, size_t max_chars) {
       pending_space = false;
       if (++chars == max_chars) break;
     }
-    const size_t n = Utf8SequenceLength(text, i);
-    out.append(text.substr(i, n));
-    i += n;
+    size_t bad = 0;
+    const size_t n = Utf8SequenceAt(text, i, &bad);
+    if (n > 0) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out.append(kReplacementChar);
+      i += bad;
+    }
     ++chars;
   }
   return out;
@@ -121,6 +111,14 @@ absl::Status InStreamErrorStatus(const Json& event_json, std::string_view raw_da
   message = OneLineTruncated(message);
   if (message.empty()) message = "An error occurred during streaming";
   return transient ? absl::UnavailableError(message) : absl::InvalidArgumentError(message);
+}
+
+absl::Status CapExceededError(std::string_view what, size_t cap, std::string_view cap_name) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  const std::string size =
+      cap % kMiB == 0 ? absl::StrCat(cap / kMiB, " MiB") : absl::StrCat(cap, " bytes");
+  return absl::ResourceExhaustedError(
+      absl::StrCat(std::string(what), " is over the ", size, " cap (", std::string(cap_name), ")"));
 }
 
 }  // namespace agent::daemon::llm

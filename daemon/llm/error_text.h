@@ -16,8 +16,8 @@ namespace agent::daemon::llm {
 inline constexpr size_t kMaxErrorMessageChars = 200;
 
 // `text` with runs of whitespace (including newlines) collapsed to one space, trimmed at
-// both ends, and cut after `max_chars` code points. Bytes that are not valid UTF-8 each
-// count as one character and are kept.
+// both ends, and cut after `max_chars` code points. The result is valid UTF-8: each ill-formed
+// part becomes U+FFFD (stream_utf8.h) and counts as one character.
 std::string OneLineTruncated(std::string_view text, size_t max_chars = kMaxErrorMessageChars);
 
 // The Status for an error object that arrived inside a stream (OpenAI `{"error":{...}}`,
@@ -27,5 +27,12 @@ std::string OneLineTruncated(std::string_view text, size_t max_chars = kMaxError
 // numeric codes >= 500 or 429), kInvalidArgument for everything else. The message is the
 // provider's own, OneLineTruncated; "An error occurred during streaming" when it has none.
 absl::Status InStreamErrorStatus(const Json& event_json, std::string_view raw_data);
+
+// The error for a memory cap hit while reading a reply (kMaxSseEventBytes,
+// kMaxReplyBytes): kResourceExhausted "<what> is over the <cap> cap (<cap_name>)", the cap
+// written as "8 MiB" when a whole number of MiB, else in bytes. The stream parser and the
+// assemblers only ever return kResourceExhausted for a cap, and the transport never retries
+// it (failure_policy.h).
+absl::Status CapExceededError(std::string_view what, size_t cap, std::string_view cap_name);
 
 }  // namespace agent::daemon::llm

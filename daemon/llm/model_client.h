@@ -12,6 +12,8 @@
 #include "common/config.h"
 #include "common/json.h"
 #include "daemon/llm/model_types.h"
+#include "daemon/llm/sse_parser.h"
+#include "daemon/llm/stream_assembler.h"
 
 namespace agent::daemon::llm {
 
@@ -25,6 +27,9 @@ struct TransportOptions {
   int connect_timeout_ms = 10000;
   int idle_timeout_ms = 120000;  // no byte for this long: the request fails (or is retried)
   int max_attempts = 5;
+  // Memory caps (see the constants' comments); over either, the request fails, unretried.
+  size_t max_event_bytes = kMaxSseEventBytes;
+  size_t max_reply_bytes = kMaxReplyBytes;
 };
 
 class ModelClient {
@@ -34,7 +39,8 @@ class ModelClient {
   // 100 ms); Unavailable/ResourceExhausted after the retries gave up ("gave up after N
   // attempts: ..."); InvalidArgument/PermissionDenied/NotFound/Unauthenticated for request
   // errors the server rejected (its own message); DataLoss when a stream died after output
-  // reached the sink (never retried).
+  // reached the sink (never retried); ResourceExhausted naming the cap when one SSE event or
+  // the reply went over TransportOptions' caps (never retried).
   virtual absl::StatusOr<ModelReply> Complete(const ModelRequest& request, StreamSink* sink,
                                               const std::atomic<bool>* cancelled) = 0;
 };

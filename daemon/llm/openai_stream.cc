@@ -80,11 +80,19 @@ std::string IdFromHash(uint64_t h) {
 
 }  // namespace
 
-OpenAiStreamAssembler::OpenAiStreamAssembler(StreamSink* sink) : sink_(sink) {}
+OpenAiStreamAssembler::OpenAiStreamAssembler(StreamSink* sink, size_t max_reply_bytes)
+    : sink_(sink), budget_(max_reply_bytes) {}
 
 absl::Status OpenAiStreamAssembler::Fail(absl::Status status) {
   error_ = status;
   return status;
+}
+
+bool OpenAiStreamAssembler::Charge(size_t bytes) {
+  if (!error_.ok()) return false;
+  if (budget_.Take(bytes)) return true;
+  error_ = budget_.Error();
+  return false;
 }
 
 absl::Status OpenAiStreamAssembler::OnEvent(const SseEvent& ev) {
@@ -138,6 +146,7 @@ absl::Status OpenAiStreamAssembler::OnEvent(const SseEvent& ev) {
       continue;
     }
     ApplyChoice(choice);
+    if (!error_.ok()) return error_;  // the reply went over its cap
   }
   return absl::OkStatus();
 }
@@ -148,6 +157,7 @@ void OpenAiStreamAssembler::ApplyChoice(const Json& choice) {
   if (delta_it != choice.end() && delta_it->is_object()) {
     const Json& delta = *delta_it;
     if (auto text = NonEmptyString(delta, "content")) {
+      if (!Charge(text->size())) return;
       content_.append(*text);  // <think> tags stay in the text: we do not parse them
       output_started_ = true;
       if (sink_ != nullptr) sink_->OnText(*text);
@@ -155,16 +165,21 @@ void OpenAiStreamAssembler::ApplyChoice(const Json& choice) {
     auto reasoning = NonEmptyString(delta, "reasoning_content");
     if (!reasoning) reasoning = NonEmptyString(delta, "reasoning");
     if (reasoning) {
+      if (!Charge(reasoning->size())) return;
       reasoning_.append(*reasoning);
       output_started_ = true;
       if (sink_ != nullptr) sink_->OnReasoning(*reasoning);
     }
-    if (auto refusal = NonEmptyString(delta, "refusal")) refusal_.append(*refusal);
+    if (auto refusal = NonEmptyString(delta, "refusal")) {
+      if (!Charge(refusal->size())) return;
+      refusal_.append(*refusal);
+    }
     auto calls = delta.find("tool_calls");
     if (calls != delta.end() && calls->is_array()) {
       // Entries are applied in order, including several for one index (openai-python#3201).
       for (const Json& entry : *calls) {
         if (entry.is_object()) ApplyToolCallEntry(entry);
+        if (!error_.ok()) return;
       }
     }
   }
@@ -200,6 +215,7 @@ void OpenAiStreamAssembler::ApplyToolCallEntry(const Json& entry) {
   }
 
   // WIRE.md §4 rule 2: which slot this entry belongs to.
+  const size_t slots_before = slots_.size();
   size_t slot_pos;
   auto index_it = entry.find("index");
   if (index_it != entry.end() && index_it->is_number_integer()) {
@@ -228,6 +244,15 @@ void OpenAiStreamAssembler::ApplyToolCallEntry(const Json& entry) {
     slot_pos = (new_id || new_name) ? NewSlot(false, 0) : slots_.size() - 1;
   }
   Slot& slot = slots_[slot_pos];
+  std::string arguments_text;
+  if (arguments != nullptr) {
+    arguments_text = arguments->is_string() ? arguments->get<std::string>() : DumpJson(*arguments);
+  }
+  const size_t new_slot_bytes = slots_.size() > slots_before ? kReplySlotBytes : 0;
+  // What this entry adds to the slot (rules 4 and 5 below keep restated ids and names out).
+  const size_t id_bytes = id && slot.id.empty() ? id->size() : 0;
+  const size_t name_bytes = name && *name != slot.name ? name->size() : 0;
+  if (!Charge(new_slot_bytes + id_bytes + name_bytes + arguments_text.size())) return;
 
   if (id && slot.id.empty()) slot.id = std::string(*id);  // rule 4: set once
   if (name) {                                             // rule 5
@@ -238,19 +263,14 @@ void OpenAiStreamAssembler::ApplyToolCallEntry(const Json& entry) {
     }
   }
   // Rule 6: `type` is ignored. Rule 7: raw fragments, an object serialised once.
-  if (arguments != nullptr) {
-    if (arguments->is_string()) {
-      slot.arguments.append(arguments->get_ref<const std::string&>());
-    } else {
-      slot.arguments.append(DumpJson(*arguments));
-    }
-  }
+  slot.arguments.append(arguments_text);
   // Rule 9: unknown per-call fields travel with the call.
   for (auto it = entry.begin(); it != entry.end(); ++it) {
     const std::string& key = it.key();
     if (key == "index" || key == "id" || key == "type" || key == "function" || it->is_null()) {
       continue;
     }
+    if (!Charge(key.size() + DumpJson(*it).size())) return;
     MergeInto(slot.extra[key], *it);
   }
   MaybeStart(slot, /*force=*/false);

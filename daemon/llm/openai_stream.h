@@ -21,6 +21,8 @@
 //   (servers in transition send the same text under both names).
 // - Without a finish_reason (stream ended by [DONE] only), finish_reason is "tool_calls"
 //   when calls are present and "stop" otherwise.
+// - The reply is capped (stream_assembler.h, kMaxReplyBytes): content, reasoning, refusal,
+//   call ids, names, arguments and extra fields, plus kReplySlotBytes per call slot.
 //
 // Thread-safety: none; one assembler per stream, used on the transport's thread.
 #pragma once
@@ -36,13 +38,14 @@
 #include "common/json.h"
 #include "daemon/llm/model_types.h"
 #include "daemon/llm/sse_parser.h"
+#include "daemon/llm/stream_assembler.h"
 
 namespace agent::daemon::llm {
 
-class OpenAiStreamAssembler {
+class OpenAiStreamAssembler : public StreamAssembler {
  public:
   // `sink` is borrowed, may be null, and must outlive the assembler.
-  explicit OpenAiStreamAssembler(StreamSink* sink);
+  explicit OpenAiStreamAssembler(StreamSink* sink, size_t max_reply_bytes = kMaxReplyBytes);
 
   OpenAiStreamAssembler(const OpenAiStreamAssembler&) = delete;
   OpenAiStreamAssembler& operator=(const OpenAiStreamAssembler&) = delete;
@@ -53,21 +56,22 @@ class OpenAiStreamAssembler {
   //   `event: error`): kUnavailable for server errors, overload and rate limits (retryable if
   //   nothing was shown yet), kInvalidArgument otherwise; the message is the provider's, at
   //   most 200 characters;
-  // - data that is not a JSON object: kInternal "malformed chunk".
+  // - data that is not a JSON object: kInternal "malformed chunk";
+  // - the reply over `max_reply_bytes`: kResourceExhausted naming the cap.
   // `[DONE]` marks the stream done; events after it are ignored.
-  absl::Status OnEvent(const SseEvent& ev);
+  absl::Status OnEvent(const SseEvent& ev) override;
 
   // [DONE] or a finish_reason has been seen.
-  bool Complete() const { return done_ || finish_seen_; }
+  bool Complete() const override { return done_ || finish_seen_; }
 
   // Some text, reasoning or tool call has reached the sink (or would have, with a null
   // sink): a retry would show the user things twice.
-  bool OutputStarted() const { return output_started_; }
+  bool OutputStarted() const override { return output_started_; }
 
   // To be called once, at the end of the stream. Returns the error OnEvent returned, or
   // kUnavailable "stream ended before the reply was complete" when !Complete(), or the
   // assembled reply.
-  absl::StatusOr<ModelReply> Finish();
+  absl::StatusOr<ModelReply> Finish() override;
 
  private:
   struct Slot {
@@ -82,6 +86,8 @@ class OpenAiStreamAssembler {
   };
 
   absl::Status Fail(absl::Status status);
+  // Takes `bytes` from the budget; false (and error_ set) when the reply is over its cap.
+  bool Charge(size_t bytes);
   void ApplyChoice(const Json& choice);
   void ApplyToolCallEntry(const Json& entry);
   size_t NewSlot(bool has_index, int64_t index);
@@ -89,6 +95,7 @@ class OpenAiStreamAssembler {
   void StartAll();
 
   StreamSink* sink_;
+  ReplyBudget budget_;
   absl::Status error_;
   bool done_ = false;
   bool finish_seen_ = false;

@@ -3,6 +3,9 @@
 #include <limits>
 #include <utility>
 
+#include "daemon/llm/error_text.h"
+#include "daemon/llm/stream_utf8.h"
+
 namespace agent::daemon::llm {
 namespace {
 
@@ -18,7 +21,19 @@ bool AllDigits(std::string_view s) {
 
 }  // namespace
 
+void SseParser::Overflow() {
+  status_ = CapExceededError("a server-sent event line or event", options_.max_event_bytes,
+                             "kMaxSseEventBytes");
+  line_.clear();
+  line_.shrink_to_fit();
+  data_.clear();
+  data_.shrink_to_fit();
+  event_.clear();
+  has_fields_ = false;
+}
+
 void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
+  if (!status_.ok()) return;
   size_t i = 0;
   if (!bom_done_) {
     // The BOM may itself be split over several Feeds: match it byte by byte.
@@ -38,7 +53,7 @@ void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
     }
   }
 
-  while (i < bytes.size()) {
+  while (i < bytes.size() && status_.ok()) {
     if (pending_cr_) {
       pending_cr_ = false;
       if (bytes[i] == '\n') {
@@ -48,6 +63,10 @@ void SseParser::Feed(std::string_view bytes, std::vector<SseEvent>* out) {
     }
     const size_t end = bytes.find_first_of("\r\n", i);
     if (end == std::string_view::npos) {
+      if (line_.size() + (bytes.size() - i) > options_.max_event_bytes) {
+        Overflow();
+        return;
+      }
       line_.append(bytes.substr(i));
       return;
     }
@@ -76,7 +95,7 @@ void SseParser::Finish(std::vector<SseEvent>* out) {
   if (finished_) return;
   partial_at_finish_ = PendingNow();
   finished_ = true;
-  if (!options_.dispatch_unterminated_at_end) return;
+  if (!options_.dispatch_unterminated_at_end || !status_.ok()) return;
   if (!bom_done_ && bom_matched_ > 0) {
     line_.append(reinterpret_cast<const char*>(kBom), bom_matched_);
   }
@@ -97,6 +116,10 @@ bool SseParser::PendingNow() const {
 }
 
 void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
+  if (line.size() > options_.max_event_bytes) {
+    Overflow();
+    return;
+  }
   if (line.empty()) {
     Dispatch(out);
     return;
@@ -113,6 +136,10 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
   }
 
   if (name == "data") {
+    if (data_.size() + value.size() + 1 > options_.max_event_bytes) {
+      Overflow();
+      return;
+    }
     data_.append(value);
     data_.push_back('\n');
     has_fields_ = true;
@@ -120,7 +147,10 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
     event_.assign(value);
     has_fields_ = true;
   } else if (name == "id") {
-    if (value.find('\0') == std::string_view::npos) last_id_.assign(value);
+    if (value.find('\0') == std::string_view::npos) {
+      last_id_.assign(value);
+      RepairUtf8(&last_id_);
+    }
   } else if (name == "retry") {
     if (AllDigits(value)) {
       int64_t ms = 0;
@@ -149,6 +179,9 @@ void SseParser::Dispatch(std::vector<SseEvent>* out) {
   ev.event = std::move(event_);
   ev.data = std::move(data_);
   ev.id = last_id_;
+  // The one place where the stream's bytes become text (see the header).
+  RepairUtf8(&ev.event);
+  RepairUtf8(&ev.data);
   out->push_back(std::move(ev));
   event_.clear();
   data_.clear();

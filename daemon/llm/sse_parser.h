@@ -1,12 +1,20 @@
 // SseParser: an incremental parser for the WHATWG "text/event-stream" format (WIRE.md §1).
 //
 // Bytes go in as the network delivers them, split anywhere (one byte at a time works);
-// complete events come out. The parser works on bytes only: it splits lines on CR, LF and
-// CRLF (a CR at the end of one Feed and an LF at the start of the next are one line ending)
-// and never decodes UTF-8, so a multi-byte character cut by a read is put back together
+// complete events come out. The parser splits lines on CR, LF and CRLF bytes (a CR at the end
+// of one Feed and an LF at the start of the next are one line ending); those bytes never occur
+// inside a multi-byte UTF-8 character, so a character cut by a read is put back together
 // before anybody looks at it. A leading BOM is skipped, comment lines (":...") are ignored,
 // `data:` with or without its one optional space, multi-line data joined with "\n", `event:`,
 // `id:` and `retry:` are honoured.
+//
+// Bytes become text here, and only here: the fields of a dispatched event are valid UTF-8,
+// each ill-formed part replaced by U+FFFD (stream_utf8.h; the spec decodes the stream the same
+// way). Since only complete events are decoded, the result is the same for any split.
+//
+// Memory is bounded: a line, or the data of one event, over Options::max_event_bytes stops the
+// parser with kResourceExhausted (status()); it then ignores all further input and delivers
+// nothing more.
 //
 // One deliberate departure from the spec: an event whose data is empty (no `data:` line, or
 // only empty ones) is not delivered, because no provider gives meaning to an empty payload
@@ -15,13 +23,21 @@
 // Thread-safety: none; one parser belongs to one stream on one thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace agent::daemon::llm {
+
+// The longest SSE line, and the most data one event may carry, before the stream is refused.
+// Real chunks are a few hundred bytes; a whole tool call in one chunk (Ollama, Groq) stays far
+// below this. The cap stops a broken or hostile server from making us buffer without end.
+inline constexpr size_t kMaxSseEventBytes = size_t{8} << 20;  // 8 MiB
 
 struct SseEvent {
   std::string event;  // the `event:` field; empty when the server sent none ("message")
@@ -39,6 +55,8 @@ class SseParser {
     // either), for callers that want to accept servers whose final event lacks the blank
     // line. HasPartialEvent() reports the situation either way.
     bool dispatch_unterminated_at_end = false;
+    // See kMaxSseEventBytes; tests lower it.
+    size_t max_event_bytes = kMaxSseEventBytes;
   };
 
   SseParser() = default;
@@ -48,8 +66,12 @@ class SseParser {
   SseParser& operator=(const SseParser&) = delete;
 
   // Consumes `bytes` and appends every event they complete to `*out` (not cleared).
-  // Must not be called after Finish().
+  // Must not be called after Finish(). Does nothing once status() is an error.
   void Feed(std::string_view bytes, std::vector<SseEvent>* out);
+
+  // OK, or kResourceExhausted naming the cap once a line or an event's data went over
+  // Options::max_event_bytes. Callers check it after each Feed and abandon the stream.
+  const absl::Status& status() const { return status_; }
 
   // Marks the end of the stream. Per the spec nothing is delivered; with
   // Options::dispatch_unterminated_at_end the unterminated event is appended to `*out`.
@@ -65,6 +87,8 @@ class SseParser {
 
  private:
   void ProcessLine(std::string_view line, std::vector<SseEvent>* out);
+  // Records the cap error and drops everything buffered.
+  void Overflow();
   void Dispatch(std::vector<SseEvent>* out);
   bool PendingNow() const;
 
@@ -84,6 +108,7 @@ class SseParser {
 
   bool finished_ = false;
   bool partial_at_finish_ = false;
+  absl::Status status_;
 };
 
 }  // namespace agent::daemon::llm

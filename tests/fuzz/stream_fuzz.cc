@@ -5,7 +5,9 @@
 //   sink calls, when the input is fed whole and when it is fed in pieces (split points derived
 //   from the input, so a failure reproduces from the file alone);
 // - the assemblers also survive the raw input as one event's data (the merger fuzzed without
-//   the framing in between).
+//   the framing in between);
+// - every text that leaves the pipeline is valid UTF-8: event fields, sink calls, reply fields;
+// - with a small SSE cap, whole and split input stop at the same event with the same error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,23 +19,31 @@
 #include "daemon/llm/model_types.h"
 #include "daemon/llm/openai_stream.h"
 #include "daemon/llm/sse_parser.h"
+#include "daemon/llm/stream_utf8.h"
 
 namespace {
 
 using agent::Json;
 using namespace agent::daemon::llm;
 
+void Check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
 class Sink : public StreamSink {
  public:
   void OnText(std::string_view t) override {
+    Check(IsValidUtf8(t));
     log += "T";
     log.append(t);
   }
   void OnReasoning(std::string_view t) override {
+    Check(IsValidUtf8(t));
     log += "R";
     log.append(t);
   }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
+    Check(IsValidUtf8(id) && IsValidUtf8(name));
     log += "C";
     log.append(id);
     log += "|";
@@ -45,8 +55,11 @@ class Sink : public StreamSink {
 
 std::string Canonical(const absl::StatusOr<ModelReply>& r) {
   if (!r.ok()) return "error " + r.status().ToString();
+  Check(IsValidUtf8(r->content) && IsValidUtf8(r->reasoning) && IsValidUtf8(r->refusal) &&
+        IsValidUtf8(r->finish_reason));
   Json calls = Json::array();
   for (const ToolCall& c : r->tool_calls) {
+    Check(IsValidUtf8(c.id) && IsValidUtf8(c.name) && IsValidUtf8(c.arguments));
     calls.push_back({c.id, c.name, c.arguments, c.extra});
   }
   Json j = {r->content,
@@ -74,9 +87,12 @@ std::string Assemble(const std::vector<SseEvent>& events) {
   return out + (complete ? " complete " : " incomplete ") + (started ? "started " : "") + sink.log;
 }
 
-std::vector<SseEvent> Parse(std::string_view input, const std::vector<size_t>& cuts,
-                            bool* partial) {
-  SseParser parser;
+std::vector<SseEvent> Parse(std::string_view input, const std::vector<size_t>& cuts, bool* partial,
+                            size_t max_event_bytes = kMaxSseEventBytes,
+                            std::string* status = nullptr) {
+  SseParser::Options options;
+  options.max_event_bytes = max_event_bytes;
+  SseParser parser(options);
   std::vector<SseEvent> events;
   size_t pos = 0;
   for (size_t cut : cuts) {
@@ -86,11 +102,11 @@ std::vector<SseEvent> Parse(std::string_view input, const std::vector<size_t>& c
   parser.Feed(input.substr(pos), &events);
   parser.Finish(&events);
   *partial = parser.HasPartialEvent();
+  if (status != nullptr) *status = parser.status().ToString();
+  for (const SseEvent& ev : events) {
+    Check(IsValidUtf8(ev.event) && IsValidUtf8(ev.data) && IsValidUtf8(ev.id));
+  }
   return events;
-}
-
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
 }
 
 }  // namespace
@@ -115,6 +131,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<SseEvent> split = Parse(input, cuts, &partial_split);
   Check(whole == split);
   Check(partial_whole == partial_split);
+
+  // A small cap, so that fuzzed inputs reach it: the same events and error for any split.
+  std::string status_whole;
+  std::string status_split;
+  const size_t cap = 48;
+  Check(Parse(input, {}, &partial_whole, cap, &status_whole) ==
+        Parse(input, cuts, &partial_split, cap, &status_split));
+  Check(status_whole == status_split);
 
   Check(Assemble<OpenAiStreamAssembler>(whole) == Assemble<OpenAiStreamAssembler>(split));
   Check(Assemble<AnthropicStreamAssembler>(whole) == Assemble<AnthropicStreamAssembler>(split));

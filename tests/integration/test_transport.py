@@ -157,9 +157,6 @@ class KeepAliveAndCancel(unittest.TestCase):
         self.assertEqual(env.stats()["rejected"], 0)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class AnthropicProvider(unittest.TestCase):
     def test_messages_api_turn_with_a_tool_and_thinking(self):
@@ -201,3 +198,36 @@ class AnthropicProvider(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("529", r.stdout)
         self.assertIn("recovered", r.stdout)
+
+
+class HostileStreams(unittest.TestCase):
+    def test_invalid_utf8_arrives_as_replacement_characters_and_the_turn_ends(self):
+        env = Env([{"text": "before ", "random_bytes": 300}, {"text": "second turn"}])
+        self.addCleanup(env.close)
+        r = env.agent("--json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        events = events_of(r.stdout)
+        text = "".join(e["text_delta"]["text"] for e in events if "text_delta" in e)
+        self.assertTrue(text.startswith("before "), text[:40])
+        self.assertIn("\ufffd", text)
+        ended = [e for e in events if "turn_ended" in e]
+        self.assertEqual(ended[-1]["turn_ended"]["outcome"], "TURN_OUTCOME_DONE")
+        # The transcript on disk holds the same text and the session goes on.
+        self.assertEqual(env.transcript()[-1]["content"], text)
+        r = env.agent("-c", "again")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("second turn", r.stdout)
+
+    def test_event_over_the_sse_cap_fails_without_retry(self):
+        env = Env([{"text": "x" * 1024, "text_times": 9 * 1024, "chunk_size": 10 << 20},
+                   {"text": "must not be used"}])
+        self.addCleanup(env.close)
+        r = env.agent("hi")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("kMaxSseEventBytes", r.stderr)
+        self.assertEqual(len(env.requests()), 1)
+        self.assertIsNone(transcript_problems(env.transcript()))
+
+
+if __name__ == "__main__":
+    unittest.main()

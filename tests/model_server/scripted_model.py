@@ -38,7 +38,8 @@ REPLY_KEYS = {
     "text", "reasoning", "reasoning_field", "signature", "tool_calls", "usage",
     "finish_reason", "delay_ms", "chunk_size", "status", "retry_after", "body", "headers",
     "times", "repeat", "reset_after_chunks", "error_in_stream", "error_after_chunks",
-    "no_done", "hang", "stall_after_chunks", "raw_sse", "expect",
+    "no_done", "hang", "stall_after_chunks", "raw_sse", "expect", "text_times",
+    "random_bytes",
 }
 TOOL_CALL_KEYS = {"name", "arguments", "arguments_raw", "id"}
 EXPECT_KEYS = {"last_user_contains", "last_message_contains", "last_role"}
@@ -72,7 +73,7 @@ def load_script(path):
         if unknown:
             raise ScriptError(f"{where}: unknown key(s) {unknown}")
         for k in ("times", "repeat", "delay_ms", "chunk_size", "reset_after_chunks",
-                  "stall_after_chunks",
+                  "stall_after_chunks", "text_times", "random_bytes",
                   "error_after_chunks", "status"):
             if k in r and (not isinstance(r[k], int) or isinstance(r[k], bool) or r[k] < 0):
                 raise ScriptError(f"{where}.{k} must be a non-negative integer")
@@ -204,6 +205,63 @@ def _type_name(v):
     return "null"
 
 
+def _check_openai_tool_call(i, k, c, seen_ids):
+    """None when call k of assistant message i is well-formed (its id then joins seen_ids),
+    else (message, param, code)."""
+    where = f"messages[{i}].tool_calls[{k}]"
+    param = f"messages.[{i}].tool_calls.[{k}]"
+    if not isinstance(c, dict):
+        return (f"Invalid type for '{where}': expected an object, but got "
+                f"{_type_name(c)} instead.", param, "invalid_type")
+    cid = c.get("id")
+    if not isinstance(cid, str) or not cid:
+        return (f"Missing required parameter: '{where}.id'.", param + ".id",
+                "missing_required_parameter")
+    if c.get("type", "function") != "function":
+        return (f"Invalid value: '{c.get('type')}'. Supported values are: "
+                f"'function'.", param + ".type", "invalid_value")
+    fn = c.get("function")
+    if not isinstance(fn, dict):
+        return (f"Missing required parameter: '{where}.function'.",
+                param + ".function", "missing_required_parameter")
+    if not isinstance(fn.get("name"), str) or not fn.get("name"):
+        return (f"Missing required parameter: '{where}.function.name'.",
+                param + ".function.name", "missing_required_parameter")
+    if "arguments" not in fn:
+        return (f"Missing required parameter: '{where}.function.arguments'.",
+                param + ".function.arguments", "missing_required_parameter")
+    if not isinstance(fn["arguments"], str):
+        return (f"Invalid type for '{where}.function.arguments': expected a "
+                f"string, but got {_type_name(fn['arguments'])} instead.",
+                param + ".function.arguments", "invalid_type")
+    if cid in seen_ids:
+        return (f"Duplicate tool call id '{cid}' in '{where}.id': tool call ids "
+                f"must be unique across the conversation.", param + ".id",
+                "duplicate_tool_call_id")
+    seen_ids.add(cid)
+    return None
+
+
+def _check_openai_tool_calls(i, calls, seen_ids):
+    """(None, [ids in call order]) when the tool_calls of assistant message i are
+    well-formed, else ((message, param, code), None)."""
+    if not isinstance(calls, list):
+        return ((f"Invalid type for 'messages[{i}].tool_calls': expected an array, but got "
+                 f"{_type_name(calls)} instead.", f"messages.[{i}].tool_calls",
+                 "invalid_type"), None)
+    if not calls:
+        return ((f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with "
+                 f"minimum length 1, but got an empty array instead.",
+                 f"messages.[{i}].tool_calls", "empty_array"), None)
+    ids = []
+    for k, c in enumerate(calls):
+        err = _check_openai_tool_call(i, k, c, seen_ids)
+        if err:
+            return err, None
+        ids.append(c["id"])
+    return None, ids
+
+
 def validate_openai(body):
     """None when the request is valid, else (message, param, code)."""
     if not isinstance(body, dict):
@@ -268,48 +326,9 @@ def validate_openai(body):
         if role == "assistant":
             calls = m.get("tool_calls")
             if calls is not None:
-                if not isinstance(calls, list):
-                    return (f"Invalid type for 'messages[{i}].tool_calls': expected an array, "
-                            f"but got {_type_name(calls)} instead.",
-                            f"messages.[{i}].tool_calls", "invalid_type")
-                if not calls:
-                    return (f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array "
-                            f"with minimum length 1, but got an empty array instead.",
-                            f"messages.[{i}].tool_calls", "empty_array")
-                ids = []
-                for k, c in enumerate(calls):
-                    where = f"messages[{i}].tool_calls[{k}]"
-                    param = f"messages.[{i}].tool_calls.[{k}]"
-                    if not isinstance(c, dict):
-                        return (f"Invalid type for '{where}': expected an object, but got "
-                                f"{_type_name(c)} instead.", param, "invalid_type")
-                    cid = c.get("id")
-                    if not isinstance(cid, str) or not cid:
-                        return (f"Missing required parameter: '{where}.id'.", param + ".id",
-                                "missing_required_parameter")
-                    if c.get("type", "function") != "function":
-                        return (f"Invalid value: '{c.get('type')}'. Supported values are: "
-                                f"'function'.", param + ".type", "invalid_value")
-                    fn = c.get("function")
-                    if not isinstance(fn, dict):
-                        return (f"Missing required parameter: '{where}.function'.",
-                                param + ".function", "missing_required_parameter")
-                    if not isinstance(fn.get("name"), str) or not fn.get("name"):
-                        return (f"Missing required parameter: '{where}.function.name'.",
-                                param + ".function.name", "missing_required_parameter")
-                    if "arguments" not in fn:
-                        return (f"Missing required parameter: '{where}.function.arguments'.",
-                                param + ".function.arguments", "missing_required_parameter")
-                    if not isinstance(fn["arguments"], str):
-                        return (f"Invalid type for '{where}.function.arguments': expected a "
-                                f"string, but got {_type_name(fn['arguments'])} instead.",
-                                param + ".function.arguments", "invalid_type")
-                    if cid in seen_ids:
-                        return (f"Duplicate tool call id '{cid}' in '{where}.id': tool call ids "
-                                f"must be unique across the conversation.", param + ".id",
-                                "duplicate_tool_call_id")
-                    seen_ids.add(cid)
-                    ids.append(cid)
+                err, ids = _check_openai_tool_calls(i, calls, seen_ids)
+                if err:
+                    return err
                 pending = (i, ids, set())
             elif m.get("content") is None:
                 return ("Invalid value for 'content': expected a string, got null.",
@@ -323,6 +342,24 @@ def validate_openai(body):
 
     if pending is not None:
         return unanswered()
+    return None
+
+
+def _check_anthropic_tool_use(i, k, b, role, seen_ids):
+    """None when tool_use block k of message i is well-formed (its id then joins seen_ids),
+    else the message text."""
+    if role != "assistant":
+        return f"messages.{i}.content.{k}: tool_use blocks can only be in `assistant` messages"
+    tid = b.get("id")
+    if not isinstance(tid, str) or not tid:
+        return f"messages.{i}.content.{k}.tool_use.id: Field required"
+    if not isinstance(b.get("name"), str) or not b.get("name"):
+        return f"messages.{i}.content.{k}.tool_use.name: Field required"
+    if not isinstance(b.get("input"), dict):
+        return f"messages.{i}.content.{k}.tool_use.input: Input should be a valid dictionary"
+    if tid in seen_ids:
+        return f"messages.{i}.content.{k}: `tool_use` ids must be unique"
+    seen_ids.add(tid)
     return None
 
 
@@ -365,21 +402,10 @@ def validate_anthropic(body):
                 return f"messages.{i}.content.{k}: Input should be a valid dictionary"
             t = b["type"]
             if t == "tool_use":
-                if role != "assistant":
-                    return (f"messages.{i}.content.{k}: tool_use blocks can only be in "
-                            f"`assistant` messages")
-                tid = b.get("id")
-                if not isinstance(tid, str) or not tid:
-                    return f"messages.{i}.content.{k}.tool_use.id: Field required"
-                if not isinstance(b.get("name"), str) or not b.get("name"):
-                    return f"messages.{i}.content.{k}.tool_use.name: Field required"
-                if not isinstance(b.get("input"), dict):
-                    return (f"messages.{i}.content.{k}.tool_use.input: Input should be a valid "
-                            f"dictionary")
-                if tid in seen_ids:
-                    return f"messages.{i}.content.{k}: `tool_use` ids must be unique"
-                seen_ids.add(tid)
-                tool_uses.append(tid)
+                err = _check_anthropic_tool_use(i, k, b, role, seen_ids)
+                if err:
+                    return err
+                tool_uses.append(b["id"])
             elif t == "tool_result":
                 if role != "user":
                     return (f"messages.{i}.content.{k}: tool_result blocks can only be in "
@@ -471,6 +497,36 @@ def split_in_three(text):
     return split_chars(text, size)
 
 
+# Stands in for the raw bytes of "random_bytes" while an event is built as JSON; replaced in
+# the encoded event, so the bytes cross the wire unescaped (and mostly not valid UTF-8).
+RAW_MARKER = "\u0001scripted-random-bytes\u0001"
+RAW_MARKER_JSON = json.dumps(RAW_MARKER).encode()[1:-1]
+
+
+def random_bytes(count, n):
+    """`count` bytes for request `n`, the same in every run: anything but the bytes that would
+    end the JSON string or the SSE line (", \\, and control bytes)."""
+    out = bytearray()
+    state = (n * 2654435761 + 12345) & 0xFFFFFFFF
+    while len(out) < count:
+        state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+        b = 0x20 + (state >> 8) % 0xE0
+        if b not in (0x22, 0x5C, 0x7F):
+            out.append(b)
+    return bytes(out)
+
+
+def with_random_bytes(event, reply, n):
+    if RAW_MARKER_JSON not in event:
+        return event
+    return event.replace(RAW_MARKER_JSON, random_bytes(reply["random_bytes"], n))
+
+
+def reply_text(reply):
+    """The reply's text, `text_times` times over."""
+    return reply.get("text", "") * reply.get("text_times", 1)
+
+
 def call_arguments(call):
     if "arguments_raw" in call:
         return call["arguments_raw"]
@@ -481,7 +537,7 @@ def call_arguments(call):
 
 
 def compute_usage(reply, raw_body_len):
-    text_len = len(reply.get("text", "")) + len(reply.get("reasoning", ""))
+    text_len = len(reply_text(reply)) + len(reply.get("reasoning", ""))
     for c in reply.get("tool_calls", []):
         text_len += len(c.get("name", "")) + len(call_arguments(c))
     usage = reply.get("usage", {})
@@ -574,19 +630,21 @@ def openai_events(reply, n, body, prompt, completion):
         return sse_data(c)
 
     size = reply.get("chunk_size", 4)
-    text = reply.get("text", "")
+    text = reply_text(reply)
     reasoning = reply.get("reasoning", "")
     calls = reply.get("tool_calls", [])
     field = reply.get("reasoning_field", "reasoning_content")
 
     content = []
-    tool_only = not text and not reasoning and calls
+    tool_only = not text and not reasoning and not reply.get("random_bytes") and calls
     if not tool_only:
         content.append(chunk({"role": "assistant", "content": "", "refusal": None}))
     for piece in split_chars(reasoning, size):
         content.append(chunk({"content": None, field: piece}))
     for piece in split_chars(text, size):
         content.append(chunk({"content": piece}))
+    if reply.get("random_bytes"):
+        content.append(with_random_bytes(chunk({"content": RAW_MARKER}), reply, n))
     for i, c in enumerate(calls):
         cid = c.get("id") or f"call_{n}_{i}"
         first = {"index": i, "id": cid, "type": "function",
@@ -615,7 +673,7 @@ def openai_events(reply, n, body, prompt, completion):
 def openai_completion(reply, n, body, prompt, completion):
     model = body.get("model") if isinstance(body.get("model"), str) else "scripted-model"
     calls = reply.get("tool_calls", [])
-    msg = {"role": "assistant", "content": reply.get("text") if reply.get("text") else None,
+    msg = {"role": "assistant", "content": reply_text(reply) or None,
            "refusal": None}
     if not calls and msg["content"] is None:
         msg["content"] = ""
@@ -650,8 +708,8 @@ def anthropic_blocks(reply, n):
     if reply.get("reasoning"):
         blocks.append({"type": "thinking", "thinking": reply["reasoning"],
                        "signature": anthropic_signature(reply)})
-    if reply.get("text") or not reply.get("tool_calls"):
-        blocks.append({"type": "text", "text": reply.get("text", "")})
+    if reply.get("text") or reply.get("random_bytes") or not reply.get("tool_calls"):
+        blocks.append({"type": "text", "text": reply_text(reply)})
     for i, c in enumerate(reply.get("tool_calls", [])):
         blocks.append({"type": "tool_use", "id": c.get("id") or f"toolu_{n}_{i}",
                        "name": c["name"], "_raw": call_arguments(c)})
@@ -694,6 +752,9 @@ def anthropic_events(reply, n, body, prompt, completion):
         elif b["type"] == "text":
             for piece in split_chars(b["text"], size):
                 content.append(delta({"type": "text_delta", "text": piece}))
+            if reply.get("random_bytes"):
+                content.append(with_random_bytes(
+                    delta({"type": "text_delta", "text": RAW_MARKER}), reply, n))
         else:
             content.append(delta({"type": "input_json_delta", "partial_json": ""}))
             for piece in split_in_three(b["_raw"]):

@@ -15,6 +15,9 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scripted_model  # noqa: E402  (its helpers, for the random_bytes test)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "scripted_model.py")
 IO_TIMEOUT_S = 10
@@ -289,6 +292,29 @@ class OpenAIStreamingTest(ServerTestCase):
         self.assertEqual(last["error"]["message"], "boom")
         self.assertEqual(last["error"]["type"], "server_error")
 
+    def test_text_times_repeats_the_text(self):
+        self.start([{"text": "ab", "text_times": 5, "chunk_size": 4}])
+        chunks = json_chunks(self.chat().read())
+        pieces = [c["choices"][0]["delta"].get("content") for c in chunks]
+        pieces = [p for p in pieces if p]
+        self.assertEqual(pieces, ["abab", "abab", "ab"])
+
+    def test_random_bytes_go_raw_inside_the_content_string(self):
+        self.start([{"text": "before ", "random_bytes": 200}])
+        raw = self.chat().read()
+        with self.assertRaises(UnicodeDecodeError):
+            raw.decode("utf-8")
+        blocks = [b for b in raw.split(b"\n\n") if b.startswith(b"data: {")]
+        contents = [json.loads(b[len(b"data: "):].decode("utf-8", "replace"))
+                    ["choices"][0]["delta"].get("content") for b in blocks]
+        text = "".join(c for c in contents if c)
+        self.assertTrue(text.startswith("before "))
+        self.assertIn("\ufffd", text)
+        self.assertEqual(parse_sse(raw.decode("utf-8", "replace").encode())[-1][1], "[DONE]")
+        # The same bytes for the same request number, so a failure reproduces.
+        self.assertEqual(len(scripted_model.random_bytes(200, 1)), 200)
+        self.assertEqual(scripted_model.random_bytes(200, 1), scripted_model.random_bytes(200, 1))
+
     def test_raw_sse_is_sent_verbatim(self):
         raw_sse = "data:{\"x\":1}\r\n\r\n: keep-alive\r\ndata: [DONE]\r\n\r\n"
         self.start([{"raw_sse": raw_sse, "chunk_size": 3}])
@@ -400,6 +426,18 @@ class AnthropicStreamingTest(ServerTestCase):
                          {"path": "a.txt"})
         self.assertEqual(datas[-2]["delta"]["stop_reason"], "tool_use")
         self.assertGreater(datas[-2]["usage"]["output_tokens"], 0)
+
+    def test_anthropic_random_bytes_are_a_raw_text_delta(self):
+        self.start([{"text": "x", "random_bytes": 50}])
+        raw = self.messages().read()
+        with self.assertRaises(UnicodeDecodeError):
+            raw.decode("utf-8")
+        events = parse_sse(raw.decode("utf-8", "replace").encode())
+        texts = [json.loads(d)["delta"].get("text", "") for n, d in events
+                 if n == "content_block_delta"]
+        self.assertTrue("".join(texts).startswith("x"))
+        self.assertIn("\ufffd", "".join(texts))
+        self.assertEqual(events[-1][0], "message_stop")
 
     def test_anthropic_error_in_stream_is_an_error_event(self):
         self.start([{"text": "partial", "error_in_stream": {}}])

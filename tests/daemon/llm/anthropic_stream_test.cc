@@ -260,5 +260,58 @@ TEST_F(AnthropicStream, TextBlocksAroundToolUseConcatenate) {
   EXPECT_EQ(r.tool_calls.size(), 1u);
 }
 
+// Caps (stream_assembler.h).
+TEST(AnthropicStreamCap, TextOverTheCapEndsTheStream) {
+  RecordingSink sink;
+  AnthropicStreamAssembler a(&sink, kReplySlotBytes + 8);
+  EXPECT_TRUE(a.OnEvent(Ev(MessageStart(1))).ok());
+  EXPECT_TRUE(a.OnEvent(Ev(BlockStart(0, {{"type", "text"}, {"text", ""}}))).ok());
+  EXPECT_TRUE(a.OnEvent(Ev(Delta(0, {{"type", "text_delta"}, {"text", "12345678"}}))).ok());
+  absl::Status s = a.OnEvent(Ev(Delta(0, {{"type", "text_delta"}, {"text", "9"}})));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_NE(std::string(s.message()).find("kMaxReplyBytes"), std::string::npos);
+  EXPECT_EQ(sink.text(), "12345678");
+  EXPECT_THAT(a.Finish().status(), StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+TEST(AnthropicStreamCap, ToolInputAndThinkingCount) {
+  AnthropicStreamAssembler a(nullptr, 2 * kReplySlotBytes + 30);
+  EXPECT_TRUE(a.OnEvent(Ev(BlockStart(0, {{"type", "thinking"}, {"thinking", ""}}))).ok());
+  // Thinking is kept twice (block and reasoning): 2 x 5 bytes.
+  EXPECT_TRUE(a.OnEvent(Ev(Delta(0, {{"type", "thinking_delta"}, {"thinking", "abcde"}}))).ok());
+  EXPECT_TRUE(a.OnEvent(Ev(BlockStart(
+                            1, {{"type", "tool_use"}, {"id", "t"}, {"name", "f"}, {"input", {}}})))
+                  .ok());
+  EXPECT_TRUE(
+      a.OnEvent(Ev(Delta(1, {{"type", "input_json_delta"}, {"partial_json", "{\"a\":\"123"}})))
+          .ok());
+  EXPECT_THAT(
+      a.OnEvent(Ev(Delta(1, {{"type", "input_json_delta"}, {"partial_json", "4567890123\"}"}}))),
+      StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+TEST(AnthropicStreamCap, ManyEmptyBlocksHitTheCap) {
+  AnthropicStreamAssembler a(nullptr, 100 * kReplySlotBytes);
+  absl::Status s;
+  for (int i = 0; i < 1000 && s.ok(); ++i) {
+    s = a.OnEvent(Ev(BlockStart(i, {{"type", "text"}, {"text", ""}})));
+  }
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+TEST(AnthropicStreamUtf8, RawInvalidBytesInTextArriveAsReplacementCharacters) {
+  const std::string bytes =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+      "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+      "\"delta\":{\"type\":\"text_delta\",\"text\":\"ok \xC0\xAF\"}}\n\n"
+      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  testing::StreamRun run = testing::RunStream<AnthropicStreamAssembler>(bytes, {200, 201});
+  ASSERT_FALSE(run.reply.contains("error")) << run.reply;
+  EXPECT_EQ(run.reply["content"], "ok \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(run.sink_text, "ok \xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 }  // namespace
 }  // namespace agent::daemon::llm

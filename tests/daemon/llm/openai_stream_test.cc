@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/llm/model_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/llm/stream_test_util.h"
@@ -582,6 +583,80 @@ TEST_F(OpenAiStream, NullSinkWorks) {
   absl::StatusOr<ModelReply> r = a.Finish();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->tool_calls.size(), 1u);
+}
+
+// Caps (stream_assembler.h): the reply may not grow without bound.
+TEST(OpenAiStreamCap, ContentOverTheCapEndsTheStream) {
+  RecordingSink sink;
+  OpenAiStreamAssembler a(&sink, /*max_reply_bytes=*/10);
+  EXPECT_TRUE(a.OnEvent(Data(Chunk({{"content", "12345"}}))).ok());
+  absl::Status s = a.OnEvent(Data(Chunk({{"content", "678901"}})));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("kMaxReplyBytes"));
+  EXPECT_EQ(sink.text(), "12345");  // the chunk over the cap never reached the sink
+  EXPECT_THAT(a.OnEvent(Raw("[DONE]")), StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(a.Finish().status(), StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+TEST(OpenAiStreamCap, ReasoningAndArgumentsCountToo) {
+  OpenAiStreamAssembler a(nullptr, kReplySlotBytes + 20);
+  EXPECT_TRUE(a.OnEvent(Data(Chunk({{"reasoning_content", "0123456789"}}))).ok());
+  EXPECT_TRUE(a.OnEvent(Data(Calls({Call(0, "c", "f", "")}))).ok());  // slot + 2 bytes
+  EXPECT_TRUE(a.OnEvent(Data(Calls({Call(0, kNone, kNone, "{\"a\":1}")}))).ok());
+  EXPECT_THAT(a.OnEvent(Data(Calls({Call(0, kNone, kNone, "{\"b\":2}")}))),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+TEST(OpenAiStreamCap, ManyEmptyCallSlotsHitTheCap) {
+  OpenAiStreamAssembler a(nullptr, 100 * kReplySlotBytes);
+  absl::Status s;
+  for (int i = 0; i < 1000 && s.ok(); ++i) s = a.OnEvent(Data(Calls({Call(i, kNone, kNone, "")})));
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+// Pushing the real 32 MiB through the JSON parser takes seconds in a debug build; the cap's
+// arithmetic is the same for any size, so only the default value is checked here.
+TEST(OpenAiStreamCap, DefaultIs32MiB) {
+  EXPECT_EQ(kMaxReplyBytes, size_t{32} << 20);
+  EXPECT_EQ(TransportOptions().max_reply_bytes, kMaxReplyBytes);
+  EXPECT_EQ(TransportOptions().max_event_bytes, kMaxSseEventBytes);
+}
+
+// Text leaves the transport as valid UTF-8. Raw invalid bytes inside a JSON string are
+// replaced by the SSE layer before the JSON parser sees them (nlohmann rejects them).
+TEST(OpenAiStreamUtf8, RawInvalidBytesInContentArriveAsReplacementCharacters) {
+  const std::string r = "\xEF\xBF\xBD";
+  const std::string bytes =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\xFF\xC3\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\","
+      "\"function\":{\"name\":\"f\xFE\",\"arguments\":\"{\\\"p\\\":\\\"\xE2\x82\\\"}\"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+      "data: [DONE]\n\n";
+  testing::StreamRun run = testing::RunStream<OpenAiStreamAssembler>(bytes, {3, 40, 41, 42});
+  ASSERT_FALSE(run.reply.contains("error")) << run.reply;
+  EXPECT_EQ(run.reply["content"], "a" + r + r);
+  EXPECT_EQ(run.sink_text, "a" + r + r);
+  EXPECT_EQ(run.reply["tool_calls"][0]["name"], "f" + r);
+  EXPECT_EQ(run.reply["tool_calls"][0]["arguments"], "{\"p\":\"" + r + "\"}");
+}
+
+TEST(OpenAiStreamUtf8, CharacterSplitAcrossReadsIsKept) {
+  const std::string bytes =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xF0\x9F\x98\x80\"}}]}\n\n"
+      "data: [DONE]\n\n";
+  const size_t emoji = bytes.find('\xF0');
+  for (size_t cut = emoji + 1; cut < emoji + 4; ++cut) {
+    testing::StreamRun run = testing::RunStream<OpenAiStreamAssembler>(bytes, {cut});
+    EXPECT_EQ(run.reply["content"], "\xF0\x9F\x98\x80") << cut;
+  }
+}
+
+// An escaped lone surrogate is valid JSON syntax but not text; nlohmann refuses it, and the
+// stream ends with a clear error rather than with invalid UTF-8.
+TEST(OpenAiStreamUtf8, EscapedLoneSurrogateIsAMalformedChunk) {
+  OpenAiStreamAssembler a(nullptr);
+  EXPECT_THAT(a.OnEvent(Raw(R"({"choices":[{"index":0,"delta":{"content":"\ud800"}}]})")),
+              StatusIs(absl::StatusCode::kInternal));
 }
 
 }  // namespace

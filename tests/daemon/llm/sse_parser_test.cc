@@ -70,9 +70,22 @@ TEST(SseParser, MultiByteUtf8SplitAcrossFeeds) {
   EXPECT_THAT(Datas(OneByteAtATime(text)), ElementsAre("日本😀"));
 }
 
-TEST(SseParser, InvalidUtf8PassesThroughUntouched) {
-  const std::string bytes = "data: \xff\xfe\xc3\n\n";
-  EXPECT_THAT(Datas(ParseChunks({bytes})), ElementsAre("\xff\xfe\xc3"));
+// Bytes become text at dispatch: ill-formed UTF-8 is replaced (stream_utf8.h), a character
+// split over reads is not.
+TEST(SseParser, InvalidUtf8BecomesReplacementCharacters) {
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_THAT(Datas(ParseChunks({"data: \xff\xfe\xc3\n\n"})), ElementsAre(r + r + r));
+  std::vector<SseEvent> events = ParseChunks({"event: e\xff\nid: i\xfe\ndata: x\n\n"});
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].event, "e" + r);
+  EXPECT_EQ(events[0].id, "i" + r);
+}
+
+TEST(SseParser, InvalidUtf8GivesTheSameTextForAnySplit) {
+  const std::string bytes = "data: a\xE2\x82\n\ndata: \xF0\x9F\x98\x80\xF0\x9F\n\n";
+  const std::vector<SseEvent> whole = ParseChunks({bytes});
+  EXPECT_THAT(Datas(whole), ElementsAre("a\xEF\xBF\xBD", "\xF0\x9F\x98\x80\xEF\xBF\xBD"));
+  EXPECT_EQ(OneByteAtATime(bytes), whole);
 }
 
 TEST(SseParser, LineSeparatorU2028DoesNotEndALine) {
@@ -232,6 +245,60 @@ TEST(SseParser, FinishTwiceIsHarmless) {
   p.Finish(&out);
   p.Finish(&out);
   EXPECT_EQ(out.size(), 1u);
+}
+
+SseParser::Options SmallCap(size_t bytes) {
+  SseParser::Options options;
+  options.max_event_bytes = bytes;
+  return options;
+}
+
+TEST(SseParser, DataLineOverTheCapStopsTheParser) {
+  SseParser parser(SmallCap(16));
+  std::vector<SseEvent> out;
+  parser.Feed("data: ok\n\ndata: " + std::string(17, 'x') + "\n\ndata: later\n\n", &out);
+  EXPECT_THAT(Datas(out), ElementsAre("ok"));  // what came before the cap is delivered
+  EXPECT_EQ(parser.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(parser.status().message()), ::testing::HasSubstr("kMaxSseEventBytes"));
+  EXPECT_THAT(std::string(parser.status().message()), ::testing::HasSubstr("16 bytes"));
+  parser.Feed("data: more\n\n", &out);  // ignored from now on
+  parser.Finish(&out);
+  EXPECT_THAT(Datas(out), ElementsAre("ok"));
+}
+
+TEST(SseParser, UnendedLineOverTheCapStopsTheParserWhileBuffering) {
+  SseParser parser(SmallCap(16));
+  std::vector<SseEvent> out;
+  for (int i = 0; i < 5 && parser.status().ok(); ++i) parser.Feed("data: xxxx", &out);
+  EXPECT_EQ(parser.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(SseParser, EventOfManyDataLinesOverTheCapStopsTheParser) {
+  SseParser parser(SmallCap(16));
+  std::vector<SseEvent> out;
+  parser.Feed("data: 12345\ndata: 12345\ndata: 12345\n\n", &out);
+  EXPECT_EQ(parser.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(SseParser, EventJustUnderTheCapPasses) {
+  SseParser parser(SmallCap(16));
+  std::vector<SseEvent> out;
+  parser.Feed("data: " + std::string(10, 'x') + "\n\n", &out);  // the line is 16 bytes
+  EXPECT_TRUE(parser.status().ok());
+  EXPECT_THAT(Datas(out), ElementsAre(std::string(10, 'x')));
+}
+
+TEST(SseParser, DefaultCapIsEightMiB) {
+  EXPECT_EQ(kMaxSseEventBytes, size_t{8} << 20);
+  SseParser parser;
+  std::vector<SseEvent> out;
+  const std::string big(kMaxSseEventBytes, 'x');
+  parser.Feed("data: ", &out);
+  parser.Feed(big, &out);
+  EXPECT_EQ(parser.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(parser.status().message()), ::testing::HasSubstr("8 MiB"));
 }
 
 }  // namespace

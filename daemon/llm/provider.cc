@@ -1,0 +1,70 @@
+#include "daemon/llm/provider.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "daemon/llm/anthropic_convert.h"
+#include "daemon/llm/anthropic_stream.h"
+#include "daemon/llm/openai_stream.h"
+#include "daemon/llm/request_builder.h"
+
+namespace agent::daemon::llm {
+
+absl::StatusOr<Provider> ParseProvider(std::string_view setting) {
+  const std::string p = absl::AsciiStrToLower(absl::StripAsciiWhitespace(std::string(setting)));
+  if (p.empty() || p == "openai") return Provider::kOpenAi;
+  if (p == "anthropic") return Provider::kAnthropic;
+  return absl::FailedPreconditionError(
+      absl::StrCat("unknown provider \"", std::string(setting),
+                   "\": set AGENT_PROVIDER to openai (any OpenAI-compatible server) or anthropic"));
+}
+
+absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
+  const ModelSettings& m = request.settings;
+  if (m.base_url.empty()) {
+    return absl::FailedPreconditionError(
+        "no model endpoint configured: set AGENT_BASE_URL (an OpenAI-compatible URL such as "
+        "https://api.openai.com/v1 or http://localhost:11434/v1) and AGENT_API_KEY");
+  }
+  if (m.model.empty()) {
+    return absl::FailedPreconditionError("no model named: set AGENT_MODEL");
+  }
+  absl::StatusOr<Provider> provider = ParseProvider(m.provider);
+  if (!provider.ok()) return provider.status();
+  const bool cloud = absl::StrContains(m.base_url, "api.openai.com") ||
+                     absl::StrContains(m.base_url, "anthropic.com");
+  if (cloud && m.api_key.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no API key: set AGENT_API_KEY (or OPENAI_API_KEY) for ", m.base_url));
+  }
+
+  WireRequest wire;
+  wire.provider = *provider;
+  wire.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
+  Json body;
+  if (*provider == Provider::kAnthropic) {
+    wire.url = m.base_url + "/messages";
+    body = BuildAnthropicRequest(m.model, request.messages, request.tools, kAnthropicMaxTokens,
+                                 /*stream=*/true);
+    wire.headers.push_back("anthropic-version: 2023-06-01");
+    wire.headers.push_back("x-api-key: " + m.api_key);
+  } else {
+    wire.url = m.base_url + "/chat/completions";
+    OpenAiRequestOptions options;
+    options.send_reasoning_content = absl::StrContains(m.base_url, "deepseek");
+    body = BuildOpenAiRequest(m.model, request.messages, request.tools, /*stream=*/true, options);
+    if (!m.api_key.empty()) wire.headers.push_back("Authorization: Bearer " + m.api_key);
+  }
+  wire.payload = DumpJson(body);
+  return wire;
+}
+
+std::unique_ptr<StreamAssembler> MakeStreamAssembler(Provider provider, StreamSink* sink,
+                                                     size_t max_reply_bytes) {
+  if (provider == Provider::kAnthropic) {
+    return std::make_unique<AnthropicStreamAssembler>(sink, max_reply_bytes);
+  }
+  return std::make_unique<OpenAiStreamAssembler>(sink, max_reply_bytes);
+}
+
+}  // namespace agent::daemon::llm

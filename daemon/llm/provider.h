@@ -1,0 +1,51 @@
+// The provider a request goes to, chosen once from ModelSettings::provider (AGENT_PROVIDER or
+// `provider` in config.json), and everything that differs between providers before the
+// bytes go out: the URL, the body, the headers, and which StreamAssembler reads the answer.
+// The transport (curl_model_client.cc) is the same for both. Pure functions; thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/llm/model_client.h"
+#include "daemon/llm/model_types.h"
+#include "daemon/llm/stream_assembler.h"
+
+namespace agent::daemon::llm {
+
+enum class Provider {
+  kOpenAi,     // Chat Completions: POST <base_url>/chat/completions, Bearer key
+  kAnthropic,  // Messages: POST <base_url>/messages, x-api-key and anthropic-version
+};
+
+// "openai" (and "", the default) or "anthropic", in any case. Anything else is
+// FailedPrecondition naming the accepted values: a typo must not silently speak the wrong
+// protocol.
+absl::StatusOr<Provider> ParseProvider(std::string_view setting);
+
+// One request, ready for the wire.
+struct WireRequest {
+  Provider provider = Provider::kOpenAi;
+  std::string url;
+  std::string payload;               // the JSON body, with "stream": true
+  std::vector<std::string> headers;  // "Name: value" lines, the key among them
+};
+
+// The Anthropic request's max_tokens (the API requires one).
+inline constexpr int kAnthropicMaxTokens = 8192;
+
+// Checks the settings and builds the request. FailedPrecondition, with what to set, for: no
+// base_url, no model, an unknown provider, no api_key for a cloud endpoint (api.openai.com,
+// anthropic.com). DeepSeek endpoints (a base_url containing "deepseek") get their
+// reasoning_content back inside a tool loop (WIRE.md §8); other servers reject the field.
+absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request);
+
+// A fresh assembler for one answer of `provider`, holding at most `max_reply_bytes`. `sink` is
+// borrowed, may be null, and must outlive the assembler.
+std::unique_ptr<StreamAssembler> MakeStreamAssembler(Provider provider, StreamSink* sink,
+                                                     size_t max_reply_bytes = kMaxReplyBytes);
+
+}  // namespace agent::daemon::llm
