@@ -1,9 +1,13 @@
 #include "common/tool_env.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -103,6 +107,46 @@ TEST(ToolEnv, ProcessEnvironmentListsThisProcesssVariables) {
   ::setenv("TOOL_ENV_TEST_MARK", "42", 1);
   EXPECT_THAT(ProcessEnvironment(), testing::Contains("TOOL_ENV_TEST_MARK=42"));
   ::unsetenv("TOOL_ENV_TEST_MARK");
+}
+
+// LoadConfig with `json` as $XDG_CONFIG_HOME/agent/config.json.
+absl::StatusOr<Config> LoadConfigText(const std::string& json) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "tool_env_cfg";
+  std::filesystem::create_directories(dir / "agent");
+  std::ofstream(dir / "agent" / "config.json") << json;
+  const char* old = std::getenv("XDG_CONFIG_HOME");
+  const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+  ::setenv("XDG_CONFIG_HOME", dir.c_str(), 1);
+  absl::StatusOr<Config> c = LoadConfig();
+  if (saved.has_value()) {
+    ::setenv("XDG_CONFIG_HOME", saved->c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CONFIG_HOME");
+  }
+  std::filesystem::remove_all(dir);
+  return c;
+}
+
+TEST(ToolEnvConfig, ReadsKeepAndDropFromConfigJson) {
+  absl::StatusOr<Config> c =
+      LoadConfigText(R"({"tool_env": {"keep": ["GH_TOKEN"], "drop": ["AWS_*", "X"]}})");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(c->tool_env.keep, ElementsAre("GH_TOKEN"));
+  EXPECT_THAT(c->tool_env.drop, ElementsAre("AWS_*", "X"));
+  c = LoadConfigText(R"({"model": "m"})");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(c->tool_env.keep, IsEmpty());
+  EXPECT_THAT(c->tool_env.drop, IsEmpty());
+}
+
+TEST(ToolEnvConfig, AMalformedToolEnvIsAnErrorNamingTheFile) {
+  for (const char* bad : {R"({"tool_env": ["X"]})", R"({"tool_env": {"keep": "X"}})",
+                          R"({"tool_env": {"drop": [1]}})", R"({"tool_env": {"keep": [""]}})"}) {
+    absl::StatusOr<Config> c = LoadConfigText(bad);
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(c.status().message(), testing::HasSubstr("config.json")) << bad;
+    EXPECT_THAT(c.status().message(), testing::HasSubstr("tool_env")) << bad;
+  }
 }
 
 }  // namespace
