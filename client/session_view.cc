@@ -120,6 +120,7 @@ bool SessionView::SendPrompt(const std::string& text) {
   req.set_text(text);
   req.set_client_name(o_.client_name);
   *req.mutable_model() = ModelFromEnv();
+  *req.mutable_tool_env() = ToolEnvFromProcess();
   v1::SendPromptResponse resp;
   grpc::Status s = stub_.SendPrompt(&ctx, req, &resp);
   if (s.ok()) return true;

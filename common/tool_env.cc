@@ -72,6 +72,17 @@ std::vector<std::string> BuildToolEnvironment(const std::vector<std::string>& en
   return out;
 }
 
+void DropEntriesWithValue(std::vector<std::string>* env, std::string_view value) {
+  if (value.empty()) return;
+  env->erase(std::remove_if(env->begin(), env->end(),
+                            [&](const std::string& e) {
+                              const size_t eq = e.find('=');
+                              return eq != std::string::npos &&
+                                     std::string_view(e).substr(eq + 1) == value;
+                            }),
+             env->end());
+}
+
 ToolEnvPolicy MergeToolEnvPolicy(const ToolEnvPolicy& primary, const ToolEnvPolicy& fallback) {
   ToolEnvPolicy p;
   p.keep = primary.keep.empty() ? fallback.keep : primary.keep;

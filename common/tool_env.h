@@ -35,6 +35,10 @@ bool ToolEnvDrops(std::string_view name, const ToolEnvPolicy& policy);
 std::vector<std::string> BuildToolEnvironment(const std::vector<std::string>& env,
                                               const ToolEnvPolicy& policy);
 
+// Removes the entries whose value is `value` (nothing when it is empty): the API key in use
+// never travels as a variable, whatever its name or the user's keep list.
+void DropEntriesWithValue(std::vector<std::string>* env, std::string_view value);
+
 // Field by field: `primary`'s non-empty lists, else `fallback`'s (the client's settings win
 // over the daemon's config).
 ToolEnvPolicy MergeToolEnvPolicy(const ToolEnvPolicy& primary, const ToolEnvPolicy& fallback);

@@ -87,6 +87,7 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
   (*s)->OverrideModel(FromProto(req->model()));
+  (*s)->SetToolEnvironment(req->tool_env());
   auto pos = (*s)->SendPrompt(req->text(), req->client_name());
   if (pos.ok()) resp->set_queue_position(*pos);
   return Done(ctx, pos.status());

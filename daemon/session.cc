@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/paths.h"
+#include "common/tool_env.h"
 #include "daemon/compactor.h"
 #include "daemon/llm/request_builder.h"
 #include "daemon/policy/rules.h"
@@ -380,6 +381,17 @@ void Session::OverrideModel(const ModelSettings& m) {
   settings_.model = MergeModelSettings(m, settings_.model);
 }
 
+void Session::SetToolEnvironment(const v1::ToolEnvironment& env) {
+  if (env.variables().empty()) return;  // the latest non-empty one wins
+  const ToolEnvPolicy sent{{env.keep().begin(), env.keep().end()},
+                           {env.drop().begin(), env.drop().end()}};
+  std::vector<std::string> filtered =
+      BuildToolEnvironment({env.variables().begin(), env.variables().end()},
+                           MergeToolEnvPolicy(sent, deps_.config.tool_env));
+  agent::MutexLock l(&mu_);
+  settings_.tool_env = std::move(filtered);
+}
+
 absl::StatusOr<int> Session::Compact() {
   {
     agent::MutexLock l(&mu_);
@@ -576,6 +588,10 @@ tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
   ctx.default_timeout_s = deps_.config.bash_timeout_s;
+  {
+    agent::MutexLock l(&mu_);
+    ctx.env = settings_.tool_env;
+  }
   ctx.on_output = [this, call_id](std::string_view chunk, bool is_stderr) {
     agent::MutexLock l(&mu_);
     v1::Event e;

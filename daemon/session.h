@@ -49,6 +49,9 @@ struct SessionSettings {
   ModelSettings model;
   agent::v1::PolicyMode policy = agent::v1::POLICY_MODE_ASK;
   int max_steps = 0;  // 0: config default
+  // Tool commands' environment: the latest client's, filtered (common/tool_env.h). Empty:
+  // none known, tools get the minimal one. Memory only.
+  std::vector<std::string> tool_env;
 };
 
 class Session {
@@ -96,6 +99,9 @@ class Session {
   absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(mu_);
   // Non-empty fields of `m` replace the session's model settings (kept in memory only).
   void OverrideModel(const ModelSettings& m) ABSL_LOCKS_EXCLUDED(mu_);
+  // A client's environment for tools, filtered by its policy (else the daemon config's);
+  // replaces the session's unless `env` has no variables.
+  void SetToolEnvironment(const agent::v1::ToolEnvironment& env) ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow,
                          const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the turn, seals, saves and waits for the turn thread.
@@ -147,7 +153,7 @@ class Session {
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsReadOnlyClient(const std::string& client) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  tools::ToolContext MakeToolContext(const std::string& call_id);
+  tools::ToolContext MakeToolContext(const std::string& call_id) ABSL_LOCKS_EXCLUDED(mu_);
   llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string workdir_;

@@ -81,6 +81,17 @@ TEST(ToolEnv, MalformedAndRepeatedEntries) {
   EXPECT_THAT(BuildToolEnvironment({"X_TOKEN=1", "X_TOKEN=2"}, {}), IsEmpty());
 }
 
+TEST(ToolEnv, TheKeyInUseIsDroppedByValueWhateverTheNameOrKeepList) {
+  ToolEnvPolicy p;
+  p.keep = {"*"};
+  std::vector<std::string> env =
+      BuildToolEnvironment({"AGENT_API_KEY=sk-1", "INNOCENT=sk-1", "PATH=/bin", "OTHER=sk-10"}, p);
+  DropEntriesWithValue(&env, "sk-1");
+  EXPECT_THAT(env, ElementsAre("PATH=/bin", "OTHER=sk-10"));
+  DropEntriesWithValue(&env, "");
+  EXPECT_THAT(env, ElementsAre("PATH=/bin", "OTHER=sk-10"));
+}
+
 TEST(ToolEnv, MergeTakesThePrimarysNonEmptyLists) {
   ToolEnvPolicy client{{"A"}, {}};
   ToolEnvPolicy daemon{{"B"}, {"C"}};
