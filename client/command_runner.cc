@@ -28,6 +28,7 @@ grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std:
   req.set_text(text);
   req.set_client_name(o_.client_name);
   *req.mutable_model() = ModelFromEnv();
+  *req.mutable_tool_env() = ToolEnvFromProcess();
   v1::SendPromptResponse resp;
   return stub_.SendPrompt(&ctx, req, &resp);
 }

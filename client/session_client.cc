@@ -8,6 +8,7 @@
 #include "client/session_view.h"
 #include "common/config.h"
 #include "common/grpc_status.h"
+#include "common/tool_env.h"
 
 namespace agent::client {
 namespace {
@@ -31,6 +32,20 @@ v1::ModelConfig ModelFromEnv() {
   return c;
 }
 
+v1::ToolEnvironment ToolEnvFromProcess() {
+  // A config.json that does not parse still leaves the built-in drops; the daemon, which
+  // reads the same file, is the one to report it.
+  absl::StatusOr<Config> config = LoadConfig();
+  ToolEnvPolicy policy = config.ok() ? config->tool_env : ToolEnvPolicy{};
+  std::vector<std::string> vars = BuildToolEnvironment(ProcessEnvironment(), policy);
+  DropEntriesWithValue(&vars, config.ok() ? config->model.api_key : ModelSettingsFromEnv().api_key);
+  v1::ToolEnvironment e;
+  for (std::string& v : vars) e.add_variables(std::move(v));
+  for (const std::string& g : policy.keep) e.add_keep(g);
+  for (const std::string& g : policy.drop) e.add_drop(g);
+  return e;
+}
+
 const char* StateName(v1::SessionState s) {
   switch (s) {
     case v1::SESSION_STATE_RUNNING:
@@ -48,6 +63,7 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
   v1::CreateSessionRequest req;
   req.set_workdir(Cwd());
   *req.mutable_model() = ModelFromEnv();
+  *req.mutable_tool_env() = ToolEnvFromProcess();
   req.set_policy(mode);
   v1::Session s;
   grpc::Status st = stub.CreateSession(&ctx, req, &s);

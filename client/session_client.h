@@ -43,6 +43,11 @@ int RunInteractive(const Connection& daemon, const ClientOptions& options);
 // daemon with a new session or a prompt.
 agent::v1::ModelConfig ModelFromEnv();
 
+// This process's environment for the session's tools, as sent with a new session or a
+// prompt: filtered by the tool_env policy (common/tool_env.h, this user's config.json), so no
+// secret and never the API key leaves this process in it.
+agent::v1::ToolEnvironment ToolEnvFromProcess();
+
 // "running", "waiting" (for an approval) or "idle", as `agent ls` and /sessions show it.
 const char* StateName(agent::v1::SessionState state);
 

@@ -29,6 +29,25 @@ void IntFromJson(const Json& j, const char* key, T* out) {
   if (it != j.end() && it->is_number_integer()) *out = it->get<T>();
 }
 
+// "tool_env": {"keep": [...], "drop": [...]}, each a list of name globs.
+absl::Status ToolEnvFromJson(const Json& j, const std::string& path, ToolEnvPolicy* out) {
+  auto it = j.find("tool_env");
+  if (it == j.end()) return absl::OkStatus();
+  const absl::Status bad = absl::InvalidArgumentError(
+      path + ": \"tool_env\" must be {\"keep\": [...], \"drop\": [...]} with name globs");
+  if (!it->is_object()) return bad;
+  for (const auto& [key, list] : {std::pair{"keep", &out->keep}, std::pair{"drop", &out->drop}}) {
+    auto f = it->find(key);
+    if (f == it->end()) continue;
+    if (!f->is_array()) return bad;
+    for (const Json& g : *f) {
+      if (!g.is_string() || g.get<std::string>().empty()) return bad;
+      list->push_back(g.get<std::string>());
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 ModelSettings ModelSettingsFromEnv() {
@@ -73,6 +92,7 @@ absl::StatusOr<Config> LoadConfig() {
     IntFromJson(*j, "context_tokens", &c.context_tokens);
     IntFromJson(*j, "max_steps", &c.max_steps);
     IntFromJson(*j, "bash_timeout_s", &c.bash_timeout_s);
+    if (absl::Status s = ToolEnvFromJson(*j, path, &c.tool_env); !s.ok()) return s;
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/tool_env.h"
 
 namespace agent {
 
@@ -25,6 +26,9 @@ struct Config {
   int connect_timeout_ms = 10000;     // AGENT_CONNECT_TIMEOUT_MS
   int idle_timeout_ms = 120000;       // AGENT_IDLE_TIMEOUT_MS: no byte for this long
   int max_attempts = 5;               // AGENT_MAX_ATTEMPTS: model request attempts
+  // "tool_env": {"keep": [globs], "drop": [globs]}: adjusts which of the client's variables
+  // tool commands see (common/tool_env.h). A malformed value is an error, not ignored.
+  ToolEnvPolicy tool_env;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling

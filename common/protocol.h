@@ -6,7 +6,9 @@
 
 namespace agent {
 
-inline constexpr int kProtocolVersion = 1;
+// 2: CreateSession and SendPrompt carry the client's ToolEnvironment; a daemon of version 1
+// would run tools with its own environment, so a client of 2 must not use it.
+inline constexpr int kProtocolVersion = 2;
 
 // Events kept per session for Attach(after_seq) replay.
 inline constexpr size_t kEventRingSize = 4096;

@@ -84,7 +84,8 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
                                                    v1::SendPromptResponse* resp) {
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
-  auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()));
+  auto pos =
+      (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()), req->tool_env());
   if (pos.ok()) resp->set_queue_position(*pos);
   return Done(ctx, pos.status());
 }

@@ -1,5 +1,6 @@
 // agentd: the long-lived daemon. Usually started by the first `agent` (detached), or by the
 // systemd user unit; `--foreground` keeps it attached to the terminal for debugging.
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -38,6 +39,9 @@ int InheritedSocket() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // No core dumps and no same-uid ptrace or /proc/<pid>/{mem,environ} reads: this process
+  // holds API keys. Children get it back at exec (they are not set-id programs).
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   CLI::App app{"agentd: the agent daemon; owns sessions, the model transport and tools"};
   std::string socket_path = agent::SocketPath();
   int ready_fd = -1;

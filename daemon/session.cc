@@ -6,6 +6,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/tool_env.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session_events.h"
@@ -262,8 +263,26 @@ bool Session::IsReadOnlyClient(const std::string& client) const {
 
 // ---- Commands ---------------------------------------------------------------------------------
 
+std::optional<std::vector<std::string>> Session::FilterToolEnvironment(
+    const v1::ToolEnvironment& env) const {
+  if (env.variables().empty()) return std::nullopt;  // the latest non-empty one wins
+  const ToolEnvPolicy sent{{env.keep().begin(), env.keep().end()},
+                           {env.drop().begin(), env.drop().end()}};
+  return BuildToolEnvironment({env.variables().begin(), env.variables().end()},
+                              MergeToolEnvPolicy(sent, deps_.config.tool_env));
+}
+
+void Session::SetToolEnvironment(const v1::ToolEnvironment& env) {
+  std::optional<std::vector<std::string>> filtered = FilterToolEnvironment(env);
+  if (!filtered.has_value()) return;
+  SessionMutexLock l(&mu_);
+  settings_.tool_env = *std::move(filtered);
+}
+
 absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& client,
-                                        const ModelSettings& model) {
+                                        const ModelSettings& model,
+                                        const v1::ToolEnvironment& tool_env) {
+  std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
@@ -271,6 +290,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
   if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   settings_.model = MergeModelSettings(model, settings_.model);
+  if (env.has_value()) settings_.tool_env = *std::move(env);
   queue_.push_back({std::move(text), client});
   int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
   if (!compacting_) StartTurnThreadLocked();

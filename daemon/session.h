@@ -68,6 +68,9 @@ struct SessionSettings {
   ModelSettings model;
   agent::v1::PolicyMode policy = agent::v1::POLICY_MODE_ASK;
   int max_steps = 0;  // 0: config default
+  // Tool commands' environment: the latest client's, filtered (common/tool_env.h). Empty:
+  // none known, tools get the minimal one. Memory only.
+  std::vector<std::string> tool_env;
 };
 
 class Session : private ToolDispatch::Host {
@@ -103,10 +106,16 @@ class Session : private ToolDispatch::Host {
   void Resync(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Queues a prompt; returns its position (0: it starts now). Once the prompt is accepted,
-  // the non-empty fields of `model` replace the session's model settings (in memory only:
-  // the key is never saved); a refused prompt changes nothing.
+  // the non-empty fields of `model` replace the session's model settings and a non-empty
+  // `tool_env` the tools' environment (in memory only: the key is never saved); a refused
+  // prompt changes nothing.
   absl::StatusOr<int> SendPrompt(std::string text, const std::string& client,
-                                 const ModelSettings& model = {}) ABSL_LOCKS_EXCLUDED(mu_);
+                                 const ModelSettings& model = {},
+                                 const agent::v1::ToolEnvironment& tool_env = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // A client's environment for tools, filtered by its policy (else the daemon config's);
+  // replaces the session's unless `env` has no variables.
+  void SetToolEnvironment(const agent::v1::ToolEnvironment& env) ABSL_LOCKS_EXCLUDED(mu_);
   // FailedPrecondition when no approval with that id is pending (another client answered).
   absl::Status Approve(const std::string& call_id, agent::v1::Decision decision,
                        std::vector<std::string> rules, std::string reason,
@@ -166,7 +175,7 @@ class Session : private ToolDispatch::Host {
   void OnCallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) override
       ABSL_LOCKS_EXCLUDED(mu_);
-  tools::ToolContext MakeContext(const std::string& call_id) override;
+  tools::ToolContext MakeContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
   void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
                  const std::vector<tools::ToolOutcome>& outcomes) override ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -189,6 +198,9 @@ class Session : private ToolDispatch::Host {
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool IsReadOnlyClient(const std::string& client) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `env` filtered by the policy it carries, else the daemon config's; nullopt when empty.
+  std::optional<std::vector<std::string>> FilterToolEnvironment(
+      const agent::v1::ToolEnvironment& env) const;
   int64_t NowMs() const { return deps_.clock->NowMs(); }
 
   const std::string workdir_;

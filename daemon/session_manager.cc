@@ -74,6 +74,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   settings.max_steps = req.max_steps();
   auto s = Session::Create(workdir, std::move(settings), req.title(), deps_);
   if (!s.ok()) return s.status();
+  (*s)->SetToolEnvironment(req.tool_env());  // before any client can find it
   RegisterProject(workdir);
   agent::MutexLock l(&mu_);
   sessions_[(*s)->id()] = *s;

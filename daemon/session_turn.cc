@@ -218,6 +218,10 @@ tools::ToolContext Session::MakeContext(const std::string& call_id) {
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
   ctx.default_timeout_s = deps_.config.bash_timeout_s;
+  {
+    SessionMutexLock l(&mu_);
+    ctx.env = settings_.tool_env;
+  }
   ctx.on_output = [this, call_id](std::string_view chunk, bool is_stderr) {
     SessionMutexLock l(&mu_);
     Emit(events::ToolOutput(call_id, chunk, is_stderr));

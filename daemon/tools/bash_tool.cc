@@ -1,6 +1,7 @@
 // bash {command, timeout_s?}: runs the command with /bin/bash -c in the project directory
-// (see subprocess.h). Output streams to ctx.on_output while it runs; the result holds the
-// capped output and how the command ended. Cancel (ctx.cancelled) kills the process group.
+// (see subprocess.h) with the environment ctx.env. Output streams to ctx.on_output while it
+// runs; the result holds the capped output, valid UTF-8, and how the command ended. Cancel
+// (ctx.cancelled) kills the process group.
 #include <algorithm>
 #include <optional>
 
@@ -60,6 +61,7 @@ class BashTool : public Tool {
     SubprocessOptions options;
     options.command = std::move(command);
     options.cwd = ctx.workdir;
+    options.env = ctx.env;  // empty: the minimal environment, never the daemon's
     options.timeout = std::chrono::seconds(timeout_s);
     options.cancelled = ctx.cancelled;
     options.on_output = ctx.on_output;

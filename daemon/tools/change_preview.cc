@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "daemon/tools/file_change.h"
 #include "daemon/tools/file_io.h"
 #include "daemon/tools/text_util.h"
@@ -13,7 +14,8 @@ namespace {
 
 ChangePreview FromPlan(std::string_view verb, const PlannedChange& change) {
   ChangePreview p;
-  p.diff = UnifiedDiff(change.old_content, change.new_content, change.display);
+  // The diff goes into an event: a file that is not UTF-8 must not break the clients.
+  p.diff = ToValidUtf8(UnifiedDiff(change.old_content, change.new_content, change.display));
   if (!change.exists) {
     p.summary =
         absl::StrCat("create ", change.display, " (", CountLines(change.new_content), " lines)");

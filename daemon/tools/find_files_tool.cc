@@ -44,7 +44,7 @@ class FindFilesTool : public Tool {
   ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
     absl::StatusOr<std::string> text = RunInner(args, ctx);
     if (!text.ok()) return ErrorOutcome(text.status());
-    return ToolOutcome{*std::move(text), false};
+    return TextOutcome(*std::move(text));
   }
 
  private:

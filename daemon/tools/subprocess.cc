@@ -15,11 +15,12 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/tool_env.h"
+#include "common/utf8.h"
 #include "daemon/tools/output_cap.h"
-
-extern char** environ;
 
 namespace agent::daemon::tools {
 namespace {
@@ -180,17 +181,46 @@ struct Stream {
   bool is_stderr;
 };
 
+// Where the bytes of both pipes go: one UTF-8 decoder per pipe (so a character split between
+// two reads is joined, and stdout's half never meets stderr's), then the cap and the callback.
+// Everything past this point is valid UTF-8 text.
+class Collector {
+ public:
+  explicit Collector(const SubprocessOptions& options)
+      : options_(options), cap_(options.head_bytes, options.tail_bytes) {}
+
+  void Add(std::string_view bytes, bool is_stderr) {
+    raw_bytes_ += bytes.size();
+    Deliver(decoders_[is_stderr ? 1 : 0].Feed(bytes), is_stderr);
+  }
+  // The pipe ended (or we stop reading it): a character cut short becomes U+FFFD.
+  void End(bool is_stderr) { Deliver(decoders_[is_stderr ? 1 : 0].Finish(), is_stderr); }
+
+  uint64_t raw_bytes() const { return raw_bytes_; }
+  const OutputCap& cap() const { return cap_; }
+
+ private:
+  void Deliver(const std::string& text, bool is_stderr) {
+    if (text.empty()) return;
+    cap_.Append(text);
+    if (options_.on_output) options_.on_output(text, is_stderr);
+  }
+
+  const SubprocessOptions& options_;
+  OutputCap cap_;
+  Utf8Decoder decoders_[2];
+  uint64_t raw_bytes_ = 0;
+};
+
 // Reads what is available; false when the pipe reached EOF or failed.
-bool ReadAvailable(Stream& s, OutputCap& cap, const SubprocessOptions& options) {
+bool ReadAvailable(Stream& s, Collector& out) {
   char buf[65536];
   size_t total = 0;
   while (total < kMaxReadPerWake) {
     ssize_t n = ::read(s.fd.get(), buf, sizeof buf);
     if (n > 0) {
       total += static_cast<size_t>(n);
-      std::string_view chunk(buf, static_cast<size_t>(n));
-      cap.Append(chunk);
-      if (options.on_output) options.on_output(chunk, s.is_stderr);
+      out.Add(std::string_view(buf, static_cast<size_t>(n)), s.is_stderr);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -202,8 +232,7 @@ bool ReadAvailable(Stream& s, OutputCap& cap, const SubprocessOptions& options) 
 
 // Waits up to `timeout` for the open pipes (and `wake_fd`, when >= 0: a pidfd that turns
 // readable when bash exits) and reads them; closes those at EOF.
-void PumpOutput(Stream* streams, int wake_fd, OutputCap& cap, const SubprocessOptions& options,
-                milliseconds timeout) {
+void PumpOutput(Stream* streams, int wake_fd, Collector& out, milliseconds timeout) {
   pollfd pfds[3];
   Stream* by_index[3] = {nullptr, nullptr, nullptr};
   nfds_t n = 0;
@@ -218,15 +247,28 @@ void PumpOutput(Stream* streams, int wake_fd, OutputCap& cap, const SubprocessOp
   if (ready <= 0) return;  // timeout, or EINTR: the caller's loop comes back soon
   for (nfds_t i = 0; i < n; ++i) {
     if (pfds[i].revents == 0 || by_index[i] == nullptr) continue;
-    if (!ReadAvailable(*by_index[i], cap, options)) by_index[i]->fd.Close();
+    if (!ReadAvailable(*by_index[i], out)) {
+      by_index[i]->fd.Close();
+      out.End(by_index[i]->is_stderr);
+    }
   }
 }
 
-}  // namespace
+// NULL-terminated pointers into `env` for posix_spawn; `env` must outlive them.
+std::vector<char*> EnvPointers(std::vector<std::string>& env) {
+  std::vector<char*> out;
+  out.reserve(env.size() + 1);
+  for (std::string& e : env) out.push_back(e.data());
+  out.push_back(nullptr);
+  return out;
+}
 
-absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
-  const Clock::time_point start = Clock::now();
-  Stream streams[2] = {{Fd(), false}, {Fd(), true}};
+bool CancelRequested(const SubprocessOptions& options) {
+  return options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed);
+}
+
+// Starts `/bin/bash -c command` with its stdout and stderr on the read ends in `streams`.
+absl::StatusOr<pid_t> Spawn(const SubprocessOptions& options, Stream* streams) {
   Fd out_write, err_write;
   if (absl::Status s = MakePipe(&streams[0].fd, &out_write); !s.ok()) return s;
   if (absl::Status s = MakePipe(&streams[1].fd, &err_write); !s.ok()) return s;
@@ -244,58 +286,59 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   char arg0[] = "/bin/bash";
   char arg1[] = "-c";
   char* argv[] = {arg0, arg1, command.data(), nullptr};
+  // The command's environment is exactly the one given: the daemon's own may hold secrets.
+  std::vector<std::string> env = options.env.empty() ? MinimalToolEnvironment() : options.env;
+  std::vector<char*> envp = EnvPointers(env);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, "/bin/bash", setup.actions(), setup.attr(), argv, environ);
+  int rc = ::posix_spawn(&pid, "/bin/bash", setup.actions(), setup.attr(), argv, envp.data());
   if (rc != 0) {
     std::string msg =
         absl::StrCat("cannot run /bin/bash in ", options.cwd, ": ", std::strerror(rc));
     return rc == ENOENT ? absl::NotFoundError(msg) : absl::InternalError(msg);
   }
-  // Only the child may hold the write ends, or EOF never comes.
-  out_write.Close();
-  err_write.Close();
+  return pid;  // the write ends close here: only the child may hold them, or EOF never comes
+}
 
-  SubprocessResult result;
-  result.pid = pid;
+// Phase 1: bash is running. Reads its output until it exits; a cancel or the deadline ends
+// its group. Fills how it ended into `result`.
+void RunUntilBashExits(const SubprocessOptions& options, Clock::time_point start, Stream* streams,
+                       Collector& out, GroupKiller& killer, SubprocessResult* result) {
   // A pidfd wakes the poll as soon as bash exits; without one (old kernels) the poll
   // interval bounds the delay instead.
-  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  OutputCap cap(options.head_bytes, options.tail_bytes);
-  GroupKiller killer(pid, options.kill_grace);
+  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result->pid, 0)));
   const bool has_deadline = options.timeout.count() > 0;
   const Clock::time_point deadline = start + options.timeout;
-
-  // Phase 1: bash is running.
-  bool reaped = false;
-  while (!reaped) {
-    PumpOutput(streams, pidfd.get(), cap, options, kRunningPoll);
+  for (;;) {
+    PumpOutput(streams, pidfd.get(), out, kRunningPoll);
     Clock::time_point now = Clock::now();
     if (!killer.terminating()) {
-      if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
-        result.cancelled = true;
+      if (CancelRequested(options)) {
+        result->cancelled = true;
         killer.Terminate(now);
       } else if (has_deadline && now >= deadline) {
-        result.timed_out = true;
+        result->timed_out = true;
         killer.Terminate(now);
       }
     }
     killer.Tick(now);
     int status = 0;
-    pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) {
-      reaped = true;
+    pid_t w = ::waitpid(result->pid, &status, WNOHANG);
+    if (w == result->pid) {
       if (WIFEXITED(status)) {
-        result.exited = true;
-        result.exit_code = WEXITSTATUS(status);
+        result->exited = true;
+        result->exit_code = WEXITSTATUS(status);
       } else if (WIFSIGNALED(status)) {
-        result.term_signal = WTERMSIG(status);
+        result->term_signal = WTERMSIG(status);
       }
-    } else if (w < 0 && errno == ECHILD) {
-      reaped = true;  // someone else reaped it (SIGCHLD ignored); the status is lost
+      return;
     }
+    if (w < 0 && errno == ECHILD) return;  // someone else reaped it (SIGCHLD ignored)
   }
+}
 
-  // Phase 2: bash is gone; end what is left of its group, bounded in time.
+// Phase 2: bash is gone; ends what is left of its group, bounded in time.
+void EndLeftovers(const SubprocessOptions& options, Stream* streams, Collector& out,
+                  GroupKiller& killer) {
   const Clock::time_point group_deadline = Clock::now() + options.kill_grace + options.drain_limit;
   for (;;) {
     killer.ReapOrphans();
@@ -308,25 +351,46 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
     Clock::time_point now = Clock::now();
     if (now >= group_deadline) break;
     killer.Terminate(now);
-    if (options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed)) {
-      killer.KillNow();
-    }
+    if (CancelRequested(options)) killer.KillNow();
     killer.Tick(now);
-    PumpOutput(streams, -1, cap, options, kCleanupPoll);
+    PumpOutput(streams, -1, out, kCleanupPoll);
   }
+}
 
-  // Phase 3: read what is still in the pipes; bounded, since an escaped process may hold them.
+// Phase 3: reads what is still in the pipes; bounded, since an escaped process may hold them.
+void DrainPipes(const SubprocessOptions& options, Stream* streams, Collector& out) {
   const Clock::time_point drain_deadline = Clock::now() + options.drain_limit;
   while (streams[0].fd.open() || streams[1].fd.open()) {
     Clock::time_point now = Clock::now();
     if (now >= drain_deadline) break;
     auto left = std::chrono::duration_cast<milliseconds>(drain_deadline - now);
-    PumpOutput(streams, -1, cap, options, std::min(left + milliseconds(1), kRunningPoll));
+    PumpOutput(streams, -1, out, std::min(left + milliseconds(1), kRunningPoll));
   }
+  // Pipes still open past the deadline: what was held of a character is cut short.
+  out.End(false);
+  out.End(true);
+}
 
-  result.output = cap.Render();
-  result.output_bytes = cap.total_bytes();
-  result.omitted_bytes = cap.omitted_bytes();
+}  // namespace
+
+absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
+  const Clock::time_point start = Clock::now();
+  Stream streams[2] = {{Fd(), false}, {Fd(), true}};
+  absl::StatusOr<pid_t> pid = Spawn(options, streams);
+  if (!pid.ok()) return pid.status();
+
+  SubprocessResult result;
+  result.pid = *pid;
+  Collector out(options);
+  GroupKiller killer(*pid, options.kill_grace);
+  RunUntilBashExits(options, start, streams, out, killer, &result);
+  EndLeftovers(options, streams, out, killer);
+  DrainPipes(options, streams, out);
+
+  result.output = out.cap().Render();
+  MakeValidUtf8(&result.output);  // a guard: the cap cuts at character boundaries already
+  result.output_bytes = out.raw_bytes();
+  result.omitted_bytes = out.cap().omitted_bytes();
   result.elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
   return result;
 }

@@ -1,6 +1,8 @@
 // Runs one shell command for the bash tool: `/bin/bash -c <command>` in its own process group,
-// cwd set, stdin /dev/null, stdout and stderr on separate close-on-exec pipes read with poll().
-// Output streams through a callback as it arrives and is kept capped (head + tail). A timeout
+// cwd set, the environment given (never the daemon's own), stdin /dev/null, stdout and stderr
+// on separate close-on-exec pipes read with poll(). Output becomes valid UTF-8 text as it
+// arrives (invalid bytes turn into U+FFFD; a character split between reads is joined), streams
+// through a callback and is kept capped (head + tail). A timeout
 // or a cancel flag ends the whole group: SIGTERM, then SIGKILL after a grace period, so
 // grandchildren die too. When bash itself exits, whatever is left in its group (background
 // jobs) gets the same treatment and the pipes are drained for a bounded time, so a stray
@@ -18,6 +20,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -27,11 +30,15 @@ namespace agent::daemon::tools {
 struct SubprocessOptions {
   std::string command;  // given to /bin/bash -c
   std::string cwd;      // must exist
+  // The command's whole environment, "NAME=value" entries. Empty: MinimalToolEnvironment()
+  // (common/tool_env.h). This process's own environment is never passed on.
+  std::vector<std::string> env;
   // Zero or negative: no timeout.
   std::chrono::milliseconds timeout{0};
   // Polled at least every 20 ms; may be null.
   const std::atomic<bool>* cancelled = nullptr;
-  // Every chunk read, as it arrives; may be empty. Chunks may split UTF-8 characters.
+  // The output as it arrives, per pipe; may be empty. Chunks are valid UTF-8 and never split
+  // a character.
   std::function<void(std::string_view chunk, bool is_stderr)> on_output;
   // The output kept for the result: the first and the last bytes of it.
   size_t head_bytes = 16 << 10;
@@ -50,10 +57,10 @@ struct SubprocessResult {
   int term_signal = 0;  // bash was killed by this signal
   bool timed_out = false;
   bool cancelled = false;
-  // stdout and stderr interleaved in the order they arrived, capped.
+  // stdout and stderr interleaved in the order they arrived, capped; valid UTF-8.
   std::string output;
-  uint64_t output_bytes = 0;   // everything the command wrote
-  uint64_t omitted_bytes = 0;  // left out of `output`
+  uint64_t output_bytes = 0;   // every byte the command wrote
+  uint64_t omitted_bytes = 0;  // bytes of the repaired text left out of `output`
   std::chrono::milliseconds elapsed{0};
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/json.h"
@@ -28,6 +29,10 @@ struct ToolContext {
   std::function<void(std::string_view chunk, bool is_stderr)> on_output;
   // Default bash timeout in seconds when the call gives none.
   int default_timeout_s = 120;
+  // The whole environment of commands a tool runs ("NAME=value"): the client's, filtered by
+  // the policy of common/tool_env.h. Empty when no client sent one: commands then get
+  // MinimalToolEnvironment(), never the daemon's own environment.
+  std::vector<std::string> env;
 };
 
 // What the model is told. is_error marks a refusal or failure; the turn goes on either way.

@@ -1,5 +1,7 @@
 #include "daemon/tools/tool_helpers.h"
 
+#include "common/utf8.h"
+
 namespace agent::daemon::tools {
 
 Json FunctionSchema(std::string_view name, std::string_view description, Json properties,
@@ -23,7 +25,13 @@ Json Property(std::string_view type, std::string_view description) {
 }
 
 ToolOutcome ErrorOutcome(const absl::Status& status) {
-  return ToolOutcome{std::string(status.message()), /*is_error=*/true};
+  const absl::string_view m = status.message();
+  return ToolOutcome{ToValidUtf8(std::string_view(m.data(), m.size())), /*is_error=*/true};
+}
+
+ToolOutcome TextOutcome(std::string text) {
+  MakeValidUtf8(&text);
+  return ToolOutcome{std::move(text), /*is_error=*/false};
 }
 
 }  // namespace agent::daemon::tools

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -20,6 +21,11 @@ Json FunctionSchema(std::string_view name, std::string_view description, Json pr
 Json Property(std::string_view type, std::string_view description = {});
 
 // The status message, marked as an error. The model reads it and corrects its call.
+// Made valid UTF-8 (it may name a file whose name is not).
 ToolOutcome ErrorOutcome(const absl::Status& status);
+
+// A successful result. `text` is made valid UTF-8 (invalid bytes become U+FFFD): file
+// contents and names need not be, and everything that enters the transcript must.
+ToolOutcome TextOutcome(std::string text);
 
 }  // namespace agent::daemon::tools

@@ -37,7 +37,7 @@ class Api:
     def attach(self, sid, name, after_seq=0, epoch="", read_only=False):
         return self.stub.Attach(self.pb.AttachRequest(
             session_id=sid, client_name=name, after_seq=after_seq, epoch=epoch,
-            read_only=read_only, protocol_version=1))
+            read_only=read_only, protocol_version=2))
 
     def prompt(self, sid, text, client="api"):
         return self.stub.SendPrompt(self.pb.SendPromptRequest(

@@ -9,6 +9,7 @@ namespace {
 using ::agent::daemon::tools::testing::ToolTest;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class BashToolTest : public ToolTest {
  protected:
@@ -72,6 +73,25 @@ TEST_F(BashToolTest, LargeOutputIsCappedForTheModel) {
 TEST_F(BashToolTest, MissingOrEmptyCommandIsAnError) {
   EXPECT_EQ(Call("bash", Json::object()).content, "bash: missing required argument \"command\"");
   EXPECT_TRUE(Call("bash", {{"command", "  "}}).is_error);
+}
+
+TEST_F(BashToolTest, CommandsGetTheContextsEnvironment) {
+  ctx_.env = {"PATH=/usr/bin:/bin", "CLIENT_MARK=from-client"};
+  EXPECT_EQ(Call("bash", {{"command", "echo $CLIENT_MARK $PATH"}}).content,
+            "from-client /usr/bin:/bin\n[exit code 0]");
+}
+
+TEST_F(BashToolTest, WithoutAnEnvironmentCommandsGetTheMinimalOne) {
+  ::setenv("AGENT_API_KEY", "sk-daemon-own", 1);
+  ToolOutcome out = Call("bash", {{"command", "echo \"$PATH\"; env"}});
+  ::unsetenv("AGENT_API_KEY");
+  EXPECT_THAT(out.content, ::testing::StartsWith("/usr/local/bin:/usr/bin:/bin\n"));
+  EXPECT_THAT(out.content, Not(HasSubstr("sk-daemon-own")));
+}
+
+TEST_F(BashToolTest, BinaryOutputIsValidUtf8) {
+  ToolOutcome out = Call("bash", {{"command", "printf 'ok\\xff\\xfe'"}});
+  EXPECT_EQ(out.content, "ok\xEF\xBF\xBD\xEF\xBF\xBD\n[exit code 0]");
 }
 
 }  // namespace

@@ -12,9 +12,11 @@
 #include <cstdio>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "common/mutex.h"
+#include "common/utf8.h"
 #include "test_util.h"
 
 namespace agent::daemon::tools {
@@ -25,6 +27,7 @@ using ::agent::daemon::tools::testing::StatusIs;
 using ::agent::daemon::tools::testing::TempDir;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using Clock = std::chrono::steady_clock;
 
@@ -291,6 +294,100 @@ TEST_F(SubprocessTest, PipesAreNotInheritedByTheCommand) {
   absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("ls /proc/self/fd | wc -l"));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(std::stoi(r->output), 4);
+}
+
+TEST_F(SubprocessTest, RunsWithExactlyTheGivenEnvironmentNotOurs) {
+  ::setenv("AGENT_API_KEY", "sk-daemon-own", 1);
+  SubprocessOptions o = Options("env");
+  o.env = {"PATH=/usr/bin:/bin", "CLIENT_MARK=from-client"};
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  ::unsetenv("AGENT_API_KEY");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->output, HasSubstr("CLIENT_MARK=from-client\n"));
+  EXPECT_THAT(r->output, HasSubstr("PATH=/usr/bin:/bin\n"));
+  EXPECT_THAT(r->output, Not(HasSubstr("sk-daemon-own")));
+}
+
+TEST_F(SubprocessTest, WithoutAnEnvironmentGetsTheMinimalOneNeverOurs) {
+  ::setenv("AGENT_API_KEY", "sk-daemon-own", 1);
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("env"));
+  ::unsetenv("AGENT_API_KEY");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->output, HasSubstr("PATH=/usr/local/bin:/usr/bin:/bin\n"));
+  EXPECT_THAT(r->output, HasSubstr("HOME="));
+  EXPECT_THAT(r->output, Not(HasSubstr("sk-daemon-own")));
+}
+
+TEST_F(SubprocessTest, InvalidUtf8BecomesReplacementCharactersInResultAndStream) {
+  std::string streamed;
+  bool chunks_valid = true;
+  SubprocessOptions o = Options(R"(printf 'a\xffb\xc0\xafc\xed\xa0\x80d\xe2\x82')");
+  o.on_output = [&](std::string_view chunk, bool) {
+    chunks_valid = chunks_valid && IsValidUtf8(chunk);
+    streamed.append(chunk);
+  };
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::string f(kReplacementChar);
+  EXPECT_EQ(r->output, "a" + f + "b" + f + f + "c" + f + f + f + "d" + f);
+  EXPECT_EQ(streamed, r->output);
+  EXPECT_TRUE(chunks_valid);
+  EXPECT_EQ(r->output_bytes, 12u);  // the bytes written, not the repaired text's
+}
+
+TEST_F(SubprocessTest, ACharacterSplitBetweenTwoReadsIsJoined) {
+  // The command writes "x" and the first byte of "€", then waits on a fifo: the first read
+  // surely ends inside the character.
+  const std::string fifo = dir_.Join("gate");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  OutputWatch watch("x");
+  std::vector<std::string> chunks;
+  agent::Mutex mu;
+  SubprocessOptions o = Options(R"(printf 'x\xe2'; read line < gate; printf '\x82\xacy')");
+  o.on_output = [&](std::string_view chunk, bool is_stderr) {
+    {
+      agent::MutexLock l(&mu);
+      chunks.emplace_back(chunk);
+    }
+    watch(chunk, is_stderr);
+  };
+  std::optional<absl::StatusOr<SubprocessResult>> result;
+  std::thread runner([&] { result = RunSubprocess(o); });
+  EXPECT_TRUE(watch.Wait());
+  int fd = ::open(fifo.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "go\n", 3), 3);
+  ::close(fd);
+  runner.join();
+  ASSERT_TRUE(result.has_value() && result->ok());
+  EXPECT_EQ((*result)->output, "x€y");
+  agent::MutexLock l(&mu);
+  ASSERT_FALSE(chunks.empty());
+  EXPECT_EQ(chunks.front(), "x");
+}
+
+TEST_F(SubprocessTest, StdoutAndStderrAreDecodedSeparately) {
+  // Half a character on stdout, then stderr, then the rest: the halves still meet.
+  absl::StatusOr<SubprocessResult> r =
+      RunSubprocess(Options(R"(printf '\xe2'; printf 'E' >&2; printf '\x82\xac')"));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->output, HasSubstr("€"));
+  EXPECT_THAT(r->output, HasSubstr("E"));
+  EXPECT_EQ(r->output.size(), 4u);
+}
+
+TEST_F(SubprocessTest, RandomBytesComeOutValid) {
+  bool chunks_valid = true;
+  SubprocessOptions o = Options("head -c 200000 /dev/urandom");
+  o.on_output = [&](std::string_view chunk, bool) {
+    chunks_valid = chunks_valid && IsValidUtf8(chunk);
+  };
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(chunks_valid);
+  EXPECT_TRUE(IsValidUtf8(r->output));
+  EXPECT_EQ(r->output_bytes, 200000u);
+  EXPECT_GT(r->omitted_bytes, 0u);
 }
 
 }  // namespace
