@@ -73,6 +73,7 @@ absl::StatusOr<Config> LoadConfig() {
     IntFromJson(*j, "context_tokens", &c.context_tokens);
     IntFromJson(*j, "max_steps", &c.max_steps);
     IntFromJson(*j, "bash_timeout_s", &c.bash_timeout_s);
+    IntFromJson(*j, "session_idle_unload_s", &c.session_idle_unload_s);
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }
@@ -84,6 +85,7 @@ absl::StatusOr<Config> LoadConfig() {
   IntFromEnv("AGENT_CONNECT_TIMEOUT_MS", &c.connect_timeout_ms);
   IntFromEnv("AGENT_IDLE_TIMEOUT_MS", &c.idle_timeout_ms);
   IntFromEnv("AGENT_MAX_ATTEMPTS", &c.max_attempts);
+  IntFromEnv("AGENT_SESSION_IDLE_UNLOAD_S", &c.session_idle_unload_s);
   return c;
 }
 

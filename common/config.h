@@ -25,6 +25,9 @@ struct Config {
   int connect_timeout_ms = 10000;     // AGENT_CONNECT_TIMEOUT_MS
   int idle_timeout_ms = 120000;       // AGENT_IDLE_TIMEOUT_MS: no byte for this long
   int max_attempts = 5;               // AGENT_MAX_ATTEMPTS: model request attempts
+  // AGENT_SESSION_IDLE_UNLOAD_S: a session with no client, turn or queued prompt is unloaded
+  // from memory after this long (it stays on disk); 0: never.
+  int session_idle_unload_s = 600;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling
