@@ -1,6 +1,8 @@
 """make bench: every figure of the performance goals, measured in one run, printed as one table.
 
-    /usr/bin/python3 tests/bench/run_bench.py --bin BUILD/bin
+    /usr/bin/python3 tests/bench/run_bench.py --bin BUILD/bin [--only spike]
+
+--only spike runs only the output-spike memory rows (needs just agent and agentd in BUILD/bin).
 
 Benchmarks print; they do not assert: a missed goal shows as "MISSED" and the exit status stays
 0. The exit status is 1 only when a figure could not be measured at all (a broken benchmark).
