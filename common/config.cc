@@ -93,6 +93,7 @@ absl::StatusOr<Config> LoadConfig() {
     IntFromJson(*j, "max_steps", &c.max_steps);
     IntFromJson(*j, "bash_timeout_s", &c.bash_timeout_s);
     if (absl::Status s = ToolEnvFromJson(*j, path, &c.tool_env); !s.ok()) return s;
+    IntFromJson(*j, "session_idle_unload_s", &c.session_idle_unload_s);
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }
@@ -104,6 +105,7 @@ absl::StatusOr<Config> LoadConfig() {
   IntFromEnv("AGENT_CONNECT_TIMEOUT_MS", &c.connect_timeout_ms);
   IntFromEnv("AGENT_IDLE_TIMEOUT_MS", &c.idle_timeout_ms);
   IntFromEnv("AGENT_MAX_ATTEMPTS", &c.max_attempts);
+  IntFromEnv("AGENT_SESSION_IDLE_UNLOAD_S", &c.session_idle_unload_s);
   return c;
 }
 

@@ -29,6 +29,9 @@ struct Config {
   // "tool_env": {"keep": [globs], "drop": [globs]}: adjusts which of the client's variables
   // tool commands see (common/tool_env.h). A malformed value is an error, not ignored.
   ToolEnvPolicy tool_env;
+  // AGENT_SESSION_IDLE_UNLOAD_S: a session with no client, turn or queued prompt is unloaded
+  // from memory after this long (it stays on disk); 0: never.
+  int session_idle_unload_s = 600;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling

@@ -134,7 +134,7 @@ absl::Status Server::Run() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.RegisterService(service_.get());
-  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   grpc_server_ = builder.BuildAndStart();
   if (!grpc_server_) return absl::InternalError("cannot start the gRPC server");

@@ -19,6 +19,12 @@
 
 namespace agent::daemon {
 
+// Largest request the daemon accepts: 16 MiB, room for a prompt of several MB. gRPC refuses a
+// bigger one with RESOURCE_EXHAUSTED ("Received message larger than max (N vs. 16777216)")
+// before it is handed to us, so a client cannot make the daemon hold an arbitrary amount.
+// Replies stay bounded by kMaxMessageBytes only: a snapshot carries the whole transcript.
+inline constexpr int kMaxRequestBytes = 16 << 20;
+
 struct ServerOptions {
   std::string socket_path;
   int inherited_fd = -1;  // a listening socket from systemd; -1: bind socket_path

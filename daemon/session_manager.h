@@ -1,30 +1,62 @@
 // SessionManager: the daemon's sessions by id, loaded on demand from the projects it has
 // seen, and the registry of those projects ($XDG_STATE_HOME/agent/projects.json) that lets
-// `agent ls --all` work after a restart. Thread-safe (one mutex; sessions have their own).
+// `agent ls --all` work after a restart.
+//
+// Memory: a loaded session with no attached client, no turn, no queued prompt and no RPC
+// holding it is unloaded once it has been so for `idle_unload` (AGENT_SESSION_IDLE_UNLOAD_S,
+// default 10 min). Its files stay; `List` shows it from disk and `Find` loads it again. A small
+// thread of the manager's sweeps; after unloading it returns freed heap to the OS
+// (malloc_trim), so a spike of tool output does not stay in the daemon's RSS.
+//
+// Thread-safety: all methods may be called from any thread. `mu_` guards the map only and is
+// never held while a session is read from disk or closed: a slow load blocks the lookups of
+// that id only (they share its result), never another id. Lock order: `mu_`, then a session's.
 #pragma once
 
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
 #include "daemon/session.h"
 
 namespace agent::daemon {
 
+struct SessionManagerOptions {
+  // How long a session must be idle and detached before it is unloaded; infinite: never.
+  absl::Duration idle_unload = absl::InfiniteDuration();
+  // Sweep on a thread of the manager's (every idle_unload / 4, within [10 ms, 30 s]). Tests
+  // may turn it off and call SweepIdle themselves.
+  bool sweep_thread = true;
+  // For tests: the clock, and hooks called outside every lock: just before a session is read
+  // from disk, when a Find starts waiting for another's load of the same id, and after a
+  // session was unloaded (its files closed and its lock released).
+  std::function<absl::Time()> now;
+  std::function<void(const std::string& id)> before_load;
+  std::function<void(const std::string& id)> joined_load;
+  std::function<void(const std::string& id)> after_unload;
+};
+
 class SessionManager {
  public:
+  // Unloads idle sessions after deps.config.session_idle_unload_s (0: never).
   explicit SessionManager(SessionDeps deps);
+  SessionManager(SessionDeps deps, SessionManagerOptions options);
+  // Stops the sweep thread, then ShutdownAll.
   ~SessionManager();
 
   absl::StatusOr<std::shared_ptr<Session>> Create(const agent::v1::CreateSessionRequest& req);
   // By id or unique id prefix; loads the session when it is not loaded yet. NotFound,
   // InvalidArgument (ambiguous prefix), DataLoss (damaged file, named), FailedPrecondition
-  // (owned by another daemon).
+  // (owned by another daemon). Concurrent Finds of one id share one load and one Session.
   absl::StatusOr<std::shared_ptr<Session>> Find(const std::string& id_or_prefix);
   // Sessions of `workdir` (or of every known project), newest first. Damaged files are
   // listed with load_error set instead of failing the call.
@@ -34,23 +66,51 @@ class SessionManager {
   // Ends every turn cleanly (sealed, saved).
   void ShutdownAll();
 
+  // Unloads the sessions idle and detached for `idle_unload`; returns how many. The sweep
+  // thread calls it; tests with a fake clock call it directly.
+  int SweepIdle() ABSL_LOCKS_EXCLUDED(mu_);
+
   int loaded_count() const;
   // The problems that stop gated tools in loaded sessions (broken rule files), without repeats.
   std::vector<std::string> RuleProblems() const;
   int attached_count() const;
+  bool IsLoaded(const std::string& id) const;
 
  private:
+  using LoadResult = absl::StatusOr<std::shared_ptr<Session>>;
+  // A session id's entry: loaded, being loaded, or being unloaded (exactly one of the three).
+  struct Slot {
+    std::shared_ptr<Session> session;
+    std::shared_future<LoadResult> loading;  // the result every Find of the id waits for
+    std::shared_future<void> unloading;      // ready once the session's lock is released
+    absl::Time last_used;                    // last Find or Create, or last seen in use
+  };
+
   SessionSettings DefaultSettings() const;
+  absl::Time Now() const;
   void RegisterProject(const std::string& workdir) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<std::string> Projects() const ABSL_LOCKS_EXCLUDED(mu_);
   // Full id and workdir of the saved session matching the prefix.
   absl::StatusOr<std::pair<std::string, std::string>> Resolve(const std::string& prefix);
+  // The session `id` of `workdir`: the loaded one, the result of a load under way, or one
+  // loaded now (outside the lock), after waiting for an unload under way.
+  LoadResult LoadOrJoin(const std::string& id, const std::string& workdir) ABSL_LOCKS_EXCLUDED(mu_);
+  LoadResult LoadAsOwner(const std::string& id, const std::string& workdir,
+                         std::promise<LoadResult>& promise) ABSL_LOCKS_EXCLUDED(mu_);
+  void Insert(const std::shared_ptr<Session>& s) ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether the slot's session may be unloaded now; refreshes last_used when it is in use.
+  bool UnloadableLocked(Slot& slot, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SweepThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
 
   SessionDeps deps_;
+  SessionManagerOptions options_;
   std::string registry_path_;
   mutable agent::Mutex mu_;
-  std::map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Slot> sessions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> projects_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  agent::CondVar stop_cv_;  // wakes the sweep thread to stop
+  std::thread sweeper_;
 };
 
 }  // namespace agent::daemon

@@ -1,6 +1,8 @@
 """make bench: every figure of the performance goals, measured in one run, printed as one table.
 
-    /usr/bin/python3 tests/bench/run_bench.py --bin BUILD/bin
+    /usr/bin/python3 tests/bench/run_bench.py --bin BUILD/bin [--only spike]
+
+--only spike runs only the output-spike memory rows (needs just agent and agentd in BUILD/bin).
 
 Benchmarks print; they do not assert: a missed goal shows as "MISSED" and the exit status stays
 0. The exit status is 1 only when a figure could not be measured at all (a broken benchmark).
@@ -387,6 +389,74 @@ def bench_memory(w, t, mem_ids, mem_bytes):
            "(%.2f s for all)." % (len(mem_ids), mem_bytes / MB, load_s))
 
 
+def status_of(pid):
+    """(VmRSS, VmHWM) of `pid` in MB."""
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                out[line.split(":")[0]] = int(line.split()[1]) / 1024.0
+    return out["VmRSS"], out["VmHWM"]
+
+
+def sessions_loaded(w):
+    pb, stub, channel = grpc_client.connect(w.socket)
+    try:
+        return stub.DaemonStatus(pb.DaemonStatusRequest(), timeout=10).sessions_loaded
+    finally:
+        channel.close()
+
+
+def bench_output_spike(w, t, sessions=4, size=1000000000, idle_s=3):
+    """agentd's RSS after `sessions` sessions each ran a bash tool printing `size` bytes, then
+    after they idled out (AGENT_SESSION_IDLE_UNLOAD_S=idle_s)."""
+    w.stop_daemon()
+    env = {"AGENT_SESSION_IDLE_UNLOAD_S": str(idle_s), "AGENT_BASH_TIMEOUT": "900"}
+    w.checked("ls", env=env)  # a fresh daemon with a short idle time
+    pid = w.daemon_pid()
+    before, _ = status_of(pid)
+    command = "yes | head -c %d" % size
+    w.load_script([{"tool_calls": [{"name": "bash", "arguments": {"command": command}}],
+                    "repeat": sessions}, {"text": "printed it", "repeat": sessions}])
+    t0 = time.monotonic()
+    running = []
+    try:
+        for _ in range(sessions):
+            k = w.request_count()
+            running.append(w.spawn("--yes", "print a lot", env=env))
+            w.wait_request(k + 1)  # each session's first request takes the next tool call
+        runs = [w.reap(p, t_spawn, timeout=900) for p, t_spawn in running]
+    except BaseException:
+        for p, t_spawn in running:
+            try:
+                os.kill(p, signal.SIGKILL)
+                w.reap(p, t_spawn)
+            except OSError:
+                pass
+        raise
+    run_s = time.monotonic() - t0
+    for r in runs:
+        if r.code != 0:
+            raise RuntimeError("a spike session exited %d: %s" % (r.code, r.err.strip()))
+    after, peak = status_of(pid)
+    t.add("memory", "agentd RSS after %d sessions × bash printing %.0f GB (peak)"
+          % (sessions, size / 1e9), "%.1f MB (peak %.1f MB)" % (after, peak), "—",
+          "%.1f MB before" % before)
+    # Bounded wait for the unload (an older daemon never unloads: the row says so).
+    deadline = time.monotonic() + idle_s + 30
+    while sessions_loaded(w) > 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    loaded = sessions_loaded(w)
+    idled, _ = status_of(pid)
+    t.add("memory", "agentd RSS after those sessions idled out (%d s idle time)" % idle_s,
+          "%.1f MB" % idled, "—", "%d sessions still loaded" % loaded)
+    t.note("output spike: %d one-shot `agent --yes` sessions started together, each running "
+           "`%s` through the bash tool (%.0f s for all); VmRSS and VmHWM of agentd from "
+           "/proc/<pid>/status once every client exited, then again once DaemonStatus showed "
+           "no session loaded (or %d s passed)." % (sessions, command, run_s, idle_s + 30))
+    w.stop_daemon()  # later figures start without the short idle time
+
+
 def bench_client_rss(w, t):
     ls = w.maxrss_kb("ls")
     turn = w.maxrss_kb("hi")
@@ -697,8 +767,12 @@ def bench_llm(t, bin_dir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="bin dir of a Release build")
+    ap.add_argument("--only", choices=["spike"],
+                    help="spike: only the output-spike memory rows (needs agent, agentd)")
     args = ap.parse_args()
     bin_dir = os.path.abspath(args.bin)
+    if args.only == "spike":
+        return main_spike(bin_dir)
     for exe in ("agent", "agentd", "fanout_bench", "store_bench", "llm_bench", "maxrss"):
         if not os.access(os.path.join(bin_dir, exe), os.X_OK):
             print("run_bench: %s/%s is missing; build the Release tree first" % (bin_dir, exe),
@@ -736,6 +810,7 @@ def main():
         attempt("memory", "agent RSS", lambda: bench_client_rss(w, t))
         attempt("steps", "50-step task", lambda: bench_steps(w, t))
         attempt("fanout", "fan-out", lambda: bench_fanout(w, t, bin_dir))
+        attempt("memory", "output spike", lambda: bench_output_spike(w, t))
     finally:
         w.close()
     attempt("save", "save", lambda: bench_store(t, bin_dir))
@@ -746,6 +821,20 @@ def main():
     version = subprocess.run([os.path.join(bin_dir, "agent"), "--version"], capture_output=True,
                              text=True, stdin=subprocess.DEVNULL).stdout.strip()
     t.print("Benchmarks of %s, binaries in %s" % (version, bin_dir))
+    return 1 if t.errors else 0
+
+
+def main_spike(bin_dir):
+    t = Table()
+    w = World(bin_dir)
+    try:
+        bench_output_spike(w, t)
+    except Exception as e:
+        traceback.print_exc(file=sys.stderr)
+        t.error("memory", "output spike", e)
+    finally:
+        w.close()
+    t.print("Output-spike memory rows, binaries in %s" % bin_dir)
     return 1 if t.errors else 0
 
 

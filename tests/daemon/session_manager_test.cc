@@ -1,0 +1,331 @@
+#include "daemon/session_manager.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_model_client.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+using ::agent::testing::FakeModelClient;
+using ::agent::testing::FakeScript;
+
+constexpr absl::Duration kIdle = absl::Minutes(10);
+constexpr auto kBound = std::chrono::seconds(20);  // every wait in these tests is bounded
+
+// A clock the test moves by hand.
+class FakeClock {
+ public:
+  absl::Time Now() {
+    agent::MutexLock l(&mu_);
+    return now_;
+  }
+  void Advance(absl::Duration d) {
+    agent::MutexLock l(&mu_);
+    now_ += d;
+  }
+
+ private:
+  agent::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::FromUnixSeconds(1700000000);
+};
+
+// Collects events; WaitFor waits (bounded) for one that matches.
+class Recorder : public Subscriber {
+ public:
+  void Deliver(const EventPtr& e) override {
+    agent::MutexLock l(&mu_);
+    events_.push_back(e);
+    cv_.SignalAll();
+  }
+  bool WaitFor(const std::function<bool(const v1::Event&)>& pred) {
+    agent::MutexLock l(&mu_);
+    absl::Time deadline = absl::Now() + absl::Seconds(20);
+    for (;;) {
+      for (const EventPtr& e : events_) {
+        if (pred(*e)) return true;
+      }
+      if (absl::Now() >= deadline) return false;
+      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    }
+  }
+
+ private:
+  agent::Mutex mu_;
+  std::vector<EventPtr> events_ ABSL_GUARDED_BY(mu_);
+  agent::CondVar cv_;
+};
+
+class SessionManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/session-manager-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    root_ = std::filesystem::canonical(tmpl).string();
+    workdir_ = root_ + "/project";
+    std::filesystem::create_directories(workdir_);
+    setenv("XDG_CONFIG_HOME", (root_ + "/config").c_str(), 1);
+    setenv("XDG_STATE_HOME", (root_ + "/state").c_str(), 1);
+    registry_ = tools::ToolRegistry::CreateCore();
+    script_ = std::make_shared<FakeScript>();
+  }
+  void TearDown() override {
+    manager_.reset();
+    std::filesystem::remove_all(root_);
+  }
+
+  SessionDeps Deps() {
+    SessionDeps d;
+    d.epoch = "test-epoch";
+    d.tools = &registry_;
+    auto script = script_;
+    d.make_model_client = [script] { return std::make_unique<FakeModelClient>(script); };
+    d.config.max_steps = 10;
+    return d;
+  }
+
+  // A manager on the fake clock that sweeps only when the test calls SweepIdle.
+  SessionManagerOptions ManualOptions() {
+    SessionManagerOptions o;
+    o.idle_unload = kIdle;
+    o.sweep_thread = false;
+    o.now = [this] { return clock_.Now(); };
+    return o;
+  }
+  SessionManager& Start(SessionManagerOptions o) {
+    manager_ = std::make_unique<SessionManager>(Deps(), std::move(o));
+    return *manager_;
+  }
+
+  std::string NewSession(SessionManager& m) {
+    v1::CreateSessionRequest req;
+    req.set_workdir(workdir_);
+    req.set_policy(v1::POLICY_MODE_YES);
+    auto s = m.Create(req);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? (*s)->id() : "";
+  }
+  // Sessions saved by a manager that is gone: on disk, not loaded.
+  std::vector<std::string> SavedSessions(int n) {
+    SessionManager m(Deps());
+    std::vector<std::string> ids;
+    for (int i = 0; i < n; ++i) ids.push_back(NewSession(m));
+    return ids;
+  }
+  bool Listed(SessionManager& m, const std::string& id) {
+    for (const v1::Session& s : m.List(workdir_, false)) {
+      if (s.id() == id) return s.load_error().empty();
+    }
+    return false;
+  }
+
+  std::string root_;
+  std::string workdir_;
+  tools::ToolRegistry registry_;
+  std::shared_ptr<FakeScript> script_;
+  FakeClock clock_;
+  std::unique_ptr<SessionManager> manager_;
+};
+
+TEST_F(SessionManagerTest, IdleSessionIsUnloadedAfterTheTimeoutListedAndReloadedByFind) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  clock_.Advance(kIdle - absl::Seconds(1));
+  EXPECT_EQ(m.SweepIdle(), 0);
+  EXPECT_TRUE(m.IsLoaded(id));
+
+  clock_.Advance(absl::Seconds(1));
+  EXPECT_EQ(m.SweepIdle(), 1);
+  EXPECT_FALSE(m.IsLoaded(id));
+  EXPECT_EQ(m.loaded_count(), 0);
+  EXPECT_TRUE(Listed(m, id));  // from its files
+
+  auto again = m.Find(id);  // its lock was released, so it loads again
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->id(), id);
+  EXPECT_TRUE(m.IsLoaded(id));
+}
+
+TEST_F(SessionManagerTest, FindRestartsTheIdleTime) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  clock_.Advance(kIdle - absl::Seconds(1));
+  ASSERT_TRUE(m.Find(id).ok());
+  clock_.Advance(absl::Seconds(2));
+  EXPECT_EQ(m.SweepIdle(), 0);
+  clock_.Advance(kIdle);
+  EXPECT_EQ(m.SweepIdle(), 1);
+}
+
+TEST_F(SessionManagerTest, AttachedSessionStaysAndItsIdleTimeStartsAtDetach) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  Session* s = m.Find(id)->get();  // the manager keeps it; no reference held here
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  clock_.Advance(2 * kIdle);
+  EXPECT_EQ(m.SweepIdle(), 0);
+  EXPECT_TRUE(m.IsLoaded(id));
+
+  s->Detach(&rec);
+  clock_.Advance(kIdle / 2);
+  EXPECT_EQ(m.SweepIdle(), 0);  // idle since the last sweep saw it attached, not since Find
+  clock_.Advance(kIdle / 2);
+  EXPECT_EQ(m.SweepIdle(), 1);
+}
+
+TEST_F(SessionManagerTest, SessionWithARunningTurnStays) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  Session* s = m.Find(id)->get();
+  script_->SetHold(true);
+  ASSERT_TRUE(s->SendPrompt("hi", "t").ok());
+  ASSERT_TRUE(script_->WaitHolding(absl::Seconds(20)));
+  clock_.Advance(2 * kIdle);
+  EXPECT_EQ(m.SweepIdle(), 0);
+  EXPECT_TRUE(m.IsLoaded(id));
+
+  script_->SetHold(false);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) {
+    return e.has_turn_ended() ||
+           (e.has_snapshot() && e.snapshot().state() == v1::SESSION_STATE_IDLE);
+  }));
+  s->Detach(&rec);
+  clock_.Advance(kIdle);
+  EXPECT_EQ(m.SweepIdle(), 1);
+}
+
+TEST_F(SessionManagerTest, SessionHeldByACallerStays) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  auto held = m.Find(id);  // as an RPC handler holds it between Find and its call
+  ASSERT_TRUE(held.ok());
+  clock_.Advance(2 * kIdle);
+  EXPECT_EQ(m.SweepIdle(), 0);
+  auto again = m.Find(id);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->get(), held->get());
+}
+
+TEST_F(SessionManagerTest, SweepThreadUnloadsAfterAShortIdleTime) {
+  std::string id = SavedSessions(1)[0];
+  std::promise<std::string> unloaded;
+  SessionManagerOptions o;
+  o.idle_unload = absl::Milliseconds(50);
+  o.after_unload = [&unloaded](const std::string& id) { unloaded.set_value(id); };
+  SessionManager& m = Start(std::move(o));
+  ASSERT_TRUE(m.Find(id).ok());
+  auto done = unloaded.get_future();
+  ASSERT_EQ(done.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(done.get(), id);
+  EXPECT_FALSE(m.IsLoaded(id));
+  EXPECT_TRUE(Listed(m, id));
+  manager_.reset();  // before the promise its hook sets
+}
+
+TEST_F(SessionManagerTest, ZeroIdleTimeFromConfigNeverUnloads) {
+  SessionDeps d = Deps();
+  d.config.session_idle_unload_s = 0;
+  SessionManager m(d);
+  std::string id = NewSession(m);
+  EXPECT_EQ(m.SweepIdle(), 0);
+  EXPECT_TRUE(m.IsLoaded(id));
+}
+
+// The load of `slow` waits in before_load until the test opens the gate.
+struct SlowLoad {
+  std::string slow;
+  std::promise<void> entered, joined;
+  std::promise<void> gate;
+  std::shared_future<void> gate_future = gate.get_future().share();
+  std::atomic<int> loads{0};
+
+  void Install(SessionManagerOptions& o) {
+    o.before_load = [this](const std::string& id) {
+      ++loads;
+      if (id != slow) return;
+      entered.set_value();
+      gate_future.wait_for(kBound);
+    };
+    o.joined_load = [this](const std::string& id) {
+      if (id == slow) joined.set_value();
+    };
+  }
+};
+
+TEST_F(SessionManagerTest, ConcurrentFindsOfOneIdShareOneLoad) {
+  std::string id = SavedSessions(1)[0];
+  SlowLoad slow;
+  slow.slow = id;
+  SessionManagerOptions o = ManualOptions();
+  slow.Install(o);
+  SessionManager& m = Start(std::move(o));
+  auto first = std::async(std::launch::async, [&] { return m.Find(id); });
+  ASSERT_EQ(slow.entered.get_future().wait_for(kBound), std::future_status::ready);
+  auto second = std::async(std::launch::async, [&] { return m.Find(id.substr(0, 6)); });
+  ASSERT_EQ(slow.joined.get_future().wait_for(kBound), std::future_status::ready);
+  slow.gate.set_value();
+  auto a = first.get();
+  auto b = second.get();
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();  // not FailedPrecondition from a second lock
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_EQ(slow.loads.load(), 1);
+  manager_.reset();  // before `slow`, which its hooks use
+}
+
+TEST_F(SessionManagerTest, SlowLoadDoesNotBlockAnotherId) {
+  std::vector<std::string> ids = SavedSessions(3);
+  SlowLoad slow;
+  slow.slow = ids[0];
+  SessionManagerOptions o = ManualOptions();
+  slow.Install(o);
+  SessionManager& m = Start(std::move(o));
+  std::string loaded = ids[1];
+  ASSERT_TRUE(m.Find(loaded).ok());
+  auto first = std::async(std::launch::async, [&] { return m.Find(ids[0]); });
+  ASSERT_EQ(slow.entered.get_future().wait_for(kBound), std::future_status::ready);
+
+  // While ids[0] loads: a loaded session, a session read from disk, a list, a new session.
+  auto others = std::async(std::launch::async, [&] {
+    bool ok = m.Find(loaded).ok() && m.Find(ids[2]).ok() && Listed(m, ids[2]);
+    return ok && !NewSession(m).empty();
+  });
+  bool finished = others.wait_for(kBound) == std::future_status::ready;
+  slow.gate.set_value();
+  EXPECT_TRUE(finished) << "another id waited for the slow load";
+  EXPECT_TRUE(others.get());
+  EXPECT_TRUE(first.get().ok());
+  manager_.reset();
+}
+
+TEST_F(SessionManagerTest, FailedLoadLeavesNoEntryAndIsTriedAgain) {
+  std::string id = SavedSessions(1)[0];
+  std::atomic<int> loads{0};
+  SessionManagerOptions o = ManualOptions();
+  o.before_load = [&loads](const std::string&) { ++loads; };
+  SessionManager& m = Start(std::move(o));
+  std::filesystem::resize_file(TranscriptPath(workdir_, id), 3);  // damaged
+  auto r = m.Find(id);
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(m.IsLoaded(id));
+  auto again = m.Find(id);  // neither a cached failure nor a wait on a finished load
+  EXPECT_EQ(again.status().code(), r.status().code());
+  EXPECT_EQ(loads.load(), 2);
+  manager_.reset();
+}
+
+}  // namespace
+}  // namespace agent::daemon
