@@ -323,13 +323,15 @@ int SessionManager::loaded_count() const {
 }
 
 std::vector<std::string> SessionManager::RuleProblems() const {
-  std::map<std::string, std::shared_ptr<Session>> sessions;
+  std::vector<std::shared_ptr<Session>> sessions;
   {
     agent::MutexLock l(&mu_);
-    sessions = sessions_;
+    for (const auto& [id, slot] : sessions_) {
+      if (slot.session) sessions.push_back(slot.session);
+    }
   }
   std::vector<std::string> problems;
-  for (const auto& [id, s] : sessions) {
+  for (const std::shared_ptr<Session>& s : sessions) {
     absl::Status st = s->RulesProblem();
     if (st.ok()) continue;
     std::string p(st.message());
