@@ -20,6 +20,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "model_server"))
 import scripted_model  # noqa: E402  (the rule checker, shared with the server)
 
+def _protocol_version():
+    """kProtocolVersion of common/protocol.h, so tests follow a bump."""
+    with open(os.path.join(HERE, "..", "..", "common", "protocol.h")) as f:
+        for line in f:
+            if "kProtocolVersion =" in line:
+                return int(line.split("=")[1].strip(" ;\n"))
+    raise RuntimeError("kProtocolVersion not found in common/protocol.h")
+
+
+PROTOCOL_VERSION = _protocol_version()
 BIN = os.environ.get("AGENT_BIN_DIR", os.path.join(HERE, "..", "..", "build", "bin"))
 SERVER = os.path.join(HERE, "..", "model_server", "scripted_model.py")
 

@@ -8,7 +8,7 @@ import threading
 import time
 import unittest
 
-from harness import Env, tool_call, transcript_problems
+from harness import PROTOCOL_VERSION, Env, tool_call, transcript_problems
 import grpc_client
 
 
@@ -37,7 +37,7 @@ class Api:
     def attach(self, sid, name, after_seq=0, epoch="", read_only=False):
         return self.stub.Attach(self.pb.AttachRequest(
             session_id=sid, client_name=name, after_seq=after_seq, epoch=epoch,
-            read_only=read_only, protocol_version=2))
+            read_only=read_only, protocol_version=PROTOCOL_VERSION))
 
     def prompt(self, sid, text, client="api"):
         return self.stub.SendPrompt(self.pb.SendPromptRequest(

@@ -5,7 +5,7 @@ import unittest
 
 import grpc
 
-from harness import Env
+from harness import PROTOCOL_VERSION, Env
 import grpc_client
 
 MB = 1024 * 1024
@@ -39,7 +39,7 @@ class RequestSize(unittest.TestCase):
 
     def test_a_1mb_prompt_is_accepted_and_reaches_the_model(self):
         stream = self.stub.Attach(self.pb.AttachRequest(
-            session_id=self.sid, client_name="t", protocol_version=1), timeout=60)
+            session_id=self.sid, client_name="t", protocol_version=PROTOCOL_VERSION), timeout=60)
         text = "1 MB prompt " + "x" * MB
         self.assertEqual(self.prompt(text).queue_position, 0)
         for e in stream:
