@@ -114,9 +114,15 @@ std::vector<std::string> SessionManager::Projects() const {
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     const v1::CreateSessionRequest& req) {
-  std::string workdir = AbsolutePath(req.workdir());
+  // The daemon's own working directory means nothing to a client: a relative path is an
+  // error, never resolved against it.
+  if (req.workdir().empty() || req.workdir()[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workdir must be an absolute path, got \"", req.workdir(), "\""));
+  }
+  std::string workdir = req.workdir();
   std::error_code ec;
-  if (req.workdir().empty() || !std::filesystem::is_directory(workdir, ec)) {
+  if (!std::filesystem::is_directory(workdir, ec)) {
     return absl::InvalidArgumentError(absl::StrCat("not a directory: ", req.workdir()));
   }
   workdir = std::filesystem::canonical(workdir, ec).string();

@@ -137,6 +137,42 @@ class ProtectedPaths(unittest.TestCase):
         s.cancel()
 
 
+class Spellings(unittest.TestCase):
+    def test_a_deny_rule_is_not_bypassed_by_spelling_the_command_differently(self):
+        spellings = ["command rm x", "env rm x", "\\rm x", "'rm' x", "/bin/rm x",
+                     "time -p rm x", "nice rm x", "echo x | xargs rm", "eval 'rm x'",
+                     "bash -c 'rm x'", "sh -c 'rm x'", "exec rm x"]
+        replies = [{"tool_calls": [tool_call("bash", command=c)]} for c in spellings]
+        replies.append({"text": "done"})
+        env = Env(replies)
+        self.addCleanup(env.close)
+        write_json(os.path.join(env.project, ".agent", "settings.json"),
+                   {"allow": ["bash"], "deny": ["bash(rm *)"]})
+        with open(os.path.join(env.project, "x"), "w") as f:
+            f.write("keep me\n")
+        r = env.agent("--yes", "go")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(env.project, "x")))
+        results = [m["content"] for m in env.transcript() if m["role"] == "tool"]
+        self.assertEqual(len(results), len(spellings))
+        for command, result in zip(spellings, results):
+            self.assertIn("Denied", result, command)
+
+
+class Workdir(unittest.TestCase):
+    def test_a_relative_workdir_over_raw_grpc_is_an_error(self):
+        import grpc
+        env = Env([])
+        self.addCleanup(env.close)
+        api = Api(env)
+        self.addCleanup(api.close)
+        pb = api.pb
+        with self.assertRaises(grpc.RpcError) as e:
+            api.stub.CreateSession(pb.CreateSessionRequest(workdir="project"), timeout=10)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("absolute", e.exception.details())
+
+
 class BrokenRuleFiles(unittest.TestCase):
     def test_a_rule_file_that_does_not_parse_stops_gated_tools(self):
         env = Env([
