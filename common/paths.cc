@@ -40,6 +40,10 @@ std::string ConfigDir() {
   return Home() + "/.config/agent";
 }
 
+std::string ProjectSettingsPath(const std::string& project) {
+  return project + "/.agent/settings.json";
+}
+
 absl::Status EnsurePrivateDir(const std::string& dir) {
   if (auto s = MakeDirs(dir, 0700); !s.ok()) return s;
   struct stat st;

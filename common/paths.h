@@ -14,6 +14,8 @@ std::string SocketPath();
 std::string StateDir();
 // $XDG_CONFIG_HOME/agent (default ~/.config/agent): config.json.
 std::string ConfigDir();
+// <project>/.agent/settings.json: the project's permission rules.
+std::string ProjectSettingsPath(const std::string& project);
 
 // Creates `dir` (and parents) with mode 0700 and checks that it is a directory owned by us
 // and not accessible by others; PermissionDenied otherwise, so a socket is never placed

@@ -120,7 +120,7 @@ absl::Status Server::Run() {
     // repository content and are never followed through one.
     std::string user = ConfigDir() + "/config.json";
     return std::make_shared<policy::FileRuleSource>(
-        std::vector<std::string>{user, workdir + "/.agent/settings.json"},
+        std::vector<std::string>{user, ProjectSettingsPath(workdir)},
         std::vector<std::string>{user});
   };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,

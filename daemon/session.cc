@@ -6,6 +6,7 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/paths.h"
 #include "common/tool_env.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
@@ -22,10 +23,6 @@ std::string NewSessionId() {
   static agent::Mutex mu;
   agent::MutexLock l(&mu);
   return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
-}
-
-std::string ProjectSettingsPath(const std::string& workdir) {
-  return workdir + "/.agent/settings.json";
 }
 
 }  // namespace

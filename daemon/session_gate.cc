@@ -2,6 +2,7 @@
 // (call_policy.h); when they leave it open, the attached clients are asked and the turn
 // thread waits for the first answer (approval_gate.h).
 #include "absl/strings/str_cat.h"
+#include "common/paths.h"
 #include "daemon/call_policy.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
@@ -10,15 +11,7 @@
 #include "daemon/tools/change_preview.h"
 
 namespace agent::daemon {
-namespace {
-
 namespace v1 = agent::v1;
-
-std::string ProjectSettingsPath(const std::string& workdir) {
-  return workdir + "/.agent/settings.json";
-}
-
-}  // namespace
 
 std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, const Json& args) {
   absl::StatusOr<policy::RuleSet> rules = rules_->Rules();
