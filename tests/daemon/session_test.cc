@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
+#include "daemon/deferred_writes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_model_client.h"
@@ -254,6 +255,36 @@ TEST_F(SessionTest, AProtectedPathIsAskedAboutWhateverTheRulesAllow) {
   ASSERT_TRUE(rec.WaitTurnEnded());
   EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/settings.json"));
   s->Detach(&rec);
+}
+
+// A subscriber that writes as AttachReactor does: it defers the write from Deliver, and
+// the write asks the session something, which needs the session's mutex to be free.
+class DeferringSubscriber : public Subscriber, private DeferredWriter {
+ public:
+  explicit DeferringSubscriber(Session** session) : session_(session) {}
+  void Deliver(const EventPtr&) override {
+    ++delivered_;
+    DeferWrite(this);
+  }
+  void StartDeferredWrite() override {
+    // Info() takes the session's mutex: it would deadlock if the write ran under it.
+    states_.push_back((*session_)->Info().state());
+  }
+  int delivered_ = 0;
+  std::vector<v1::SessionState> states_;
+
+ private:
+  Session** session_;
+};
+
+TEST_F(SessionTest, WritesToClientsStartAfterTheSessionsMutexIsReleased) {
+  auto s = NewSession();
+  Session* raw = s.get();
+  DeferringSubscriber sub(&raw);
+  s->Attach(&sub, "w", false, "", 0);  // the snapshot and ClientsChanged
+  EXPECT_EQ(sub.delivered_, 2);
+  EXPECT_EQ(sub.states_.size(), 2u);  // both writes started once Attach released the mutex
+  s->Detach(&sub);
 }
 
 TEST_F(SessionTest, PendingApprovalIsInTheSnapshotOfALateClient) {
