@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/utf8.h"
 
 namespace agent::client {
 namespace {
@@ -57,21 +58,28 @@ std::string StripAnsi(std::string_view s) {
       continue;
     }
     if (i + 1 >= s.size()) break;
-    char kind = s[i + 1];
-    if (kind == '[') {  // CSI: parameters and intermediates, then a final byte 0x40-0x7E
+    const unsigned char kind = static_cast<unsigned char>(s[i + 1]);
+    if (kind == '[') {
+      // CSI: parameter and intermediate bytes (0x20-0x3F, ASCII), then a final byte
+      // 0x40-0x7E. Anything else ends the sequence unconsumed, so a character after a cut
+      // sequence is never swallowed in part.
       size_t j = i + 2;
-      while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7E)) ++j;
-      i = j;
-    } else if (kind == ']') {  // OSC: up to BEL or ST
+      while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x3F) ++j;
+      i = (j < s.size() && s[j] >= 0x40 && s[j] <= 0x7E) ? j : j - 1;
+    } else if (kind == ']') {  // OSC: up to BEL or ST, all of it dropped
       size_t j = i + 2;
       while (j < s.size() && s[j] != '\x07' &&
              !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\'))
         ++j;
       i = (j < s.size() && s[j] == '\x1b') ? j + 1 : j;
-    } else {
-      i += 1;
+    } else if (kind < 0x80) {
+      i += 1;  // a two-byte escape
     }
+    // else: ESC before a non-ASCII byte: only the ESC goes, the character stays whole.
   }
+  // The text itself may hold ill-formed bytes (tool output, a cut stream): the terminal gets
+  // U+FFFD for them, as everywhere else (common/utf8.h).
+  MakeValidUtf8(&out);
   return out;
 }
 

@@ -10,7 +10,9 @@
 
 namespace agent::client {
 
-// `text` without ANSI escape sequences (CSI "\x1b[...X", OSC "\x1b]...\x07", two-byte ESC x).
+// `text` without ANSI escape sequences (CSI "\x1b[...X", OSC "\x1b]...\x07", two-byte ESC x),
+// as valid UTF-8 for any input: an ESC before a non-ASCII character drops only the ESC, and
+// ill-formed bytes become U+FFFD (common/utf8.h).
 std::string StripAnsi(std::string_view text);
 
 // Columns one code point takes: 0 for controls and combining marks, 2 for wide (East Asian,

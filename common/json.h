@@ -2,6 +2,8 @@
 // as absl::Status so they can cross module boundaries.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,8 +14,18 @@ namespace agent {
 
 using Json = nlohmann::json;
 
-// Parses `text`; InvalidArgument names the byte offset of the first error.
+// Parses `text`; InvalidArgument names the byte (counted from 1) of the first error.
 absl::StatusOr<Json> ParseJson(std::string_view text);
+
+// Where and why `text` fails to parse as JSON.
+struct JsonSyntaxError {
+  size_t offset = 0;    // 0-based offset of the offending byte (at most text.size())
+  std::string problem;  // the parser's description, e.g. "syntax error while parsing value …"
+};
+
+// The first syntax error in `text`, or nullopt when `text` is one valid JSON document. A
+// second, event-only parse: call it after a parse has failed, to report where.
+std::optional<JsonSyntaxError> FindJsonSyntaxError(std::string_view text);
 
 // Serialises without throwing: invalid UTF-8 in strings is replaced, not fatal.
 std::string DumpJson(const Json& j, int indent = -1);

@@ -104,6 +104,12 @@ void MakeValidUtf8(std::string* s) {
   *s = ToValidUtf8(*s);
 }
 
+Utf8Unit Utf8UnitAt(std::string_view s, size_t i) {
+  // A prefix the input ends inside is, at the end of the text, one maximal subpart.
+  const Step st = Classify(reinterpret_cast<const unsigned char*>(s.data()) + i, s.size() - i);
+  return {st.len, st.kind == Kind::kValid};
+}
+
 std::string Utf8Decoder::Feed(std::string_view chunk) {
   std::string out;
   if (pending_len_ > 0) {

@@ -29,6 +29,16 @@ std::string ToValidUtf8(std::string_view s);
 // In place: leaves a valid `*s` untouched (no allocation), repairs it otherwise.
 void MakeValidUtf8(std::string* s);
 
+// One step of reading `s` from byte i, for callers that walk text character by character
+// (e.g. to count or cut characters) and repair as they go: `len` bytes (1 to 4) that are
+// either one whole character (`valid`) or the maximal subpart that ToValidUtf8 replaces with
+// one U+FFFD. REQUIRES: i < s.size().
+struct Utf8Unit {
+  size_t len;
+  bool valid;
+};
+Utf8Unit Utf8UnitAt(std::string_view s, size_t i);
+
 // Repairs a byte stream that arrives in chunks which may split characters: a trailing
 // sequence that is well-formed so far (at most 3 bytes) is held back until the next chunk
 // completes it or Finish ends it. Concatenating every Feed and the Finish yields exactly

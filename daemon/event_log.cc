@@ -2,17 +2,18 @@
 
 #include <algorithm>
 
-#include "absl/time/clock.h"
-
 namespace agent::daemon {
 
-EventLog::EventLog(std::string epoch, size_t capacity, size_t max_bytes)
-    : epoch_(std::move(epoch)), capacity_(std::max<size_t>(capacity, 1)), max_bytes_(max_bytes) {}
+EventLog::EventLog(std::string epoch, size_t capacity, size_t max_bytes, const Clock* clock)
+    : epoch_(std::move(epoch)),
+      capacity_(std::max<size_t>(capacity, 1)),
+      max_bytes_(max_bytes),
+      clock_(clock) {}
 
 EventPtr EventLog::Append(agent::v1::Event event) {
   event.set_seq(next_seq_++);
   event.set_epoch(epoch_);
-  event.set_unix_ms(absl::ToUnixMillis(absl::Now()));
+  event.set_unix_ms(clock_->NowMs());
   size_t size = event.ByteSizeLong();
   auto ptr = std::make_shared<const agent::v1::Event>(std::move(event));
   ring_.push_back({ptr, size});

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "agent/v1/agent.pb.h"
+#include "common/clock.h"
 
 namespace agent::daemon {
 
@@ -40,9 +41,12 @@ class Subscriber {
 
 class EventLog {
  public:
-  EventLog(std::string epoch, size_t capacity, size_t max_bytes = kEventRingMaxBytes);
+  // `clock` stamps the events' time and must outlive the log.
+  EventLog(std::string epoch, size_t capacity, size_t max_bytes = kEventRingMaxBytes,
+           const Clock* clock = Clock::Real());
 
-  // Stamps seq, epoch and time on `event`, keeps it, and delivers it to every subscriber.
+  // Stamps seq, epoch and time (from the clock) on `event`, keeps it, and delivers it to every
+  // subscriber.
   EventPtr Append(agent::v1::Event event);
 
   // The events after `after_seq` (none when it is the last), when this epoch's ring still
@@ -69,6 +73,7 @@ class EventLog {
   std::string epoch_;
   size_t capacity_;
   size_t max_bytes_;
+  const Clock* clock_;
   uint64_t next_seq_ = 1;
   std::deque<Kept> ring_;
   size_t bytes_ = 0;  // sum of ring_[i].bytes

@@ -36,7 +36,7 @@ Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
       meta_(std::move(meta)),
       transcript_(std::move(transcript)),
       settings_(std::move(settings)),
-      log_(deps_.epoch, kEventRingSize) {
+      log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock) {
   model_ = deps_.make_model_client();
   rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
   if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});

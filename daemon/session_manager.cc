@@ -90,8 +90,6 @@ SessionManager::~SessionManager() {
   ShutdownAll();
 }
 
-absl::Time SessionManager::Now() const { return options_.now ? options_.now() : absl::Now(); }
-
 SessionSettings SessionManager::DefaultSettings() const {
   SessionSettings s;
   s.model = deps_.config.model;

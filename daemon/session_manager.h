@@ -36,10 +36,9 @@ struct SessionManagerOptions {
   // Sweep on a thread of the manager's (every idle_unload / 4, within [10 ms, 30 s]). Tests
   // may turn it off and call SweepIdle themselves.
   bool sweep_thread = true;
-  // For tests: the clock, and hooks called outside every lock: just before a session is read
-  // from disk, when a Find starts waiting for another's load of the same id, and after a
-  // session was unloaded (its files closed and its lock released).
-  std::function<absl::Time()> now;
+  // For tests: hooks called outside every lock: just before a session is read from disk, when
+  // a Find starts waiting for another's load of the same id, and after a session was unloaded
+  // (its files closed and its lock released). Idle time is measured on deps.clock.
   std::function<void(const std::string& id)> before_load;
   std::function<void(const std::string& id)> joined_load;
   std::function<void(const std::string& id)> after_unload;
@@ -87,7 +86,7 @@ class SessionManager {
   };
 
   SessionSettings DefaultSettings() const;
-  absl::Time Now() const;
+  absl::Time Now() const { return deps_.clock->Now(); }
   void RegisterProject(const std::string& workdir) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<std::string> Projects() const ABSL_LOCKS_EXCLUDED(mu_);
   // Full id and workdir of the saved session matching the prefix.

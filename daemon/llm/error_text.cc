@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/llm/stream_utf8.h"
+#include "common/utf8.h"
 
 namespace agent::daemon::llm {
 namespace {
@@ -68,15 +68,13 @@ std::string OneLineTruncated(std::string_view text, size_t max_chars) {
       pending_space = false;
       if (++chars == max_chars) break;
     }
-    size_t bad = 0;
-    const size_t n = Utf8SequenceAt(text, i, &bad);
-    if (n > 0) {
-      out.append(text.substr(i, n));
-      i += n;
+    const Utf8Unit u = Utf8UnitAt(text, i);
+    if (u.valid) {
+      out.append(text.substr(i, u.len));
     } else {
       out.append(kReplacementChar);
-      i += bad;
     }
+    i += u.len;
     ++chars;
   }
   return out;

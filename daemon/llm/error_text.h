@@ -17,7 +17,7 @@ inline constexpr size_t kMaxErrorMessageChars = 200;
 
 // `text` with runs of whitespace (including newlines) collapsed to one space, trimmed at
 // both ends, and cut after `max_chars` code points. The result is valid UTF-8: each ill-formed
-// part becomes U+FFFD (stream_utf8.h) and counts as one character.
+// part becomes U+FFFD (common/utf8.h) and counts as one character.
 std::string OneLineTruncated(std::string_view text, size_t max_chars = kMaxErrorMessageChars);
 
 // The Status for an error object that arrived inside a stream (OpenAI `{"error":{...}}`,

@@ -3,8 +3,8 @@
 #include <limits>
 #include <utility>
 
+#include "common/utf8.h"
 #include "daemon/llm/error_text.h"
-#include "daemon/llm/stream_utf8.h"
 
 namespace agent::daemon::llm {
 namespace {
@@ -149,7 +149,7 @@ void SseParser::ProcessLine(std::string_view line, std::vector<SseEvent>* out) {
   } else if (name == "id") {
     if (value.find('\0') == std::string_view::npos) {
       last_id_.assign(value);
-      RepairUtf8(&last_id_);
+      MakeValidUtf8(&last_id_);
     }
   } else if (name == "retry") {
     if (AllDigits(value)) {
@@ -180,8 +180,8 @@ void SseParser::Dispatch(std::vector<SseEvent>* out) {
   ev.data = std::move(data_);
   ev.id = last_id_;
   // The one place where the stream's bytes become text (see the header).
-  RepairUtf8(&ev.event);
-  RepairUtf8(&ev.data);
+  MakeValidUtf8(&ev.event);
+  MakeValidUtf8(&ev.data);
   out->push_back(std::move(ev));
   event_.clear();
   data_.clear();

@@ -9,7 +9,7 @@
 // `id:` and `retry:` are honoured.
 //
 // Bytes become text here, and only here: the fields of a dispatched event are valid UTF-8,
-// each ill-formed part replaced by U+FFFD (stream_utf8.h; the spec decodes the stream the same
+// each ill-formed part replaced by U+FFFD (common/utf8.h; the spec decodes the stream the same
 // way). Since only complete events are decoded, the result is the same for any split.
 //
 // Memory is bounded: a line, or the data of one event, over Options::max_event_bytes stops the

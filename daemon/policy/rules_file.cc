@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -48,42 +49,10 @@ size_t KeyOffset(std::string_view text, std::string_view key) {
   return 0;
 }
 
-// The syntax error's offset and description, from a second, event-only parse.
-absl::Status JsonSyntaxError(std::string_view text, std::string_view path) {
-  struct Locator : nlohmann::json_sax<Json> {
-    size_t where = 0;
-    std::string what;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t pos, const std::string&,
-                     const nlohmann::detail::exception& ex) override {
-      where = pos;
-      what = ex.what();
-      return false;
-    }
-  } locator;
-  Json::sax_parse(text, &locator, nlohmann::detail::input_format_t::json, /*strict=*/true);
-  // `[json.exception.parse_error.101] parse error at line 1, column 2: syntax error …`: the
-  // part after the position is the problem.
-  std::string_view problem = locator.what;
-  if (const size_t column = problem.find("column "); column != std::string_view::npos) {
-    if (const size_t colon = problem.find(": ", column); colon != std::string_view::npos) {
-      problem.remove_prefix(colon + 2);
-    }
-  }
-  // The parser reports how many bytes it read; the offending one is the last of them.
-  const size_t offset = locator.where > 0 ? locator.where - 1 : 0;
-  return ErrorAt(path, text, offset, "invalid JSON: " + std::string(problem));
+// The syntax error's position and description.
+absl::Status JsonSyntaxErrorAt(std::string_view text, std::string_view path) {
+  const JsonSyntaxError error = FindJsonSyntaxError(text).value_or(JsonSyntaxError{});
+  return ErrorAt(path, text, error.offset, "invalid JSON: " + error.problem);
 }
 
 absl::Status ParseRuleList(const Json& settings, const char* key, std::string_view text,
@@ -129,7 +98,7 @@ bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
 
 absl::StatusOr<RuleSet> ParseRulesText(std::string_view text, std::string_view path) {
   Json settings = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (settings.is_discarded()) return JsonSyntaxError(text, path);
+  if (settings.is_discarded()) return JsonSyntaxErrorAt(text, path);
   if (!settings.is_object()) {
     const size_t first = text.find_first_not_of(" \t\r\n");
     return ErrorAt(path, text, first == std::string_view::npos ? 0 : first,

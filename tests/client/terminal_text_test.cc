@@ -1,5 +1,9 @@
 #include "client/terminal_text.h"
 
+#include <random>
+#include <string>
+
+#include "common/utf8.h"
 #include "gtest/gtest.h"
 
 namespace agent::client {
@@ -15,6 +19,34 @@ TEST(StripAnsiTest, RemovesCsiOscAndTwoByteEscapes) {
                       "7b"),
             "ab");
   EXPECT_EQ(StripAnsi("trailing\x1b"), "trailing");
+}
+
+TEST(StripAnsiTest, AnEscapeBeforeAMultiByteCharacterKeepsTheWholeCharacter) {
+  EXPECT_EQ(StripAnsi("a\x1b\xC3\xA9z"), "a\xC3\xA9z");          // ESC é
+  EXPECT_EQ(StripAnsi("\x1b[1\xE2\x82\xAC!"), "\xE2\x82\xAC!");  // a CSI cut by €
+  EXPECT_EQ(StripAnsi("\x1b[12;\x1b[0mok"), "ok");               // a CSI cut by another
+  EXPECT_EQ(StripAnsi("x\x1b["), "x");
+}
+
+TEST(StripAnsiTest, IllFormedBytesBecomeReplacementCharacters) {
+  EXPECT_EQ(StripAnsi("a\xFF"), "a\xEF\xBF\xBD");
+}
+
+TEST(StripAnsiTest, OutputIsValidUtf8ForRandomBytes) {
+  std::mt19937 rng(20261201);  // fixed seed: a failure is reproducible
+  // Mostly the bytes that escapes and UTF-8 are made of.
+  static constexpr unsigned char kBytes[] = {0x1B, '[',  ']',  ';',  '0',  'm',  0x07, '\\',
+                                             0x20, 0x3F, 0x40, 0x7E, 0x80, 0xA9, 0xBF, 0xC3,
+                                             0xE2, 0x82, 0xF0, 0x9F, 0xFF, 'a'};
+  for (int round = 0; round < 5000; ++round) {
+    std::string in(rng() % 24, '\0');
+    for (char& c : in) {
+      c = static_cast<char>(rng() % 4 == 0 ? rng() & 0xFF : kBytes[rng() % sizeof kBytes]);
+    }
+    const std::string out = StripAnsi(in);
+    ASSERT_TRUE(IsValidUtf8(out)) << round;
+    ASSERT_EQ(out.find('\x1b'), std::string::npos) << round;
+  }
 }
 
 TEST(DisplayWidthTest, CountsColumnsNotBytes) {

@@ -42,6 +42,18 @@ TEST(ParseJson, RefusesInvalidJsonAndSaysWhere) {
   EXPECT_THAT(std::string(ParseJson("[1, 2, }").status().message()), HasSubstr("at byte"));
 }
 
+TEST(FindJsonSyntaxError, NamesTheOffendingByteAndTheProblem) {
+  const auto error = FindJsonSyntaxError("[1, 2, }");
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->offset, 7u);  // the '}'
+  EXPECT_THAT(error->problem, ::testing::StartsWith("syntax error while parsing value"));
+  EXPECT_EQ(ParseJson("[1, 2, }").status().message(), "not valid JSON (at byte 8)");
+  const auto cut = FindJsonSyntaxError("{\"a\": ");
+  ASSERT_TRUE(cut.has_value());
+  EXPECT_EQ(cut->offset, 6u);  // the end of the text
+  EXPECT_FALSE(FindJsonSyntaxError(" {\"a\": [1, null]} ").has_value());
+}
+
 TEST(ParseJson, SkipsAByteOrderMarkAndSurvivesDeepNesting) {
   auto j = ParseJson("\xEF\xBB\xBF{\"a\":1}");
   ASSERT_TRUE(j.ok()) << j.status();

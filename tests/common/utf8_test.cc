@@ -88,6 +88,37 @@ TEST(Utf8, TruncatedSequencesBecomeOneReplacementEach) {
   EXPECT_EQ(ToValidUtf8(Hex("80")), Fffd(1));  // a lone continuation byte
 }
 
+// Cases that came from daemon/llm's former stream_utf8_test (expected values from Python's
+// bytes.decode("utf-8", "replace")).
+TEST(Utf8, StrayBytesBecomeOneReplacementEach) {
+  EXPECT_EQ(ToValidUtf8("a" + Hex("FF") + "b"), "a" + Fffd(1) + "b");
+  EXPECT_EQ(ToValidUtf8(Hex("8080")), Fffd(2));
+  EXPECT_EQ(ToValidUtf8(Hex("F5")), Fffd(1));
+  EXPECT_EQ(ToValidUtf8(Hex("C3")), Fffd(1));
+  EXPECT_EQ(ToValidUtf8(Hex("E282") + "x"), Fffd(1) + "x");
+  EXPECT_TRUE(IsValidUtf8("\xE2\x80\xA8"));  // U+2028 LINE SEPARATOR
+}
+
+TEST(Utf8, MakeValidUtf8RepairsInPlace) {
+  std::string s = "ok" + Hex("FF");
+  MakeValidUtf8(&s);
+  EXPECT_EQ(s, "ok" + kFffd);
+}
+
+TEST(Utf8, Utf8UnitAtStepsOverCharactersAndMaximalSubparts) {
+  const std::string s = "a" + Hex("C3A9") + Hex("F09F98") + "b" + Hex("E0");
+  EXPECT_EQ(Utf8UnitAt(s, 0).len, 1u);
+  EXPECT_TRUE(Utf8UnitAt(s, 0).valid);
+  EXPECT_EQ(Utf8UnitAt(s, 1).len, 2u);  // é
+  EXPECT_TRUE(Utf8UnitAt(s, 1).valid);
+  EXPECT_EQ(Utf8UnitAt(s, 3).len, 3u);  // a 4-byte character cut short by "b"
+  EXPECT_FALSE(Utf8UnitAt(s, 3).valid);
+  EXPECT_EQ(Utf8UnitAt(s, 7).len, 1u);  // a lead byte the text ends after
+  EXPECT_FALSE(Utf8UnitAt(s, 7).valid);
+  EXPECT_EQ(Utf8UnitAt(Hex("C0AF"), 0).len, 1u);  // C0 starts nothing
+  EXPECT_FALSE(Utf8UnitAt(Hex("C0AF"), 0).valid);
+}
+
 TEST(Utf8, MaximalSubpartsAsInTheUnicodeStandardsExample) {
   // Unicode 15, section 3.9, "U+FFFD Substitution of Maximal Subparts" (Python agrees).
   EXPECT_EQ(ToValidUtf8(Hex("61F18080E180C2628063"
@@ -168,6 +199,16 @@ TEST(Utf8, RandomBytesAlwaysComeOutValidAndChunkingNeverChangesTheResult) {
     }
     streamed += d.Finish();
     ASSERT_EQ(streamed, whole) << round;
+    // Walking unit by unit, replacing the ill-formed ones, also gives ToValidUtf8.
+    std::string walked;
+    for (size_t i = 0; i < in.size();) {
+      const Utf8Unit u = Utf8UnitAt(in, i);
+      ASSERT_GE(u.len, 1u);
+      ASSERT_LE(u.len, 4u);
+      walked += u.valid ? in.substr(i, u.len) : kFffd;
+      i += u.len;
+    }
+    ASSERT_EQ(walked, whole) << round;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/fakes/fake_clock.h"
 
 namespace agent::daemon {
 namespace {
@@ -36,6 +37,14 @@ TEST(EventLog, AppendStampsSeqEpochAndTime) {
   EXPECT_GT(e->unix_ms(), 0);
   EXPECT_EQ(log.Append(Output(1))->seq(), 2u);
   EXPECT_EQ(log.last_seq(), 2u);
+}
+
+TEST(EventLog, TimeComesFromTheGivenClock) {
+  testing::FakeClock clock(absl::FromUnixMillis(1234567));
+  EventLog log(kEpoch, 10, kEventRingMaxBytes, &clock);
+  EXPECT_EQ(log.Append(Output(1))->unix_ms(), 1234567);
+  clock.Advance(absl::Milliseconds(5));
+  EXPECT_EQ(log.Append(Output(1))->unix_ms(), 1234572);
 }
 
 TEST(EventLog, ResumeAfterTheLastEventIsEmptyNotASnapshot) {

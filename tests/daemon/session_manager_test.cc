@@ -11,34 +11,19 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/fakes/fake_clock.h"
 #include "tests/fakes/fake_model_client.h"
 
 namespace agent::daemon {
 namespace {
 
 namespace v1 = agent::v1;
+using ::agent::testing::FakeClock;
 using ::agent::testing::FakeModelClient;
 using ::agent::testing::FakeScript;
 
 constexpr absl::Duration kIdle = absl::Minutes(10);
 constexpr auto kBound = std::chrono::seconds(20);  // every wait in these tests is bounded
-
-// A clock the test moves by hand.
-class FakeClock {
- public:
-  absl::Time Now() {
-    agent::MutexLock l(&mu_);
-    return now_;
-  }
-  void Advance(absl::Duration d) {
-    agent::MutexLock l(&mu_);
-    now_ += d;
-  }
-
- private:
-  agent::Mutex mu_;
-  absl::Time now_ ABSL_GUARDED_BY(mu_) = absl::FromUnixSeconds(1700000000);
-};
 
 // Collects events; WaitFor waits (bounded) for one that matches.
 class Recorder : public Subscriber {
@@ -91,6 +76,7 @@ class SessionManagerTest : public ::testing::Test {
     auto script = script_;
     d.make_model_client = [script] { return std::make_unique<FakeModelClient>(script); };
     d.config.max_steps = 10;
+    d.clock = &clock_;
     return d;
   }
 
@@ -99,7 +85,6 @@ class SessionManagerTest : public ::testing::Test {
     SessionManagerOptions o;
     o.idle_unload = kIdle;
     o.sweep_thread = false;
-    o.now = [this] { return clock_.Now(); };
     return o;
   }
   SessionManager& Start(SessionManagerOptions o) {
@@ -225,7 +210,10 @@ TEST_F(SessionManagerTest, SweepThreadUnloadsAfterAShortIdleTime) {
   SessionManagerOptions o;
   o.idle_unload = absl::Milliseconds(50);
   o.after_unload = [&unloaded](const std::string& id) { unloaded.set_value(id); };
-  SessionManager& m = Start(std::move(o));
+  SessionDeps d = Deps();
+  d.clock = Clock::Real();  // the sweep thread waits in real time
+  manager_ = std::make_unique<SessionManager>(std::move(d), std::move(o));
+  SessionManager& m = *manager_;
   ASSERT_TRUE(m.Find(id).ok());
   auto done = unloaded.get_future();
   ASSERT_EQ(done.wait_for(kBound), std::future_status::ready);

@@ -17,7 +17,8 @@
 
 namespace agent::testing {
 
-// mkdtemp'd, canonical, removed with everything in it on destruction.
+// mkdtemp'd, canonical (so it compares equal to resolved paths), removed with everything in it on
+// destruction.
 class TempDir {
  public:
   TempDir() {
@@ -33,8 +34,12 @@ class TempDir {
     if (ec) path_ = tmpl;
   }
   ~TempDir() {
+    if (path_.empty()) return;
     std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+    // Tests chmod the directory or files in it; make sure removal still works.
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(path_, ec);
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;

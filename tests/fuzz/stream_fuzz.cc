@@ -15,14 +15,15 @@
 #include <vector>
 
 #include "common/json.h"
+#include "common/utf8.h"
 #include "daemon/llm/anthropic_stream.h"
 #include "daemon/llm/model_types.h"
 #include "daemon/llm/openai_stream.h"
 #include "daemon/llm/sse_parser.h"
-#include "daemon/llm/stream_utf8.h"
 
 namespace {
 
+using agent::IsValidUtf8;
 using agent::Json;
 using namespace agent::daemon::llm;
 

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "common/utf8.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/sse_parser.h"
 #include "daemon/llm/stream_assembler.h"
-#include "daemon/llm/stream_utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/llm/stream_test_util.h"

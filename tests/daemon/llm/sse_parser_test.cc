@@ -70,7 +70,7 @@ TEST(SseParser, MultiByteUtf8SplitAcrossFeeds) {
   EXPECT_THAT(Datas(OneByteAtATime(text)), ElementsAre("日本😀"));
 }
 
-// Bytes become text at dispatch: ill-formed UTF-8 is replaced (stream_utf8.h), a character
+// Bytes become text at dispatch: ill-formed UTF-8 is replaced (common/utf8.h), a character
 // split over reads is not.
 TEST(SseParser, InvalidUtf8BecomesReplacementCharacters) {
   const std::string r = "\xEF\xBF\xBD";

@@ -1,7 +1,6 @@
 // FileRuleSource against real files in a fresh temp directory; FixedRuleSource.
 #include "daemon/policy/rule_source.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include "common/atomic_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/policy/test_util.h"
 
 namespace agent::daemon::policy {
 namespace {
@@ -20,34 +20,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Formatted(const std::vector<Rule>& rules) {
-  std::vector<std::string> out;
-  for (const Rule& r : rules) out.push_back(FormatRule(r));
-  return out;
-}
+using testing::Formatted;
 
-class RuleSourceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string templ = (std::filesystem::temp_directory_path() / "rule_source.XXXXXX").string();
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-
-  std::string Write(const std::string& name, const std::string& content) {
-    const std::string path = Path(name);
-    EXPECT_TRUE(WriteFileAtomically(path, content).ok());
-    return path;
-  }
-
-  std::string dir_;
-};
+class RuleSourceTest : public testing::RulesDirTest {};
 
 TEST_F(RuleSourceTest, MissingFilesContributeNothing) {
   FileRuleSource source({Path("nope.json"), Path("no/dir/settings.json")});

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/policy/test_util.h"
 
 namespace agent::daemon::policy {
 namespace {
@@ -12,16 +13,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-RuleSet Rules(std::vector<std::string> allow, std::vector<std::string> deny = {}) {
-  RuleSet set;
-  for (const std::string& text : allow) set.allow.push_back(ParseRule(text).value());
-  for (const std::string& text : deny) set.deny.push_back(ParseRule(text).value());
-  return set;
-}
-
-Verdict Bash(const RuleSet& rules, std::string_view command) {
-  return Evaluate(rules, "bash", Json{{"command", std::string(command)}});
-}
+using testing::Bash;
+using testing::Rules;
 
 Verdict Edit(const RuleSet& rules, std::string_view path) {
   return Evaluate(rules, "edit_file", Json{{"path", std::string(path)}});

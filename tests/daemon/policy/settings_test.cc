@@ -1,5 +1,4 @@
 // LoadRules, MergeRules and AppendAllowRules against real files in a fresh temp directory.
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include "daemon/policy/rules.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/policy/test_util.h"
 
 namespace agent::daemon::policy {
 namespace {
@@ -18,39 +18,15 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Formatted(const std::vector<Rule>& rules) {
-  std::vector<std::string> out;
-  for (const Rule& r : rules) out.push_back(FormatRule(r));
-  return out;
-}
+using testing::Formatted;
 
-class SettingsTest : public ::testing::Test {
+class SettingsTest : public testing::RulesDirTest {
  protected:
-  void SetUp() override {
-    std::string templ = (std::filesystem::temp_directory_path() / "policy_test.XXXXXX").string();
-    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-
-  std::string Write(const std::string& name, const std::string& content) {
-    const std::string path = Path(name);
-    EXPECT_TRUE(WriteFileAtomically(path, content).ok());
-    return path;
-  }
-
   std::string Read(const std::string& path) {
     absl::StatusOr<std::string> text = ReadFileToString(path);
     EXPECT_TRUE(text.ok()) << text.status();
     return text.ok() ? *text : "";
   }
-
-  std::string dir_;
 };
 
 TEST_F(SettingsTest, MissingFileIsAnEmptyRuleSet) {

@@ -2,10 +2,8 @@
 // and a fixture that runs tools through the core registry.
 #pragma once
 
-#include <stdlib.h>
 #include <sys/stat.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,50 +16,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/status_matchers.h"
+#include "tests/fakes/temp_dir.h"
 
 namespace agent::daemon::tools::testing {
 
-// mkdtemp'd directory, canonical (so it compares equal to what ResolveInside returns),
-// removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/agent-tools-test-XXXXXX";
-    char* made = ::mkdtemp(tmpl.data());
-    if (made == nullptr) {
-      ADD_FAILURE() << "mkdtemp failed";
-      return;
-    }
-    std::error_code ec;
-    path_ = std::filesystem::canonical(made, ec).string();
-    if (ec) path_ = made;
-  }
-  ~TempDir() {
-    if (path_.empty()) return;
-    std::error_code ec;
-    // Tests chmod some files; make sure removal still works.
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ec);
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
+using ::agent::testing::TempDir;
+using ::agent::testing::WriteFile;
 
-  const std::string& path() const { return path_; }
-  std::string Join(const std::string& rel) const { return path_ + "/" + rel; }
-
- private:
-  std::string path_;
-};
-
-inline void WriteFile(const std::string& path, const std::string& content) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
-
+// The file's content; empty when it cannot be opened (unlike agent::testing::ReadFile).
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
