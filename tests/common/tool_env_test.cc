@@ -10,6 +10,7 @@
 #include "common/config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/temp_dir.h"
 
 namespace agent {
 namespace {
@@ -122,7 +123,9 @@ TEST(ToolEnv, ProcessEnvironmentListsThisProcesssVariables) {
 
 // LoadConfig with `json` as $XDG_CONFIG_HOME/agent/config.json.
 absl::StatusOr<Config> LoadConfigText(const std::string& json) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "tool_env_cfg";
+  // A directory of its own: CTest runs the tests of this file as parallel processes.
+  agent::testing::TempDir tmp;
+  const std::filesystem::path dir = tmp.path();
   std::filesystem::create_directories(dir / "agent");
   std::ofstream(dir / "agent" / "config.json") << json;
   const char* old = std::getenv("XDG_CONFIG_HOME");
@@ -134,7 +137,6 @@ absl::StatusOr<Config> LoadConfigText(const std::string& json) {
   } else {
     ::unsetenv("XDG_CONFIG_HOME");
   }
-  std::filesystem::remove_all(dir);
   return c;
 }
 
