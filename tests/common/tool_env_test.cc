@@ -117,7 +117,7 @@ TEST(ToolEnv, MinimalEnvironmentHasAFixedPathAndNothingOfThisProcessBeyondHomeAn
 
 TEST(ToolEnv, ProcessEnvironmentListsThisProcesssVariables) {
   ::setenv("TOOL_ENV_TEST_MARK", "42", 1);
-  EXPECT_THAT(ProcessEnvironment(), testing::Contains("TOOL_ENV_TEST_MARK=42"));
+  EXPECT_THAT(ProcessEnvironment(), ::testing::Contains("TOOL_ENV_TEST_MARK=42"));
   ::unsetenv("TOOL_ENV_TEST_MARK");
 }
 
@@ -157,8 +157,8 @@ TEST(ToolEnvConfig, AMalformedToolEnvIsAnErrorNamingTheFile) {
                           R"({"tool_env": {"drop": [1]}})", R"({"tool_env": {"keep": [""]}})"}) {
     absl::StatusOr<Config> c = LoadConfigText(bad);
     EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << bad;
-    EXPECT_THAT(c.status().message(), testing::HasSubstr("config.json")) << bad;
-    EXPECT_THAT(c.status().message(), testing::HasSubstr("tool_env")) << bad;
+    EXPECT_THAT(c.status().message(), ::testing::HasSubstr("config.json")) << bad;
+    EXPECT_THAT(c.status().message(), ::testing::HasSubstr("tool_env")) << bad;
   }
 }
 
