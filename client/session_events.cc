@@ -163,11 +163,18 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
     if (!live_) Emit(renderer_->ApprovalQuestion(a) + "\n");
     if (!editor_ && !cbreak_) cbreak_ = std::make_unique<CbreakMode>();
   } else {
-    // No terminal to ask on: --yes allows, otherwise the call is denied with a reason.
-    // FAILED_PRECONDITION: another client was first.
+    // No terminal to ask on: --yes allows, otherwise the call is denied with a reason. A call
+    // that needs a person's answer is never allowed here. FAILED_PRECONDITION: another
+    // client was first.
+    const bool allow = o_.yes && !a.requires_person();
+    std::string reason;
+    if (!o_.yes) reason = "not approved: the user ran agent without --yes";
+    if (o_.yes && !allow) {
+      reason = "not approved: only a person may allow this call (" + a.person_reason() +
+               "), and nobody was asked";
+    }
     (void)commands_.Approve(turn_.session_id, a.call_id(),
-                            o_.yes ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY,
-                            o_.yes ? "" : "not approved: the user ran agent without --yes");
+                            allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY, reason);
   }
 }
 

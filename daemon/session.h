@@ -41,6 +41,7 @@
 #include "common/protocol.h"
 #include "common/transcript.h"
 #include "daemon/approval_gate.h"
+#include "daemon/call_policy.h"
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/policy/rule_source.h"
@@ -182,7 +183,7 @@ class Session : private ToolDispatch::Host {
   // ---- session_gate.cc ----
   // Asks the attached clients about a call the rules left open and waits for the answer.
   std::optional<tools::ToolOutcome> AskClients(const llm::ToolCall& call, const Json& args,
-                                               const Json& rule_args) ABSL_LOCKS_EXCLUDED(mu_);
+                                               const CallFacts& facts) ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- session.cc ----
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -35,11 +35,11 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
     case CallVerdict::Kind::kAsk:
       break;
   }
-  return AskClients(call, args, facts.rule_args);
+  return AskClients(call, args, facts);
 }
 
 std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call, const Json& args,
-                                                      const Json& rule_args) {
+                                                      const CallFacts& facts) {
   tools::ToolContext ctx = MakeContext(call.id);
   auto preview = tools::PreviewGatedCall(call.name, args, ctx);
   if (!preview.ok()) return tools::ToolOutcome{std::string(preview.status().message()), true};
@@ -48,8 +48,12 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
   approval.set_tool(call.name);
   approval.set_summary(preview->summary);
   approval.set_diff(preview->diff);
-  for (std::string& r : policy::ProposeRules(call.name, rule_args)) {
+  for (std::string& r : policy::ProposeRules(call.name, facts.rule_args)) {
     approval.add_proposed_rules(std::move(r));
+  }
+  if (facts.protected_reason.has_value()) {
+    approval.set_requires_person(true);
+    approval.set_person_reason(*facts.protected_reason);
   }
 
   SessionMutexLock l(&mu_);

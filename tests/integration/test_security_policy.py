@@ -9,7 +9,7 @@ import json
 import os
 import unittest
 
-from harness import Env, tool_call
+from harness import BIN, Env, tool_call
 from test_multi_client import Api, collect_until_turns_end, kind
 
 ASK_USER = "Only the user can allow"
@@ -135,6 +135,35 @@ class ProtectedPaths(unittest.TestCase):
         collect_until_turns_end(s)
         self.assertEqual(read(os.path.join(env.project, ".agent", "notes.txt")), "hi")
         s.cancel()
+
+
+class AutomaticApprovers(unittest.TestCase):
+    def test_a_yes_client_without_a_terminal_does_not_answer_for_a_person(self):
+        # `agent --yes "…"` answers approval requests on its own when the session asks
+        # (here: a person switched the session to ask mode while the turn ran).
+        env = Env(lambda e: [
+            {"tool_calls": [tool_call("bash", command="read line < %s/gate" % e.dir)]},
+            {"tool_calls": [tool_call("write_file", path=".agent/settings.json",
+                                      content='{"allow": ["bash"]}')]},
+            {"expect": {"last_message_contains": "only a person may allow"}, "text": "asked"},
+        ])
+        self.addCleanup(env.close)
+        os.mkfifo(os.path.join(env.dir, "gate"))
+        api = Api(env)
+        self.addCleanup(api.close)
+        pb = api.pb
+        p = env.popen_agent("--yes", "--json", "go")
+        self.addCleanup(lambda: (p.kill(), p.communicate()))
+        # The bash call blocks on the fifo until the session is in ask mode.
+        with open(os.path.join(env.dir, "gate"), "w") as gate:
+            sid = env.session_ids()[0]
+            api.stub.SetPolicy(pb.SetPolicyRequest(session_id=sid, mode=pb.POLICY_MODE_ASK),
+                               timeout=10)
+            gate.write("go\n")
+        out, err = p.communicate(timeout=60)
+        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent", "settings.json")))
+        self.assertIn("only a person may allow", json.dumps(env.transcript(sid)))
+        self.assertEqual(env.stats()["expect_failed"], 0)
 
 
 class Spellings(unittest.TestCase):
