@@ -13,8 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
-
-extern char** environ;
+#include "common/tool_env.h"
 
 namespace agent::client {
 namespace {
@@ -34,10 +33,8 @@ std::string AgentdPath() {
 }
 
 bool KeepForDaemon(const std::string& name) {
+  if (NameLooksSecret(name)) return false;
   std::string upper = absl::AsciiStrToUpper(name);
-  for (const char* secret : {"KEY", "SECRET", "TOKEN", "PASSWORD"}) {
-    if (absl::StrContains(upper, secret)) return false;
-  }
   for (const char* exact : {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL",
                             "TMPDIR", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
                             "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"}) {
@@ -107,9 +104,7 @@ absl::Status StartDaemon(const std::string& socket_path) {
   std::string log_path = log_dir + "/agentd.log";
   std::string agentd = AgentdPath();
   // Built before fork: the child only execs.
-  std::vector<std::string> own;
-  for (char** e = environ; *e != nullptr; ++e) own.emplace_back(*e);
-  std::vector<std::string> env = DaemonEnvironment(own);
+  std::vector<std::string> env = DaemonEnvironment(ProcessEnvironment());
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

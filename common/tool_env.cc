@@ -31,9 +31,7 @@ bool AnyGlobMatches(const std::vector<std::string>& globs, const std::string& na
 }
 
 bool BuiltInDrop(std::string_view name) {
-  if (name.substr(0, 6) == "AGENT_") return true;
-  return std::any_of(std::begin(kSecretWords), std::end(kSecretWords),
-                     [&](std::string_view w) { return ContainsIgnoringCase(name, w); });
+  return name.substr(0, 6) == "AGENT_" || NameLooksSecret(name);
 }
 
 std::string HomeDir() {
@@ -48,6 +46,11 @@ std::string HomeDir() {
 }
 
 }  // namespace
+
+bool NameLooksSecret(std::string_view name) {
+  return std::any_of(std::begin(kSecretWords), std::end(kSecretWords),
+                     [&](std::string_view w) { return ContainsIgnoringCase(name, w); });
+}
 
 bool ToolEnvDrops(std::string_view name, const ToolEnvPolicy& policy) {
   const std::string n(name);

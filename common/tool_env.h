@@ -26,6 +26,10 @@ struct ToolEnvPolicy {
   std::vector<std::string> drop;  // globs of names dropped in addition
 };
 
+// Whether a variable's name marks a secret: it contains KEY, SECRET, TOKEN, PASSWORD or PASSWD,
+// in any case. Such variables reach neither tools nor the daemon's own environment.
+bool NameLooksSecret(std::string_view name);
+
 // Whether a variable called `name` is dropped under `policy`.
 bool ToolEnvDrops(std::string_view name, const ToolEnvPolicy& policy);
 

@@ -16,6 +16,9 @@ void RunDeferredWrites() {
   std::vector<DeferredWriter*> now;
   now.swap(t_deferred);
   for (DeferredWriter* w : now) w->StartDeferredWrite();
+  // Hand the buffer back so a streaming turn does not allocate one per delta.
+  now.clear();
+  if (t_deferred.empty()) t_deferred.swap(now);
 }
 
 }  // namespace agent::daemon

@@ -244,10 +244,13 @@ void OpenAiStreamAssembler::ApplyToolCallEntry(const Json& entry) {
     slot_pos = (new_id || new_name) ? NewSlot(false, 0) : slots_.size() - 1;
   }
   Slot& slot = slots_[slot_pos];
-  std::string arguments_text;
-  if (arguments != nullptr) {
-    arguments_text = arguments->is_string() ? arguments->get<std::string>() : DumpJson(*arguments);
-  }
+  // A string fragment (the usual case, once per delta) is appended from the parsed event
+  // without a copy; only a non-string value is serialised.
+  std::string dumped;
+  if (arguments != nullptr && !arguments->is_string()) dumped = DumpJson(*arguments);
+  const std::string& arguments_text = arguments != nullptr && arguments->is_string()
+                                          ? arguments->get_ref<const std::string&>()
+                                          : dumped;
   const size_t new_slot_bytes = slots_.size() > slots_before ? kReplySlotBytes : 0;
   // What this entry adds to the slot (rules 4 and 5 below keep restated ids and names out).
   const size_t id_bytes = id && slot.id.empty() ? id->size() : 0;

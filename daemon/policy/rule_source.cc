@@ -105,16 +105,24 @@ int64_t FileRuleSource::reads_for_test() const {
 
 absl::StatusOr<RuleSet> FileRuleSource::Rules() {
   agent::MutexLock l(&mu_);
+  bool changed = !merged_.has_value();
+  for (Entry& entry : entries_) changed |= Refresh(entry);
+  if (!changed) return *merged_;  // every file as it was: no re-merge either
   RuleSet merged;
   for (Entry& entry : entries_) {
-    Refresh(entry);
-    if (!entry.rules.ok()) return entry.rules.status();
+    if (!entry.rules.ok()) {
+      merged_ = entry.rules.status();
+      return *merged_;
+    }
     MergeRules(*entry.rules, &merged);
   }
-  return merged;
+  merged_ = std::move(merged);
+  return *merged_;
 }
 
-void FileRuleSource::Refresh(Entry& entry) {
+bool FileRuleSource::Refresh(Entry& entry) {
+  // A file known to be missing that is still missing is no change either.
+  const bool was_missing = entry.loaded && !entry.stamp.exists;
   absl::StatusOr<int> dir_fd = OpenParent(entry.path, entry.follow_symlinks);
   if (!dir_fd.ok() || *dir_fd < 0) {
     // No directory is no file (cached); an error is tried again next time.
@@ -122,7 +130,7 @@ void FileRuleSource::Refresh(Entry& entry) {
     entry.stamp = Stamp{};
     entry.rules =
         dir_fd.ok() ? absl::StatusOr<RuleSet>(RuleSet{}) : absl::StatusOr<RuleSet>(dir_fd.status());
-    return;
+    return !(was_missing && entry.loaded);
   }
   Fd dir(*dir_fd);
   const std::string name = BaseName(entry.path);
@@ -135,12 +143,12 @@ void FileRuleSource::Refresh(Entry& entry) {
     entry.stamp = Stamp{};
     entry.rules = err == ENOENT ? absl::StatusOr<RuleSet>(RuleSet{})
                                 : absl::StatusOr<RuleSet>(Errno(entry.path, "stat", err));
-    return;
+    return !(was_missing && entry.loaded);
   }
   if (S_ISLNK(st.st_mode)) {
     entry.loaded = false;
     entry.rules = Errno(entry.path, "open", ELOOP);
-    return;
+    return true;
   }
   Stamp stamp{true,
               static_cast<uint64_t>(st.st_dev),
@@ -148,23 +156,31 @@ void FileRuleSource::Refresh(Entry& entry) {
               static_cast<int64_t>(st.st_size),
               static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
               static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
-  if (entry.loaded && entry.stamp == stamp) return;  // unchanged: the cached result stands
+  if (entry.loaded && entry.stamp == stamp) return false;  // unchanged: the cached result stands
 
   entry.loaded = false;
   if (!S_ISREG(st.st_mode)) {
     entry.rules = Failed(entry.path, "not a regular file");
-    return;
+    return true;
   }
   Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | nofollow));
   if (file.get() < 0) {
     entry.rules = Errno(entry.path, "open", errno);
-    return;
+    return true;
+  }
+  // The file opened must be the one stamped: the project's settings are repository content,
+  // and a swap between the stat and the open would cache other text under this stamp.
+  struct stat opened;
+  if (::fstat(file.get(), &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_dev != st.st_dev ||
+      opened.st_ino != st.st_ino) {
+    entry.rules = Failed(entry.path, "changed while it was being opened");
+    return true;
   }
   ++reads_;
   absl::StatusOr<std::string> text = ReadAll(file.get(), entry.path);
   if (!text.ok()) {
     entry.rules = text.status();
-    return;
+    return true;
   }
   absl::StatusOr<RuleSet> rules = ParseRulesText(*text, entry.path);
   // The stamp of the version checked before reading: a change while reading is seen next time.
@@ -173,6 +189,7 @@ void FileRuleSource::Refresh(Entry& entry) {
   entry.rules = rules.ok() ? std::move(rules)
                            : absl::StatusOr<RuleSet>(absl::FailedPreconditionError(
                                  std::string(rules.status().message())));
+  return true;
 }
 
 }  // namespace agent::daemon::policy

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,12 +61,14 @@ class FileRuleSource : public RuleSource {
     absl::StatusOr<RuleSet> rules = RuleSet{};
   };
 
-  // Brings `entry` up to date with the file on disk.
-  void Refresh(Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Brings `entry` up to date with the file on disk; false when nothing changed.
+  bool Refresh(Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable agent::Mutex mu_;
   std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);
   int64_t reads_ ABSL_GUARDED_BY(mu_) = 0;
+  // The merge of the entries' rules (or the first error), rebuilt only when one changed.
+  std::optional<absl::StatusOr<RuleSet>> merged_ ABSL_GUARDED_BY(mu_);
 };
 
 // For tests: always the given rules, or always the given error.

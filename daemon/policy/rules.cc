@@ -106,13 +106,18 @@ BashCall AnalyzeBash(std::string_view command) {
   size_t hidden = 0;
   for (size_t k = 0; k < call.parts.size(); ++k) {
     CommandAnalysis analysis = AnalyzeCommand(call.parts[k].text);
+    size_t promoted = 0;
     for (std::string& h : analysis.hidden_commands) {
       if (++hidden > kMaxHiddenParts) {
         analysis.opaque = true;
         break;
       }
       call.parts.push_back({std::move(h), {}});
+      ++promoted;
     }
+    // A promoted command is checked as a part of its own; the moved-from strings go.
+    auto& h = analysis.hidden_commands;
+    h.erase(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(promoted));
     call.parts[k].analysis = std::move(analysis);
   }
   return call;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/json.h"
@@ -14,12 +15,6 @@
 
 namespace agent::daemon::policy {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // `line:column` (1-based) of byte `offset` of `text`.
 std::string Position(std::string_view text, size_t offset) {
@@ -86,7 +81,7 @@ absl::Status ParseRuleList(const Json& settings, const char* key, std::string_vi
 
 // The form rules are compared in for de-duplication: `Bash( make )` is `bash(make)`.
 std::string RuleKey(const Rule& rule) {
-  const std::string tool = Lower(rule.tool);
+  const std::string tool = absl::AsciiStrToLower(rule.tool);
   const std::string pattern =
       tool == "bash" ? NormalizeCommandWhitespace(rule.pattern) : rule.pattern;
   return FormatRule(Rule{tool, pattern});

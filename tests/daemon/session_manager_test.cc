@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/fakes/event_recorder.h"
 #include "tests/fakes/fake_clock.h"
 #include "tests/fakes/fake_model_client.h"
 
@@ -19,37 +20,12 @@ namespace {
 
 namespace v1 = agent::v1;
 using ::agent::testing::FakeClock;
+using Recorder = ::agent::testing::EventRecorder;
 using ::agent::testing::FakeModelClient;
 using ::agent::testing::FakeScript;
 
 constexpr absl::Duration kIdle = absl::Minutes(10);
 constexpr auto kBound = std::chrono::seconds(20);  // every wait in these tests is bounded
-
-// Collects events; WaitFor waits (bounded) for one that matches.
-class Recorder : public Subscriber {
- public:
-  void Deliver(const EventPtr& e) override {
-    agent::MutexLock l(&mu_);
-    events_.push_back(e);
-    cv_.SignalAll();
-  }
-  bool WaitFor(const std::function<bool(const v1::Event&)>& pred) {
-    agent::MutexLock l(&mu_);
-    absl::Time deadline = absl::Now() + absl::Seconds(20);
-    for (;;) {
-      for (const EventPtr& e : events_) {
-        if (pred(*e)) return true;
-      }
-      if (absl::Now() >= deadline) return false;
-      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
-    }
-  }
-
- private:
-  agent::Mutex mu_;
-  std::vector<EventPtr> events_ ABSL_GUARDED_BY(mu_);
-  agent::CondVar cv_;
-};
 
 class SessionManagerTest : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 #include "daemon/deferred_writes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/event_recorder.h"
 #include "tests/fakes/fake_model_client.h"
 
 namespace agent::daemon {
@@ -21,47 +22,11 @@ namespace {
 
 namespace v1 = agent::v1;
 using ::agent::testing::CallsReply;
+using Recorder = ::agent::testing::EventRecorder;
 using ::agent::testing::FakeModelClient;
 using ::agent::testing::FakeScript;
 using ::agent::testing::TextReply;
 using ::testing::HasSubstr;
-
-// Collects a session's events; tests wait on a condition over them.
-class Recorder : public Subscriber {
- public:
-  void Deliver(const EventPtr& e) override {
-    agent::MutexLock l(&mu_);
-    events_.push_back(e);
-    cv_.SignalAll();
-  }
-  // Waits (bounded) until the `n`-th event for which `pred` holds; returns it. `pred` must
-  // be free of side effects: the mutex may evaluate the wait condition several times.
-  EventPtr WaitFor(std::function<bool(const v1::Event&)> pred, int n = 1,
-                   absl::Duration timeout = absl::Seconds(20)) {
-    agent::MutexLock l(&mu_);
-    absl::Time deadline = absl::Now() + timeout;
-    for (;;) {
-      int matches = 0;
-      for (const EventPtr& e : events_) {
-        if (pred(*e) && ++matches == n) return e;
-      }
-      if (absl::Now() >= deadline) return nullptr;
-      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
-    }
-  }
-  EventPtr WaitTurnEnded(int n = 1) {
-    return WaitFor([](const v1::Event& e) { return e.has_turn_ended(); }, n);
-  }
-  std::vector<EventPtr> events() {
-    agent::MutexLock l(&mu_);
-    return events_;
-  }
-
- private:
-  agent::Mutex mu_;
-  std::vector<EventPtr> events_ ABSL_GUARDED_BY(mu_);
-  agent::CondVar cv_;
-};
 
 // A read-only tool that takes `ms` milliseconds (the wait is the workload being measured).
 class SlowReadTool : public tools::Tool {

@@ -57,6 +57,16 @@ def collect_until_turns_end(stream, turns=1):
     raise AssertionError("stream ended early")
 
 
+def next_approval(stream):
+    """The next ApprovalRequested's approval on `stream`, or None when the turn ends first."""
+    for e in stream:
+        if kind(e) == "approval_requested":
+            return e.approval_requested.approval
+        if kind(e) == "turn_ended":
+            return None
+    raise AssertionError("stream ended early")
+
+
 def session_events(events):
     """The session's own events (not the per-client snapshot or ClientsChanged)."""
     return [e.SerializeToString() for e in events

@@ -10,7 +10,7 @@ import os
 import unittest
 
 from harness import BIN, Env, tool_call
-from test_multi_client import Api, collect_until_turns_end, kind
+from test_multi_client import Api, collect_until_turns_end, next_approval
 
 ASK_USER = "Only the user can allow"
 
@@ -120,13 +120,7 @@ class ProtectedPaths(unittest.TestCase):
         s = api.attach(sid, "t")
         next(s)
         api.prompt(sid, "write")
-        req = None
-        for e in s:
-            if kind(e) == "approval_requested":
-                req = e.approval_requested.approval
-                break
-            if kind(e) == "turn_ended":  # ran without asking: the failure this test is for
-                break
+        req = next_approval(s)  # None: it ran without asking, the failure this test is for
         self.assertIsNotNone(req, "the write into .agent/ was not asked about")
         self.assertEqual(req.tool, "write_file")
         api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,

@@ -1,0 +1,53 @@
+// EventRecorder: a Subscriber that keeps a session's events, for tests that wait (bounded) on
+// a condition over them instead of sleeping. Thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/time/clock.h"
+#include "agent/v1/agent.pb.h"
+#include "common/mutex.h"
+#include "daemon/event_log.h"
+
+namespace agent::testing {
+
+class EventRecorder : public daemon::Subscriber {
+ public:
+  void Deliver(const daemon::EventPtr& e) override {
+    agent::MutexLock l(&mu_);
+    events_.push_back(e);
+    cv_.SignalAll();
+  }
+  // Waits (bounded) until the `n`-th event for which `pred` holds; returns it. `pred` must
+  // be free of side effects: the mutex may evaluate the wait condition several times.
+  daemon::EventPtr WaitFor(std::function<bool(const agent::v1::Event&)> pred, int n = 1,
+                           absl::Duration timeout = absl::Seconds(20)) {
+    agent::MutexLock l(&mu_);
+    absl::Time deadline = absl::Now() + timeout;
+    for (;;) {
+      int matches = 0;
+      for (const daemon::EventPtr& e : events_) {
+        if (pred(*e) && ++matches == n) return e;
+      }
+      if (absl::Now() >= deadline) return nullptr;
+      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    }
+  }
+  daemon::EventPtr WaitTurnEnded(int n = 1) {
+    return WaitFor([](const agent::v1::Event& e) { return e.has_turn_ended(); }, n);
+  }
+  std::vector<daemon::EventPtr> events() {
+    agent::MutexLock l(&mu_);
+    return events_;
+  }
+
+ private:
+  agent::Mutex mu_;
+  std::vector<daemon::EventPtr> events_ ABSL_GUARDED_BY(mu_);
+  agent::CondVar cv_;
+};
+
+}  // namespace agent::testing
