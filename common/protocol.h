@@ -8,7 +8,9 @@ namespace agent {
 
 // 2: CreateSession and SendPrompt carry the client's ToolEnvironment; a daemon of version 1
 // would run tools with its own environment, so a client of 2 must not use it.
-inline constexpr int kProtocolVersion = 2;
+// 3: the client's other settings travel with CreateSession/SendPrompt (ClientSettings), and
+// a session's tools run in Session.cwd; a daemon of 2 would ignore both.
+inline constexpr int kProtocolVersion = 3;
 
 // Events kept per session for Attach(after_seq) replay.
 inline constexpr size_t kEventRingSize = 4096;
