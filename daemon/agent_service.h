@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agent/v1/agent.grpc.pb.h"
+#include "daemon/mcp/registry.h"
 #include "daemon/session_manager.h"
 #include "daemon/worker_pool.h"
 
@@ -59,6 +60,16 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
                                      const agent::v1::ShutdownRequest* req,
                                      agent::v1::ShutdownResponse* resp) override;
 
+  // agent_service_mcp.cc
+  grpc::ServerUnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx,
+                                           const agent::v1::ListMcpServersRequest* req,
+                                           agent::v1::ListMcpServersResponse* resp) override;
+  grpc::ServerUnaryReactor* ApproveMcpServer(grpc::CallbackServerContext* ctx,
+                                             const agent::v1::ApproveMcpServerRequest* req,
+                                             agent::v1::ApproveMcpServerResponse* resp) override;
+  // The daemon's MCP servers; unset: the MCP RPCs answer UNAVAILABLE.
+  void set_mcp(mcp::Registry* mcp) { mcp_ = mcp; }
+
   // Finishes the waiting calls (sessions should be shut down first, which cancels their
   // summaries) and joins the workers; later waiting calls are refused.
   void StopWorkers() { workers_.Stop(); }
@@ -71,6 +82,7 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   int64_t start_unix_ms_;
   bool socket_activated_;
   WorkerPool workers_{2};
+  mcp::Registry* mcp_ = nullptr;
 };
 
 }  // namespace agent::daemon

@@ -126,9 +126,19 @@ absl::Status Server::Run() {
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
+  mcp::Registry::Options mcp_options;
+  mcp_options.base_tools = [] { return tools::ToolRegistry::CreateCore(); };
+  mcp_ = std::make_unique<mcp::Registry>(std::move(mcp_options));
+  deps.tools_for = [mcp = mcp_.get()](const std::string& workdir, const std::string& session_id,
+                                      const std::atomic<bool>* cancelled,
+                                      const std::function<void(const std::string&)>& report) {
+    return mcp->ToolsFor(workdir, session_id, cancelled, report);
+  };
+  mcp_->StartEager();
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
   service_ = std::make_unique<AgentService>(
       sessions_.get(), epoch_, [this] { RequestShutdown(); }, options_.inherited_fd >= 0);
+  service_->set_mcp(mcp_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -150,6 +160,7 @@ absl::Status Server::Run() {
   grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   grpc_server_->Wait();
   sessions_.reset();
+  mcp_->Shutdown();  // the servers' process groups end with the daemon
   return absl::OkStatus();
 }
 

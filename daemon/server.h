@@ -51,6 +51,7 @@ class Server {
   int listen_fd_ = -1;
   int wake_pipe_[2] = {-1, -1};
   std::string epoch_;
+  std::unique_ptr<mcp::Registry> mcp_;  // outlives the sessions and the service that use it
   std::unique_ptr<SessionManager> sessions_;
   std::unique_ptr<AgentService> service_;
   std::unique_ptr<grpc::Server> grpc_server_;

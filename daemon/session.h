@@ -56,6 +56,12 @@ namespace agent::daemon {
 struct SessionDeps {
   std::string epoch;
   const tools::ToolRegistry* tools = nullptr;
+  // When set, the tools of each model request instead of `tools` (the daemon's: the core tools
+  // and the project's MCP tools, daemon/mcp/registry.h); `report` shows a problem to clients.
+  std::function<std::shared_ptr<const tools::ToolRegistry>(
+      const std::string& workdir, const std::string& session_id, const std::atomic<bool>* cancelled,
+      const std::function<void(const std::string&)>& report)>
+      tools_for;
   std::function<std::unique_ptr<llm::ModelClient>()> make_model_client;
   Config config;  // daemon defaults: thresholds, timeouts
   const Clock* clock = Clock::Real();

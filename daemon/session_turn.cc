@@ -151,6 +151,15 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
   }
   // A failed summary leaves the transcript as it was; the request below may still fit.
   if (compact) (void)CompactNow();
+  // This step's tools (MCP servers come and go); the same set answers the step's calls.
+  std::shared_ptr<const tools::ToolRegistry> mcp_tools;
+  if (deps_.tools_for) {
+    mcp_tools = deps_.tools_for(workdir_, id_, &cancelled_, [this](const std::string& m) {
+      SessionMutexLock l(&mu_);
+      Emit(events::Error(m));
+    });
+  }
+  const tools::ToolRegistry* step_tools = mcp_tools ? mcp_tools.get() : deps_.tools;
   llm::ModelRequest req;
   {
     SessionMutexLock l(&mu_);
@@ -159,6 +168,7 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
       return v1::TURN_OUTCOME_ERROR;
     }
     req = BuildRequestLocked();
+    req.tools = step_tools->Schemas();
     partial_text_.clear();
     partial_reasoning_.clear();
   }
@@ -183,7 +193,7 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
     *error = "the model stopped at its output limit";
     return v1::TURN_OUTCOME_ERROR;
   }
-  ToolDispatch(deps_.tools, this, &cancelled_).Run(reply->tool_calls, reply->LastCallTruncated());
+  ToolDispatch(step_tools, this, &cancelled_).Run(reply->tool_calls, reply->LastCallTruncated());
   return std::nullopt;
 }
 

@@ -21,16 +21,21 @@ void ToolDispatch::Run(const std::vector<llm::ToolCall>& calls, bool last_trunca
   size_t i = 0;
   while (i < calls.size()) {
     const size_t j = BatchEnd(calls, i, last_truncated);
+    std::vector<Prepared> prepared;
+    for (size_t k = i; k < j; ++k) {
+      prepared.push_back(Prepare(calls[k], last_truncated && k + 1 == calls.size()));
+    }
     std::vector<tools::ToolOutcome> outcomes;
     if (j - i > 1) {
       std::vector<std::future<tools::ToolOutcome>> futures;
       for (size_t k = i; k < j; ++k) {
-        futures.push_back(
-            std::async(std::launch::async, [this, &calls, k] { return RunOne(calls[k], false); }));
+        futures.push_back(std::async(std::launch::async, [this, &calls, &prepared, i, k] {
+          return Execute(calls[k], prepared[k - i]);
+        }));
       }
       for (auto& f : futures) outcomes.push_back(f.get());
     } else {
-      outcomes.push_back(RunOne(calls[i], last_truncated && i + 1 == calls.size()));
+      outcomes.push_back(Execute(calls[i], prepared[0]));
     }
     host_->OnResults(calls, i, outcomes);
     i = j;
@@ -46,24 +51,41 @@ tools::ToolOutcome ToolDispatch::UnknownTool(const std::string& name) const {
   return {absl::StrCat("Unknown tool \"", name, "\". Available: ", names, "."), true};
 }
 
-tools::ToolOutcome ToolDispatch::RunOne(const llm::ToolCall& call, bool truncated) {
+ToolDispatch::Prepared ToolDispatch::Prepare(const llm::ToolCall& call, bool truncated) {
+  Prepared p;
   host_->OnCallReady(call);
-  if (*cancelled_) return {"Not run: cancelled by the user.", true};
+  if (*cancelled_) {
+    p.outcome = tools::ToolOutcome{"Not run: cancelled by the user.", true};
+    return p;
+  }
   if (truncated) {
-    return {
+    p.outcome = tools::ToolOutcome{
         "Not run: your reply was cut at the output limit, so these arguments may be "
         "incomplete. Send the call again, shorter if needed.",
         true};
+    return p;
   }
-  const tools::Tool* tool = tools_->Find(call.name);
-  if (tool == nullptr) return UnknownTool(call.name);
+  p.tool = tools_->Find(call.name);
+  if (p.tool == nullptr) {
+    p.outcome = UnknownTool(call.name);
+    return p;
+  }
   absl::StatusOr<Json> args = tools::ParseToolArguments(call.arguments);
-  if (!args.ok()) return {std::string(args.status().message()), true};
-  if (tool->Gated()) {
-    if (auto refused = host_->Authorize(call, *args); refused.has_value()) return *refused;
+  if (!args.ok()) {
+    p.outcome = tools::ToolOutcome{std::string(args.status().message()), true};
+    return p;
   }
+  p.args = std::move(*args);
+  if (p.tool->Gated()) p.outcome = host_->Authorize(call, p.args);
+  return p;
+}
+
+tools::ToolOutcome ToolDispatch::Execute(const llm::ToolCall& call, const Prepared& p) {
+  if (p.outcome.has_value()) return *p.outcome;
+  // A cancel while an earlier call of the batch was being approved stops the rest.
+  if (*cancelled_) return {"Not run: cancelled by the user.", true};
   tools::ToolContext ctx = host_->MakeContext(call.id);
-  return tool->Run(*args, ctx);
+  return p.tool->Run(p.args, ctx);
 }
 
 }  // namespace agent::daemon

@@ -1,11 +1,13 @@
-// ToolDispatch: runs the tool calls of one model reply. Consecutive read-only calls run
-// concurrently, each on a thread of its own; a gated (or truncated) call runs alone, after the
-// host's verdict. Results are handed back in call order, batch by batch, whatever order the
-// calls finish in. Tools are found by name in the registry: tools of other sources (MCP
-// servers, the `task` tool) plug in by being registered there.
+// ToolDispatch: runs the tool calls of one model reply. Consecutive concurrent calls (read-only
+// tools, and MCP tools annotated readOnlyHint) run concurrently, each on a thread of its own,
+// once each gated one of them had the host's verdict (asked one call at a time, in call order);
+// any other gated (or a truncated) call runs alone, after the host's verdict. Results are handed
+// back in call order, batch by batch, whatever order the calls finish in. Tools are found by name
+// in the registry: tools of other sources (MCP servers, the `task` tool) plug in by being
+// registered there.
 //
-// Thread-safety: Run is called from the turn thread; the host's OnCallReady, Authorize and
-// MakeContext may be called from the batch's threads at the same time.
+// Thread-safety: Run is called from the turn thread, and so are the host's OnCallReady and
+// Authorize; MakeContext may be called from the batch's threads at the same time.
 #pragma once
 
 #include <atomic>
@@ -48,7 +50,14 @@ class ToolDispatch {
  private:
   // End (exclusive) of the batch that starts at `i`.
   size_t BatchEnd(const std::vector<llm::ToolCall>& calls, size_t i, bool last_truncated) const;
-  tools::ToolOutcome RunOne(const llm::ToolCall& call, bool truncated);
+  // A call ready to run, or the outcome that answers it without running.
+  struct Prepared {
+    const tools::Tool* tool = nullptr;
+    Json args;
+    std::optional<tools::ToolOutcome> outcome;
+  };
+  Prepared Prepare(const llm::ToolCall& call, bool truncated);
+  tools::ToolOutcome Execute(const llm::ToolCall& call, const Prepared& p);
   tools::ToolOutcome UnknownTool(const std::string& name) const;
 
   const tools::ToolRegistry* tools_;

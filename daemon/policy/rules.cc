@@ -43,10 +43,23 @@ struct ToolRules {
   bool deny_all = false;   // a deny rule without pattern
 };
 
+// MCP tools are `mcp__<server>__<tool>`; a rule `mcp__<server>__*` covers every tool of one
+// server (server names hold no "__", see daemon/mcp/tool_shape.h).
+bool IsMcpWildcard(std::string_view rule_tool) {
+  return rule_tool.size() > 7 && SameTool(rule_tool.substr(0, 5), "mcp__") &&
+         rule_tool.substr(rule_tool.size() - 3) == "__*";
+}
+
+bool RuleCoversTool(std::string_view rule_tool, std::string_view tool) {
+  if (!IsMcpWildcard(rule_tool)) return SameTool(rule_tool, tool);
+  const std::string_view prefix = rule_tool.substr(0, rule_tool.size() - 1);
+  return tool.size() > prefix.size() && SameTool(tool.substr(0, prefix.size()), prefix);
+}
+
 ToolRules RulesFor(const RuleSet& rules, std::string_view tool) {
   ToolRules out;
   for (const Rule& r : rules.allow) {
-    if (!SameTool(r.tool, tool)) continue;
+    if (!RuleCoversTool(r.tool, tool)) continue;
     if (r.pattern.empty()) {
       out.allow_all = true;
     } else {
@@ -54,7 +67,7 @@ ToolRules RulesFor(const RuleSet& rules, std::string_view tool) {
     }
   }
   for (const Rule& r : rules.deny) {
-    if (!SameTool(r.tool, tool)) continue;
+    if (!RuleCoversTool(r.tool, tool)) continue;
     if (r.pattern.empty()) {
       out.deny_all = true;
     } else {
@@ -250,7 +263,8 @@ absl::StatusOr<Rule> ParseRule(std::string_view text) {
   if (tool.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("rule `", quoted, "`: no tool name"));
   }
-  if (!std::all_of(tool.begin(), tool.end(), IsToolNameChar)) {
+  const std::string_view name = IsMcpWildcard(tool) ? tool.substr(0, tool.size() - 1) : tool;
+  if (!std::all_of(name.begin(), name.end(), IsToolNameChar)) {
     return absl::InvalidArgumentError(
         absl::StrCat("rule `", quoted, "`: tool name may hold only letters, digits and _-.:"));
   }
@@ -293,6 +307,8 @@ Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args) 
 }
 
 std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
+  // An MCP tool's arguments mean nothing to the rules: "always" allows the tool.
+  if (tool.size() > 5 && SameTool(tool.substr(0, 5), "mcp__")) return {std::string(tool)};
   std::vector<std::string> out;
   const std::string* subject = PatternArgument(tool, args);
   if (subject == nullptr || subject->find('\0') != std::string::npos) return out;

@@ -4,6 +4,8 @@
 //
 // Which argument a pattern is matched against: `command` for bash, `path` for every other
 // tool. Tool names compare case-insensitively (`Bash(…)` as Claude Code writes it works).
+// MCP tools (`mcp__<server>__<tool>`): `mcp__<server>__*` covers every tool of that server, and
+// "allow always" proposes the tool's own name.
 //
 // bash: the command is split into simple commands (bash_split.h: && || ; | |& & newlines,
 // subshells and groups, and $(…), backticks, <(…), >(…) as commands of their own, the outer

@@ -43,6 +43,11 @@ absl::StatusOr<ChangePreview> PreviewGatedCall(std::string_view tool, const Json
     ASSIGN_OR_RETURN(std::string command, RequireString(args, "command", "bash"));
     return ChangePreview{std::move(command), ""};
   }
+  if (tool.rfind("mcp__", 0) == 0) {  // an MCP server's tool: its name and arguments
+    std::string summary = absl::StrCat(AbslView(tool), " ", DumpJson(args));
+    if (summary.size() > 2000) summary = absl::StrCat(summary.substr(0, 2000), "…");
+    return ChangePreview{ToValidUtf8(summary), ""};
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("no preview for \"", AbslView(tool), "\": not a gated tool"));
 }

@@ -49,6 +49,10 @@ class Tool {
   virtual Json Schema() const = 0;
   // True for tools that change files or run commands: they pass through the policy.
   virtual bool Gated() const = 0;
+  // True for tools that may run in a batch with other such calls (read-only ones). A gated
+  // tool may be concurrent too (an MCP tool annotated readOnlyHint): it is still authorised
+  // first, one call at a time.
+  virtual bool Concurrent() const { return !Gated(); }
   // Runs with already-parsed arguments. Argument and path errors are ToolOutcome with
   // is_error, never a crash.
   virtual ToolOutcome Run(const Json& args, ToolContext& ctx) const = 0;

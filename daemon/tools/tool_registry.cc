@@ -41,7 +41,7 @@ Json ToolRegistry::Schemas() const {
 
 bool ToolRegistry::IsReadOnly(std::string_view name) const {
   const Tool* t = Find(name);
-  return t != nullptr && !t->Gated();
+  return t != nullptr && t->Concurrent();
 }
 
 std::vector<std::string_view> ToolRegistry::Names() const {

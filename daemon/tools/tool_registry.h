@@ -30,7 +30,7 @@ class ToolRegistry {
   const Tool* Find(std::string_view name) const;
   // The schemas as a JSON array, in registration order.
   Json Schemas() const;
-  // True for a known tool that is not gated (may run concurrently with other read-only calls).
+  // True for a known tool that may run concurrently with other read-only calls (Concurrent).
   bool IsReadOnly(std::string_view name) const;
   std::vector<std::string_view> Names() const;
 

@@ -1,0 +1,197 @@
+#include "daemon/mcp/registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/tool_env.h"
+#include "daemon/mcp/approvals.h"
+#include "daemon/mcp/http_transport.h"
+#include "daemon/mcp/mcp_tool.h"
+#include "daemon/mcp/stdio_transport.h"
+#include "daemon/mcp/tool_shape.h"
+
+namespace agent::daemon::mcp {
+namespace {
+
+// Sessions whose reported problems are remembered; beyond it the memory starts over.
+constexpr size_t kMaxReportedSessions = 1000;
+
+std::string HomeCwd() {
+  for (const std::string& e : MinimalToolEnvironment()) {
+    if (e.rfind("HOME=", 0) == 0) return e.substr(5);
+  }
+  return "/";
+}
+
+std::string NeedsApproval(const ServerDef& def) {
+  return absl::StrCat(
+      "MCP server ", def.name, " (defined by this project's .agent/settings.json: ", def.Target(),
+      ") needs a person's approval before it runs: `agent mcp approve ", def.name, "`");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def) {
+  if (def.is_http()) {
+    HttpOptions o;
+    o.url = def.url;
+    o.headers = def.headers;
+    o.log_name = def.name;
+    return std::unique_ptr<Transport>(std::make_unique<HttpTransport>(std::move(o)));
+  }
+  StdioOptions o;
+  o.command = def.command;
+  o.args = def.args;
+  // Never the daemon's environment (it may hold API keys): the minimal one and what the
+  // definition sets.
+  o.env = MinimalToolEnvironment();
+  for (const auto& [k, v] : def.env) {
+    std::erase_if(o.env, [&](const std::string& e) { return e.rfind(k + "=", 0) == 0; });
+    o.env.push_back(k + "=" + v);
+  }
+  const std::string base = def.scope == "project" ? def.project : HomeCwd();
+  o.cwd = def.cwd.empty() ? base : (def.cwd.front() == '/' ? def.cwd : base + "/" + def.cwd);
+  o.log_name = def.name;
+  return std::unique_ptr<Transport>(std::make_unique<StdioTransport>(std::move(o)));
+}
+
+Registry::Registry(Options options) : options_(std::move(options)) {}
+
+Registry::~Registry() { Shutdown(); }
+
+std::shared_ptr<ManagedServer> Registry::ServerFor(const ServerDef& def) {
+  MutexLock l(&mu_);
+  if (shut_down_) return nullptr;
+  auto& slot = servers_[def.Identity()];
+  if (!slot) slot = std::make_shared<ManagedServer>(def, options_.make_transport, options_.backoff);
+  return slot;
+}
+
+bool Registry::FirstReport(const std::string& session_id, const std::string& problem) {
+  MutexLock l(&mu_);
+  if (reported_.size() > kMaxReportedSessions) reported_.clear();
+  return reported_[session_id].insert(problem).second;
+}
+
+std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
+    const std::string& project, const std::string& session_id, const std::atomic<bool>* cancelled,
+    const std::function<void(const std::string&)>& report) {
+  ParsedServers defs = ServersFor(project);
+  std::vector<std::string> problems;
+  for (const std::string& p : defs.problems) problems.push_back("MCP configuration: " + p);
+  std::vector<std::shared_ptr<ManagedServer>> wanted;
+  for (const ServerDef& def : defs.servers) {
+    if (!IsApproved(def)) {
+      problems.push_back(NeedsApproval(def));
+      continue;
+    }
+    if (auto server = ServerFor(def)) {
+      server->Want();
+      wanted.push_back(std::move(server));
+    }
+  }
+  auto registry = std::make_shared<tools::ToolRegistry>(options_.base_tools());
+  for (const auto& server : wanted) {
+    server->AwaitSettled(absl::Now() + absl::Milliseconds(server->def().startup_timeout_ms),
+                         cancelled);
+    ManagedServer::Snapshot snap = server->snapshot();
+    if (snap.state != "running") {
+      problems.push_back(absl::StrCat("MCP server ", server->def().name, " is ", snap.state,
+                                      snap.last_error.empty() ? "" : ": " + snap.last_error,
+                                      "; its tools are unavailable"));
+      continue;
+    }
+    for (ToolInfo& t : snap.tools) {
+      std::string name = ModelToolName(server->def().name, t.name);
+      if (registry->Find(name) != nullptr) {
+        problems.push_back(absl::StrCat("MCP server ", server->def().name, ": tool \"", t.name,
+                                        "\" is left out, its name clashes with another's"));
+        continue;
+      }
+      registry->Add(std::make_unique<McpTool>(server, std::move(t), std::move(name)));
+    }
+  }
+  for (const std::string& p : problems) {
+    if (report && FirstReport(session_id, p)) report(p);
+  }
+  return registry;
+}
+
+std::vector<agent::v1::McpServer> Registry::List(const std::string& project) {
+  ParsedServers defs = ServersFor(project);
+  std::vector<agent::v1::McpServer> out;
+  for (const ServerDef& def : defs.servers) {
+    agent::v1::McpServer s;
+    s.set_name(def.name);
+    s.set_scope(def.scope);
+    s.set_transport(def.is_http() ? "http" : "stdio");
+    s.set_target(def.Target());
+    if (!IsApproved(def)) {
+      s.set_state("needs approval");
+      out.push_back(std::move(s));
+      continue;
+    }
+    std::shared_ptr<ManagedServer> server;
+    {
+      MutexLock l(&mu_);
+      auto it = servers_.find(def.Identity());
+      if (it != servers_.end()) server = it->second;
+    }
+    if (server == nullptr) {
+      s.set_state("stopped");
+      out.push_back(std::move(s));
+      continue;
+    }
+    ManagedServer::Snapshot snap = server->snapshot();
+    s.set_state(snap.state);
+    s.set_last_error(snap.last_error);
+    for (const ToolInfo& t : snap.tools) {
+      agent::v1::McpTool* tool = s.add_tools();
+      tool->set_name(ModelToolName(def.name, t.name));
+      tool->set_description(t.description.substr(0, 300));
+      tool->set_read_only(t.read_only);
+    }
+    out.push_back(std::move(s));
+  }
+  for (const std::string& p : defs.problems) {
+    agent::v1::McpServer s;
+    s.set_name("(invalid)");
+    s.set_state("failed");
+    s.set_last_error(p);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+absl::Status Registry::Approve(const std::string& project, const std::string& name,
+                               const std::string& target) {
+  for (const ServerDef& def : LoadProjectServers(project).servers) {
+    if (def.name != name) continue;
+    if (def.Target() != target) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the project's server ", name, " now runs `", def.Target(), "`, not `",
+                       target, "`: look at it again before approving"));
+    }
+    return RecordApproval(def);
+  }
+  return absl::NotFoundError(
+      absl::StrCat("this project's .agent/settings.json defines no MCP server ", name));
+}
+
+void Registry::StartEager() {
+  for (const ServerDef& def : LoadUserServers().servers) {
+    if (!def.eager) continue;
+    if (auto server = ServerFor(def)) server->Want();
+  }
+}
+
+void Registry::Shutdown() {
+  std::map<std::string, std::shared_ptr<ManagedServer>> servers;
+  {
+    MutexLock l(&mu_);
+    shut_down_ = true;
+    servers.swap(servers_);
+  }
+  for (auto& [id, server] : servers) server->Stop();
+}
+
+}  // namespace agent::daemon::mcp

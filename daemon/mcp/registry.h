@@ -1,0 +1,77 @@
+// Registry: the daemon's MCP servers, shared by all sessions. Definitions are read from the
+// user's config.json and the project's .agent/settings.json whenever a session asks (so an
+// edit or `agent mcp add` takes effect at the next model request); each distinct definition
+// (ServerDef::Identity) gets one ManagedServer, started lazily by the first session step that
+// needs its tools, or at daemon start with "start": "eager" (user servers only: project
+// servers wait for a session of their project). A project server runs only once approved
+// (approvals.h).
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "agent/v1/agent.pb.h"
+#include "common/mutex.h"
+#include "daemon/mcp/managed_server.h"
+#include "daemon/tools/tool_registry.h"
+
+namespace agent::daemon::mcp {
+
+// Stdio for a "command", Streamable HTTP for a "url".
+absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def);
+
+class Registry {
+ public:
+  struct Options {
+    TransportFactory make_transport = MakeTransport;
+    Backoff backoff;
+    // The tools every session has before the MCP ones (the core tools).
+    std::function<tools::ToolRegistry()> base_tools = [] { return tools::ToolRegistry(); };
+  };
+  explicit Registry(Options options);
+  ~Registry();
+
+  // The tools of one model request of session `session_id` in `project`: the base tools, then
+  // the tools of each running server in definition order. Starts the servers it needs and
+  // waits (bounded by their startup timeout, and `cancelled`) for those starting. Problems
+  // (a server that failed, waits for approval, or a bad definition) go to `report`, each
+  // once per session.
+  std::shared_ptr<const tools::ToolRegistry> ToolsFor(
+      const std::string& project, const std::string& session_id, const std::atomic<bool>* cancelled,
+      const std::function<void(const std::string&)>& report);
+
+  // What `agent mcp ls` shows for a project.
+  std::vector<agent::v1::McpServer> List(const std::string& project);
+
+  // Records a person's approval of the project's server `name` whose target is `target`.
+  // NotFound for an unknown name, FailedPrecondition when the target differs (the file changed)
+  // or the server is not defined by the project.
+  absl::Status Approve(const std::string& project, const std::string& name,
+                       const std::string& target);
+
+  // Starts the user's eager servers.
+  void StartEager();
+  // Stops every server (their processes are killed); later calls start nothing.
+  void Shutdown();
+
+ private:
+  std::shared_ptr<ManagedServer> ServerFor(const ServerDef& def) ABSL_LOCKS_EXCLUDED(mu_);
+  bool FirstReport(const std::string& session_id, const std::string& problem)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  Options options_;
+  Mutex mu_;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::shared_ptr<ManagedServer>> servers_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::set<std::string>> reported_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace agent::daemon::mcp

@@ -1,0 +1,163 @@
+#include "daemon/mcp/server_config.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "common/dir_fd.h"
+#include "common/paths.h"
+#include "daemon/mcp/tool_shape.h"
+
+namespace agent::daemon::mcp {
+namespace {
+
+bool Plain(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("-_./=:,@+%").find(c) != std::string_view::npos;
+}
+
+std::string Quote(const std::string& word) {
+  if (!word.empty() && std::all_of(word.begin(), word.end(), Plain)) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+absl::Status StringMap(const Json& def, const char* key,
+                       std::vector<std::pair<std::string, std::string>>* out) {
+  auto it = def.find(key);
+  if (it == def.end() || it->is_null()) return absl::OkStatus();
+  if (!it->is_object())
+    return absl::InvalidArgumentError(absl::StrCat("\"", key, "\" is not an object"));
+  for (const auto& [k, v] : it->items()) {
+    if (!v.is_string()) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", key, "\".", k, " is not a string"));
+    }
+    out->emplace_back(k, v.get<std::string>());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
+  if (!ValidServerName(name)) {
+    return absl::InvalidArgumentError(
+        "the name must be 1-32 letters, digits, _ or - without \"__\"");
+  }
+  if (!def.is_object()) return absl::InvalidArgumentError("not an object");
+  ServerDef s;
+  s.name = name;
+  s.command = GetString(def, "command");
+  s.url = GetString(def, "url");
+  if (s.command.empty() == s.url.empty()) {
+    return absl::InvalidArgumentError("needs either \"command\" (stdio) or \"url\" (http)");
+  }
+  if (!s.url.empty() && s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0) {
+    return absl::InvalidArgumentError("\"url\" must start with http:// or https://");
+  }
+  if (auto a = def.find("args"); a != def.end() && !a->is_null()) {
+    if (!a->is_array()) return absl::InvalidArgumentError("\"args\" is not an array");
+    for (const Json& w : *a) {
+      if (!w.is_string()) return absl::InvalidArgumentError("\"args\" holds a non-string");
+      s.args.push_back(w.get<std::string>());
+    }
+  }
+  if (auto st = StringMap(def, "env", &s.env); !st.ok()) return st;
+  if (auto st = StringMap(def, "headers", &s.headers); !st.ok()) return st;
+  s.cwd = GetString(def, "cwd");
+  const std::string start = GetString(def, "start", "lazy");
+  if (start != "lazy" && start != "eager") {
+    return absl::InvalidArgumentError("\"start\" must be \"lazy\" or \"eager\"");
+  }
+  s.eager = start == "eager";
+  s.timeout_ms =
+      static_cast<int>(std::clamp<int64_t>(GetInt(def, "timeout_ms", 120000), 100, 3600000));
+  s.startup_timeout_ms =
+      static_cast<int>(std::clamp<int64_t>(GetInt(def, "startup_timeout_ms", 30000), 100, 600000));
+  return s;
+}
+
+ParsedServers FromText(const absl::StatusOr<std::string>& text, const std::string& scope,
+                       const std::string& project, const std::string& path) {
+  if (!text.ok()) {
+    if (absl::IsNotFound(text.status())) return {};
+    return {{}, {absl::StrCat(path, ": ", text.status().message())}};
+  }
+  absl::StatusOr<Json> j = ParseJson(*text);
+  if (!j.ok()) return {{}, {absl::StrCat(path, ": ", j.status().message())}};
+  return ParseServers(*j, scope, project, path);
+}
+
+}  // namespace
+
+std::string ServerDef::Target() const {
+  if (is_http()) return url;
+  std::string out = Quote(command);
+  for (const std::string& a : args) absl::StrAppend(&out, " ", Quote(a));
+  return out;
+}
+
+std::string ServerDef::Identity() const {
+  Json j = {{"name", name}, {"scope", scope}, {"project", project}, {"command", command},
+            {"args", args}, {"cwd", cwd},     {"url", url}};
+  Json env_j = Json::object(), headers_j = Json::object();
+  for (const auto& [k, v] : env) env_j[k] = v;
+  for (const auto& [k, v] : headers) headers_j[k] = v;
+  j["env"] = env_j;
+  j["headers"] = headers_j;
+  return DumpJson(j);  // nlohmann sorts keys: canonical
+}
+
+ParsedServers ParseServers(const Json& settings, const std::string& scope,
+                           const std::string& project, const std::string& source) {
+  ParsedServers out;
+  if (!settings.is_object()) return out;
+  auto it = settings.find("mcp_servers");
+  if (it == settings.end() || it->is_null()) return out;
+  if (!it->is_object()) {
+    out.problems.push_back(absl::StrCat(source, ": \"mcp_servers\" is not an object"));
+    return out;
+  }
+  for (const auto& [name, def] : it->items()) {
+    absl::StatusOr<ServerDef> s = ParseOne(name, def);
+    if (!s.ok()) {
+      out.problems.push_back(absl::StrCat(name, " (", source, "): ", s.status().message()));
+      continue;
+    }
+    s->scope = scope;
+    s->project = project;
+    out.servers.push_back(std::move(*s));
+  }
+  return out;
+}
+
+ParsedServers LoadUserServers() {
+  const std::string path = ConfigDir() + "/config.json";
+  return FromText(ReadFileToString(path), "user", "", path);
+}
+
+ParsedServers LoadProjectServers(const std::string& project) {
+  const std::string path = ProjectSettingsPath(project);
+  absl::StatusOr<DirFd> root = DirFd::Open(project, false);
+  if (!root.ok()) return {};
+  absl::StatusOr<DirFd> dir = root->OpenSubdir(".agent", false);
+  if (!dir.ok()) {
+    if (absl::IsNotFound(dir.status())) return {};
+    return {{}, {std::string(dir.status().message())}};
+  }
+  return FromText(ReadFileToString(*dir, "settings.json"), "project", project, path);
+}
+
+ParsedServers ServersFor(const std::string& project) {
+  ParsedServers all = LoadUserServers();
+  ParsedServers mine = LoadProjectServers(project);
+  for (ServerDef& s : mine.servers) {
+    auto same = std::find_if(all.servers.begin(), all.servers.end(),
+                             [&](const ServerDef& u) { return u.name == s.name; });
+    if (same != all.servers.end()) all.servers.erase(same);
+    all.servers.push_back(std::move(s));
+  }
+  all.problems.insert(all.problems.end(), mine.problems.begin(), mine.problems.end());
+  return all;
+}
+
+}  // namespace agent::daemon::mcp

@@ -1,0 +1,59 @@
+// MCP server definitions: `"mcp_servers": {NAME: {...}}` in the user's config.json and in a
+// project's .agent/settings.json. A stdio server is {"command", "args": [], "env": {},
+// "cwd"}; a Streamable HTTP server {"url", "headers": {}}; both may add "start": "eager"|"lazy",
+// "timeout_ms" (per call, default 120000) and "startup_timeout_ms" (initialize and the first
+// tools/list, default 30000). Pure functions, except the loaders, which read files; thread-safe.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/json.h"
+
+namespace agent::daemon::mcp {
+
+struct ServerDef {
+  std::string name;
+  std::string scope;    // "user" or "project"
+  std::string project;  // the project's directory for scope "project"
+  std::string command;  // stdio
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string cwd;  // "" : the project (project scope) or $HOME (user scope)
+  std::string url;  // http
+  std::vector<std::pair<std::string, std::string>> headers;
+  bool eager = false;
+  int timeout_ms = 120000;
+  int startup_timeout_ms = 30000;
+
+  bool is_http() const { return !url.empty(); }
+  // The command line, its words quoted where the shell would need it, or the URL: what a
+  // person approves and `agent mcp ls` shows.
+  std::string Target() const;
+  // Everything that decides what runs, as canonical JSON: two definitions with the same
+  // identity share one server process, and an approval covers exactly this.
+  std::string Identity() const;
+};
+
+struct ParsedServers {
+  std::vector<ServerDef> servers;
+  // One line per definition that was left out: "NAME: problem" (or the file's problem).
+  std::vector<std::string> problems;
+};
+
+// The "mcp_servers" member of a parsed settings object (absent or null: none).
+ParsedServers ParseServers(const Json& settings, const std::string& scope,
+                           const std::string& project, const std::string& source);
+
+// The user's servers, from $XDG_CONFIG_HOME/agent/config.json.
+ParsedServers LoadUserServers();
+// The project's, from <project>/.agent/settings.json, opened without following symlinks.
+ParsedServers LoadProjectServers(const std::string& project);
+
+// What a session in `project` sees: the user's servers, then the project's; a project server
+// with the name of a user server replaces it.
+ParsedServers ServersFor(const std::string& project);
+
+}  // namespace agent::daemon::mcp

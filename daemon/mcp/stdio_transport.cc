@@ -1,0 +1,297 @@
+#include "daemon/mcp/stdio_transport.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/utf8.h"
+
+namespace agent::daemon::mcp {
+namespace {
+
+// Lines of one server's stderr copied to the log before it is only counted.
+constexpr int kMaxStderrLines = 2000;
+constexpr size_t kMaxStderrLineBytes = 4096;
+// How long a write to a server that does not read its stdin may block.
+constexpr int kWriteTimeoutMs = 10000;
+constexpr auto kKillGrace = std::chrono::milliseconds(300);
+
+absl::Status Errno(const std::string& what) {
+  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+// `command` as execve wants it: a name without a slash is looked up on the PATH of `env`
+// (posix_spawnp would use the daemon's own PATH).
+std::string ResolveCommand(const std::string& command, const std::vector<std::string>& env) {
+  if (command.find('/') != std::string::npos) return command;
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const std::string& e : env) {
+    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
+  }
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    if (dir.empty()) continue;
+    std::string candidate = absl::StrCat(std::string(dir), "/", command);
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return command;
+}
+
+std::string DescribeExit(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("the server exited with status ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return absl::StrCat("the server was killed by signal ", WTERMSIG(status));
+  return "the server ended";
+}
+
+void CloseFd(int* fd) {
+  if (*fd >= 0) ::close(*fd);
+  *fd = -1;
+}
+
+}  // namespace
+
+StdioTransport::StdioTransport(StdioOptions options) : options_(std::move(options)) {}
+
+StdioTransport::~StdioTransport() { Close(); }
+
+absl::Status StdioTransport::Start(Callbacks callbacks) {
+  callbacks_ = std::move(callbacks);
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return Errno("pipe");
+  if (::pipe2(out, O_CLOEXEC) != 0) return Errno("pipe");
+  if (::pipe2(err, O_CLOEXEC) != 0) return Errno("pipe");
+  if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) return Errno("pipe");
+
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  ::posix_spawnattr_init(&attr);
+  ::posix_spawn_file_actions_init(&actions);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  ::posix_spawnattr_setsigmask(&attr, &none);
+  ::posix_spawnattr_setsigdefault(&attr, &all);
+  ::posix_spawnattr_setpgroup(&attr, 0);  // a group of its own: Close ends every process in it
+  ::posix_spawnattr_setflags(
+      &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  ::posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  if (!options_.cwd.empty()) {
+    ::posix_spawn_file_actions_addchdir_np(&actions, options_.cwd.c_str());
+  }
+  ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+
+  std::string path = ResolveCommand(options_.command, options_.env);
+  std::vector<std::string> argv_store = {options_.command};
+  argv_store.insert(argv_store.end(), options_.args.begin(), options_.args.end());
+  std::vector<char*> argv, envp;
+  for (std::string& a : argv_store) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = options_.env;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int rc = ::posix_spawn(&pid_, path.c_str(), &actions, &attr, argv.data(), envp.data());
+  ::posix_spawnattr_destroy(&attr);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  stdin_fd_ = in[1];
+  stdout_fd_ = out[0];
+  stderr_fd_ = err[0];
+  if (rc != 0) {
+    pid_ = -1;
+    CloseFd(&stdin_fd_);
+    CloseFd(&stdout_fd_);
+    CloseFd(&stderr_fd_);
+    return absl::NotFoundError(absl::StrCat("cannot run ", options_.command, " in ",
+                                            options_.cwd.empty() ? "." : options_.cwd, ": ",
+                                            std::strerror(rc)));
+  }
+  ::fcntl(stdin_fd_, F_SETFL, ::fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
+  MutexLock l(&close_mu_);
+  reader_ = std::thread([this] { ReadLoop(); });
+  return absl::OkStatus();
+}
+
+absl::Status StdioTransport::Send(const Json& message) {
+  std::string line = DumpJson(message) + "\n";
+  MutexLock l(&write_mu_);
+  if (!closed_why_.ok()) return closed_why_;
+  if (stdin_fd_ < 0) return absl::UnavailableError("the server is gone");
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(stdin_fd_, line.data() + done, line.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      pollfd p{stdin_fd_, POLLOUT, 0};
+      if (::poll(&p, 1, kWriteTimeoutMs) > 0 && (p.revents & POLLOUT) != 0) continue;
+      return absl::DeadlineExceededError("the server does not read its input");
+    }
+    return absl::UnavailableError(
+        absl::StrCat("cannot write to the server: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+bool StdioTransport::HandleLine(std::string_view line, absl::Status* why) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  if (line.empty()) return true;
+  absl::StatusOr<Json> parsed = ParseJson(line);
+  if (!parsed.ok() || !(parsed->is_object() || parsed->is_array())) {
+    std::string head = ToValidUtf8(line.substr(0, 120));
+    *why = absl::DataLossError(
+        absl::StrCat("the server wrote something that is not JSON-RPC to stdout: ", head));
+    return false;
+  }
+  if (parsed->is_array()) {  // a batch (2025-03-26)
+    for (Json& m : *parsed) {
+      if (!m.is_object()) {
+        *why = absl::DataLossError("the server sent a batch with a non-object in it");
+        return false;
+      }
+      callbacks_.on_message(std::move(m));
+    }
+    return true;
+  }
+  callbacks_.on_message(std::move(*parsed));
+  return true;
+}
+
+void StdioTransport::LogStderr(std::string_view line) {
+  if (++stderr_lines_ > kMaxStderrLines) return;
+  if (line.size() > kMaxStderrLineBytes) line = line.substr(0, kMaxStderrLineBytes);
+  std::string text = absl::StrCat("mcp ", options_.log_name, ": ", ToValidUtf8(line), "\n");
+  if (stderr_lines_ == kMaxStderrLines)
+    text += "mcp " + options_.log_name + ": (more stderr not logged)\n";
+  std::cerr << text << std::flush;
+}
+
+void StdioTransport::ReadLoop() {
+  std::string out_buf, err_buf;
+  absl::Status why = absl::OkStatus();
+  char chunk[65536];
+  bool stop = false;
+  while (!stop) {
+    pollfd fds[3] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+    if (::poll(fds, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      why = Errno("poll");
+      break;
+    }
+    if (fds[2].revents != 0) {
+      why = absl::CancelledError("closed by the daemon");
+      break;
+    }
+    if (stderr_fd_ >= 0 && fds[1].revents != 0) {
+      ssize_t n = ::read(stderr_fd_, chunk, sizeof chunk);
+      if (n <= 0) {
+        CloseFd(&stderr_fd_);  // poll skips a negative fd
+      } else {
+        err_buf.append(chunk, static_cast<size_t>(n));
+        for (size_t nl; (nl = err_buf.find('\n')) != std::string::npos; err_buf.erase(0, nl + 1)) {
+          LogStderr(std::string_view(err_buf).substr(0, nl));
+        }
+        if (err_buf.size() > kMaxStderrLineBytes) {
+          LogStderr(err_buf);
+          err_buf.clear();
+        }
+      }
+    }
+    if (fds[0].revents == 0) continue;
+    ssize_t n = ::read(stdout_fd_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      why = absl::UnavailableError("the server closed its output");
+      break;
+    }
+    size_t scanned = out_buf.size();
+    out_buf.append(chunk, static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t nl; (nl = out_buf.find('\n', scanned)) != std::string::npos; scanned = nl + 1) {
+      if (!HandleLine(std::string_view(out_buf).substr(start, nl - start), &why)) {
+        stop = true;
+        break;
+      }
+      start = nl + 1;
+    }
+    out_buf.erase(0, start);
+    if (!stop && out_buf.size() > options_.max_message_bytes) {
+      why = absl::ResourceExhaustedError(absl::StrCat("the server sent a message over ",
+                                                      options_.max_message_bytes >> 20, " MiB"));
+      stop = true;
+    }
+  }
+  {
+    MutexLock l(&write_mu_);
+    closed_why_ = why.ok() ? absl::UnavailableError("the server is gone") : why;
+    CloseFd(&stdin_fd_);
+  }
+  std::string ended = KillGroup();
+  if (absl::IsUnavailable(why) && !ended.empty()) {
+    why = absl::UnavailableError(absl::StrCat(why.message(), " (", ended, ")"));
+  }
+  callbacks_.on_closed(why);
+}
+
+std::string StdioTransport::KillGroup() {
+  if (pid_ <= 0) return "";
+  int status = 0;
+  pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done != pid_) {
+    ::kill(-pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + kKillGrace;
+    while ((done = ::waitpid(pid_, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      pollfd none{};
+      ::poll(&none, 0, 10);
+    }
+    if (done != pid_) {
+      ::kill(-pid_, SIGKILL);
+      done = ::waitpid(pid_, &status, 0);
+    }
+  }
+  ::kill(-pid_, SIGKILL);  // whatever the server left behind in its group
+  if (done != pid_) return "";
+  std::string ended = DescribeExit(status);
+  std::cerr << "mcp " << options_.log_name << ": " << ended << "\n" << std::flush;
+  return ended;
+}
+
+void StdioTransport::Close() {
+  MutexLock closing(&close_mu_);  // a second caller waits for the first
+  if (reader_.joinable()) {
+    char c = 'x';
+    ssize_t n = ::write(wake_[1], &c, 1);
+    (void)n;
+    reader_.join();
+  }
+  CloseFd(&stdout_fd_);
+  CloseFd(&stderr_fd_);
+  CloseFd(&wake_[0]);
+  CloseFd(&wake_[1]);
+  MutexLock l(&write_mu_);
+  CloseFd(&stdin_fd_);
+}
+
+}  // namespace agent::daemon::mcp

@@ -1,0 +1,68 @@
+// The stdio transport: the server is a child process speaking newline-delimited JSON-RPC on
+// its stdin and stdout. The child runs in a process group of its own with exactly the
+// environment given (never the daemon's, which may hold API keys), stdin/stdout on pipes and
+// its stderr copied, line by line and capped, to the daemon's log (our stderr). Close, or the
+// end of the connection for any reason, ends the whole group (SIGTERM, then SIGKILL).
+//
+// A line that is not JSON, a message that is neither an object nor a batch of objects, or a
+// line over kMaxMessageBytes ends the connection (on_closed says why): a server that writes
+// garbage to stdout cannot be trusted to frame its answers.
+//
+// Thread-safety: see transport.h. One reader thread per transport.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/mutex.h"
+#include "daemon/mcp/transport.h"
+
+namespace agent::daemon::mcp {
+
+struct StdioOptions {
+  std::string command;  // found on the PATH of `env` when it has no slash
+  std::vector<std::string> args;
+  std::vector<std::string> env;  // the whole environment, "NAME=value"
+  std::string cwd;               // must exist
+  std::string log_name;          // prefix of the stderr lines in the daemon's log
+  size_t max_message_bytes = kMaxMessageBytes;
+};
+
+class StdioTransport : public Transport {
+ public:
+  explicit StdioTransport(StdioOptions options);
+  ~StdioTransport() override;
+
+  absl::Status Start(Callbacks callbacks) override;
+  absl::Status Send(const Json& message) override;
+  void Close() override;
+
+  pid_t pid() const { return pid_; }
+
+ private:
+  void ReadLoop();
+  // Handles one stdout line; false when the connection must end (`why` set).
+  bool HandleLine(std::string_view line, absl::Status* why);
+  void LogStderr(std::string_view line);
+  // Ends the process group and reaps the server; how it ended, or empty.
+  std::string KillGroup();
+
+  StdioOptions options_;
+  Callbacks callbacks_;
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
+  int wake_[2] = {-1, -1};
+  Mutex close_mu_;
+  std::thread reader_ ABSL_GUARDED_BY(close_mu_);
+  Mutex write_mu_;
+  absl::Status closed_why_ ABSL_GUARDED_BY(write_mu_);  // set when the reader ends
+  int stderr_lines_ = 0;                                // reader thread only
+};
+
+}  // namespace agent::daemon::mcp
