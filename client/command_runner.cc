@@ -1,6 +1,7 @@
 #include "client/command_runner.h"
 
 #include "absl/strings/str_cat.h"
+#include "client/mcp_command.h"
 
 namespace agent::client {
 namespace {
@@ -91,6 +92,7 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
     case SlashCommand::kAllow:
       return SetPolicy(c, turn, r);
     case SlashCommand::kUnknown:
+      if (c.name == "mcp") return Say(McpServersText(stub_, turn.workdir));
       break;
   }
   return Say(r.ErrorLine("unknown command /" + c.name + "; /help lists them"));

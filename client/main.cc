@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "client/connection.h"
+#include "client/mcp_command.h"
 #include "client/session_client.h"
 #include "common/paths.h"
 #include "common/protocol.h"
@@ -222,6 +223,9 @@ int main(int argc, char** argv) {
   static const std::set<std::string> kSubcommands = {"ls",   "attach", "resume",
                                                      "fork", "rm",     "daemon"};
   if (argc > 1 && kSubcommands.count(argv[1])) return Subcommand(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "mcp") {
+    return agent::client::McpCommand(argc - 1, argv + 1);
+  }
   bool version = false, json = false, yes = false, plain = false, cont = false;
   std::string resume_id;
 

@@ -77,7 +77,8 @@ void ManagedServer::Fail(const std::string& error) {
   state_ = "failed";
   last_error_ = error;
   running_ = false;
-  tools_.clear();
+  // The tools stay listed while it restarts: the model's tool list does not flicker, and a
+  // call meanwhile is answered with the reason.
   cv_.SignalAll();
 }
 

@@ -2,8 +2,9 @@
 // session that sees that definition. A supervisor thread starts it when first wanted
 // (initialize, then tools/list), keeps its tool list current on tools/list_changed, and
 // restarts it after a crash or a failed start with exponential backoff (reset once it ran for
-// a minute). A server that is starting, failed or restarting simply has no tools; a call to
-// it answers at once with the reason. Stop ends the process and the thread.
+// a minute). A server that never started has no tools; one that crashed keeps its last tool
+// list while it restarts. A call to a server that is not running answers at once with the
+// reason. Stop ends the process and the thread.
 //
 // States: "stopped" (never wanted), "starting", "running", "failed" (last_error says why;
 // a restart is pending).

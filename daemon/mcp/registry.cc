@@ -97,8 +97,7 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
     if (snap.state != "running") {
       problems.push_back(absl::StrCat("MCP server ", server->def().name, " is ", snap.state,
                                       snap.last_error.empty() ? "" : ": " + snap.last_error,
-                                      "; its tools are unavailable"));
-      continue;
+                                      "; its tools are unavailable until it runs again"));
     }
     for (ToolInfo& t : snap.tools) {
       std::string name = ModelToolName(server->def().name, t.name);

@@ -67,6 +67,19 @@ TEST_F(ManagedServerTest, ACrashedServerIsRestartedWithItsTools) {
   EXPECT_EQ(s.snapshot().tools.size(), 9u);
 }
 
+TEST_F(ManagedServerTest, WhileACrashedServerWaitsToRestartItsToolsStayAndAnswerWhy) {
+  ManagedServer s(FakeServerDef("ok", log_), MakeTransport, {absl::Seconds(30), absl::Seconds(30)});
+  s.Want();
+  s.AwaitSettled(absl::Now() + absl::Seconds(10), nullptr);
+  EXPECT_FALSE(s.Call("die", Json::object(), {}).ok());
+  ASSERT_TRUE(AwaitState(s, "failed"));
+  EXPECT_EQ(s.snapshot().tools.size(), 9u);
+  EXPECT_THAT(s.snapshot().last_error, HasSubstr("status 3"));
+  absl::StatusOr<Json> r = s.Call("echo", {{"text", "x"}}, {});
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("not running"));
+}
+
 TEST_F(ManagedServerTest, AFailedStartIsRetriedWithBackoff) {
   ManagedServer s(FakeServerDef("crash-once", log_), MakeTransport, Fast());
   s.Want();

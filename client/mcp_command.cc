@@ -1,0 +1,203 @@
+#include "client/mcp_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "client/connection.h"
+#include "client/session_client.h"
+#include "common/atomic_file.h"
+#include "common/json.h"
+#include "common/paths.h"
+
+namespace agent::client {
+namespace {
+
+namespace v1 = agent::v1;
+using OrderedJson = nlohmann::ordered_json;
+
+std::string ConfigPath() {
+  std::string path = ConfigDir() + "/config.json";
+  // A dotfile manager's symlink stays a symlink: write the file it points to.
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(path, ec);
+  return ec ? path : real.string();
+}
+
+std::string Cwd() {
+  char cwd[4096];
+  return getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
+}
+
+int Error(const std::string& message) {
+  std::fprintf(stderr, "agent mcp: %s\n", message.c_str());
+  return kExitError;
+}
+
+// Reads config.json keeping its key order; a missing file is an empty object.
+absl::StatusOr<OrderedJson> ReadConfig(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    if (absl::IsNotFound(text.status())) return OrderedJson::object();
+    return text.status();
+  }
+  OrderedJson j = OrderedJson::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(path + " is not a JSON object; fix it first");
+  }
+  return j;
+}
+
+absl::Status WriteConfig(const std::string& path, const OrderedJson& j) {
+  if (auto s = MakeDirs(std::filesystem::path(path).parent_path().string()); !s.ok()) return s;
+  return WriteFileAtomically(path, j.dump(2) + "\n");
+}
+
+int Add(const std::string& name, const std::string& url, const std::vector<std::string>& command,
+        const std::vector<std::string>& env, bool eager) {
+  if (url.empty() == command.empty()) {
+    return Error("give either `-- CMD ARGS…` (stdio) or `--url URL` (Streamable HTTP)");
+  }
+  const std::string path = ConfigPath();
+  absl::StatusOr<OrderedJson> config = ReadConfig(path);
+  if (!config.ok()) return Error(std::string(config.status().message()));
+  OrderedJson def = OrderedJson::object();
+  if (!url.empty()) {
+    def["url"] = url;
+  } else {
+    def["command"] = command[0];
+    def["args"] = std::vector<std::string>(command.begin() + 1, command.end());
+  }
+  for (const std::string& e : env) {
+    const size_t eq = e.find('=');
+    if (eq == std::string::npos || eq == 0) return Error("--env takes NAME=VALUE, got " + e);
+    def["env"][e.substr(0, eq)] = e.substr(eq + 1);
+  }
+  if (eager) def["start"] = "eager";
+  OrderedJson& servers = (*config)["mcp_servers"];
+  if (!servers.is_object()) servers = OrderedJson::object();
+  const bool replaced = servers.contains(name);
+  servers[name] = def;
+  if (auto s = WriteConfig(path, *config); !s.ok()) return Error(std::string(s.message()));
+  std::printf("%s MCP server %s in %s\n", replaced ? "replaced" : "added", name.c_str(),
+              path.c_str());
+  return 0;
+}
+
+int Remove(const std::string& name) {
+  const std::string path = ConfigPath();
+  absl::StatusOr<OrderedJson> config = ReadConfig(path);
+  if (!config.ok()) return Error(std::string(config.status().message()));
+  OrderedJson& servers = (*config)["mcp_servers"];
+  if (!servers.is_object() || !servers.contains(name)) {
+    return Error(absl::StrCat("no MCP server ", name, " in ", path,
+                              " (a project's servers live in its .agent/settings.json)"));
+  }
+  servers.erase(name);
+  if (auto s = WriteConfig(path, *config); !s.ok()) return Error(std::string(s.message()));
+  std::printf("removed MCP server %s from %s\n", name.c_str(), path.c_str());
+  return 0;
+}
+
+absl::StatusOr<v1::ListMcpServersResponse> ListServers(v1::AgentDaemon::Stub& stub,
+                                                       const std::string& workdir) {
+  grpc::ClientContext ctx;
+  v1::ListMcpServersRequest req;
+  req.set_workdir(workdir);
+  v1::ListMcpServersResponse resp;
+  grpc::Status s = stub.ListMcpServers(&ctx, req, &resp);
+  if (!s.ok()) return absl::UnavailableError(s.error_message());
+  return resp;
+}
+
+int Approve(v1::AgentDaemon::Stub& stub, const std::string& name) {
+  absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, Cwd());
+  if (!list.ok()) return Error(std::string(list.status().message()));
+  for (const v1::McpServer& s : list->servers()) {
+    if (s.name() != name || s.scope() != "project") continue;
+    if (!isatty(0)) return Error("approving a server needs a person at a terminal");
+    std::printf(
+        "This project's .agent/settings.json wants to run the MCP server %s:\n  %s\n"
+        "Run it for this project (now and whenever it is used)? [y/N] ",
+        name.c_str(), s.target().c_str());
+    std::fflush(stdout);
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") return Error("not approved");
+    grpc::ClientContext ctx;
+    v1::ApproveMcpServerRequest req;
+    req.set_workdir(Cwd());
+    req.set_name(name);
+    req.set_target(s.target());
+    v1::ApproveMcpServerResponse resp;
+    grpc::Status st = stub.ApproveMcpServer(&ctx, req, &resp);
+    if (!st.ok()) return Error(st.error_message());
+    std::printf("approved %s for %s\n", name.c_str(), Cwd().c_str());
+    return 0;
+  }
+  return Error(absl::StrCat("this project's .agent/settings.json defines no MCP server ", name));
+}
+
+}  // namespace
+
+std::string McpServersText(v1::AgentDaemon::Stub& stub, const std::string& workdir) {
+  absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, workdir);
+  if (!list.ok()) return absl::StrCat("MCP servers: ", list.status().message(), "\n");
+  if (list->servers().empty()) {
+    return "no MCP servers (add one with: agent mcp add NAME -- CMD ARGS…)\n";
+  }
+  std::string out;
+  for (const v1::McpServer& s : list->servers()) {
+    absl::StrAppend(&out, s.name(), "  ", s.scope(), "  ", s.transport(), "  ", s.state(), "  ",
+                    s.tools_size(), " tools  ", s.target(), "\n");
+    if (!s.last_error().empty()) absl::StrAppend(&out, "    error: ", s.last_error(), "\n");
+    for (const v1::McpTool& t : s.tools()) {
+      absl::StrAppend(&out, "    ", t.name(), t.read_only() ? " (read-only)" : "", "\n");
+    }
+  }
+  return out;
+}
+
+int McpCommand(int argc, char** argv) {
+  CLI::App app{"agent mcp: MCP tool servers"};
+  app.name("agent mcp");
+  app.require_subcommand(1);
+  std::string name, url;
+  std::vector<std::string> command, env;
+  bool eager = false;
+  CLI::App* add = app.add_subcommand("add", "add a server to your config.json");
+  add->add_option("name", name, "its name (letters, digits, _ and -)")->required();
+  add->add_option("--url", url, "a Streamable HTTP server's URL");
+  add->add_option("-e,--env", env, "NAME=VALUE for the server's environment");
+  add->add_flag("--eager", eager, "start it with the daemon instead of on first use");
+  add->add_option("command", command, "after --: the command and its arguments");
+  add->prefix_command(false);
+  CLI::App* ls = app.add_subcommand("ls", "servers of this project: state, tools, last error");
+  CLI::App* rm = app.add_subcommand("rm", "remove a server from your config.json");
+  rm->add_option("name", name)->required();
+  CLI::App* approve =
+      app.add_subcommand("approve", "approve a server this project's settings define");
+  approve->add_option("name", name)->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (add->parsed()) return Add(name, url, command, env, eager);
+  if (rm->parsed()) return Remove(name);
+  auto daemon = Connect(ConnectOptions{SocketPath(), true});
+  if (!daemon.ok()) return Error(std::string(daemon.status().message()));
+  if (ls->parsed()) {
+    std::string text = McpServersText(*daemon->stub, Cwd());
+    std::fputs(text.c_str(), stdout);
+    return text.rfind("MCP servers: ", 0) == 0 ? kExitError : 0;
+  }
+  (void)approve;
+  return Approve(*daemon->stub, name);
+}
+
+}  // namespace agent::client

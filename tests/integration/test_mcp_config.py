@@ -1,0 +1,192 @@
+"""MCP servers without npm: `agent mcp add/ls/rm`, a project's server that runs only after a
+person's approval, and faults (a server that dies mid-call, one that never starts) that end
+no turn badly. The server is tests/daemon/mcp/fake_mcp_server.py; the strict scripted model
+checks every transcript."""
+import json
+import os
+import time
+import unittest
+
+from harness import Env, processes, tool_call
+from test_multi_client import Api, collect_until_turns_end, kind
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = os.path.join(HERE, "..", "daemon", "mcp", "fake_mcp_server.py")
+
+
+def fake(mode="ok"):
+    return {"command": "/usr/bin/python3", "args": [os.path.abspath(FAKE), mode],
+            "startup_timeout_ms": 3000}
+
+
+def tool_messages(transcript):
+    messages = transcript["messages"] if isinstance(transcript, dict) else transcript
+    return [m for m in messages if m.get("role") == "tool"]
+
+
+def tool_names(request):
+    return [t["function"]["name"] for t in request["body"].get("tools", [])]
+
+
+class McpCommand(unittest.TestCase):
+    def test_add_ls_rm(self):
+        env = Env([{"text": "hi"}])
+        self.addCleanup(env.close)
+        config = os.path.join(env.dir, "config", "agent", "config.json")
+        os.makedirs(os.path.dirname(config))
+        with open(config, "w") as f:
+            json.dump({"max_steps": 7}, f)
+        r = env.agent("mcp", "add", "fake", "--", "/usr/bin/python3", os.path.abspath(FAKE), "ok")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(config) as f:
+            saved = json.load(f)
+        self.assertEqual(saved["max_steps"], 7)  # the other settings stay
+        self.assertEqual(saved["mcp_servers"]["fake"]["args"], [os.path.abspath(FAKE), "ok"])
+        r = env.agent("mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = env.agent("mcp", "ls")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("fake  user  stdio  stopped", r.stdout)  # lazy: not started yet
+        self.assertIn("web  user  http  stopped  0 tools  http://127.0.0.1:9/mcp", r.stdout)
+        self.assertEqual(env.agent("--yes", "hello").returncode, 0)
+        r = env.agent("mcp", "ls")
+        self.assertIn("fake  user  stdio  running  9 tools", r.stdout)
+        self.assertIn("mcp__fake__echo (read-only)", r.stdout)
+        self.assertIn("web  user  http  failed", r.stdout)
+        self.assertIn("error: ", r.stdout)
+        r = env.agent("mcp", "rm", "web")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("web", env.agent("mcp", "ls").stdout)
+        r = env.agent("mcp", "rm", "nope")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no MCP server nope", r.stderr)
+
+
+class ProjectServers(unittest.TestCase):
+    def test_a_repositorys_server_runs_only_after_a_person_approved_it(self):
+        env = Env([{"text": "first"}, {"text": "second"}])
+        self.addCleanup(env.close)
+        os.makedirs(os.path.join(env.project, ".agent"))
+        with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
+            json.dump({"mcp_servers": {"repo": fake()}}, f)
+        r = env.agent("--yes", "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("needs a person's approval", r.stdout + r.stderr)
+        self.assertNotIn("mcp__repo__echo", tool_names(env.requests()[0]))
+        ls = env.agent("mcp", "ls").stdout
+        self.assertIn("repo  project  stdio  needs approval", ls)
+        # `agent mcp approve` refuses without a person at a terminal.
+        r = env.agent("mcp", "approve", "repo")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("person", r.stderr)
+        # An approval for another command line is refused.
+        api = Api(env)
+        self.addCleanup(api.close)
+        pb = api.pb
+        with self.assertRaises(Exception):
+            api.stub.ApproveMcpServer(pb.ApproveMcpServerRequest(
+                workdir=env.project, name="repo", target="/bin/sh -c evil"), timeout=10)
+        target = ls.split("needs approval")[1].split("tools")[1].strip().splitlines()[0]
+        api.stub.ApproveMcpServer(pb.ApproveMcpServerRequest(
+            workdir=env.project, name="repo", target=target), timeout=10)
+        r = env.agent("--yes", "again")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("mcp__repo__echo", tool_names(env.requests()[1]))
+        # Recorded outside the repository.
+        self.assertTrue(os.path.exists(os.path.join(env.dir, "state", "agent",
+                                                    "mcp-approvals.json")))
+        self.assertFalse(any("approv" in n for n in os.listdir(os.path.join(env.project,
+                                                                             ".agent"))))
+
+
+class Faults(unittest.TestCase):
+    def write_config(self, env, servers):
+        d = os.path.join(env.dir, "config", "agent")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"mcp_servers": servers}, f)
+
+    def test_a_server_dying_mid_call_answers_the_call_and_comes_back(self):
+        env = Env([
+            {"tool_calls": [tool_call("mcp__fake__die"), tool_call("mcp__fake__echo", text="x")]},
+            {"text": "it died"},
+            {"tool_calls": [tool_call("mcp__fake__echo", text="back")]},
+            {"text": "done"},
+        ])
+        self.addCleanup(env.close)
+        self.write_config(env, {"fake": fake()})
+        r = env.agent("--yes", "call it")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        died, second = [m["content"] for m in tool_messages(env.transcript())]
+        self.assertIn("not available", died)
+        self.assertIn("fake", second)  # not running, or restarted by now: answered either way
+        # Restarted with backoff (1 s first): wait, bounded, until it runs again.
+        for _ in range(100):
+            if "fake  user  stdio  running" in env.agent("mcp", "ls").stdout:
+                break
+            time.sleep(0.1)  # polling the daemon's view; no event tells a client
+        r = env.agent("--yes", "-c", "again")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(tool_messages(env.transcript())[-1]["content"], "echo: back")
+        self.assertEqual(env.stats()["rejected"], 0)
+
+    def test_the_servers_end_with_the_daemon(self):
+        env = Env([{"text": "hi"}])
+        self.addCleanup(env.close)
+        marker = os.path.join(env.dir, "marker-log")
+        server = fake()
+        server["args"].append(marker)  # the fake's log file: names this Env in its argv
+        self.write_config(env, {"fake": server})
+        self.assertEqual(env.agent("--yes", "hello").returncode, 0)
+
+        def servers():
+            return [pid for pid, cmd in processes() if marker.encode() in cmd]
+        self.assertEqual(len(servers()), 1)
+        self.assertEqual(env.agent("daemon", "stop").returncode, 0)
+        for _ in range(100):
+            if not servers():
+                break
+            time.sleep(0.05)  # reaped by the daemon as it stops; not our child to wait for
+        self.assertEqual(servers(), [])
+
+    def test_a_server_that_never_initializes_leaves_a_working_session(self):
+        env = Env([
+            {"tool_calls": [tool_call("mcp__slow__echo", text="x")]},
+            {"text": "no such tool"},
+        ])
+        self.addCleanup(env.close)
+        server = fake("no-init")
+        server["startup_timeout_ms"] = 500
+        self.write_config(env, {"slow": server})
+        r = env.agent("--yes", "try")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("MCP server slow is failed", r.stdout + r.stderr)
+        [result] = tool_messages(env.transcript())
+        self.assertIn("Unknown tool", result["content"])
+        self.assertEqual(env.stats()["rejected"], 0)
+
+    def test_mcp_tools_are_asked_about_unless_a_rule_allows_them(self):
+        env = Env([
+            {"tool_calls": [tool_call("mcp__fake__add", a=1, b=2)]},
+            {"text": "denied"},
+            {"tool_calls": [tool_call("mcp__fake__add", a=1, b=2)]},
+            {"text": "allowed"},
+        ])
+        self.addCleanup(env.close)
+        self.write_config(env, {"fake": fake()})
+        # No terminal and no --yes: an unruled gated call is refused.
+        r = env.agent("add them")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        [result] = tool_messages(env.transcript())
+        self.assertIn("Denied", result["content"])
+        os.makedirs(os.path.join(env.project, ".agent"), exist_ok=True)
+        with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
+            json.dump({"allow": ["mcp__fake__*"]}, f)
+        r = env.agent("-c", "add them")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(tool_messages(env.transcript())[-1]["content"], "3")
+        self.assertEqual(env.stats()["rejected"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
