@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <functional>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -13,9 +15,9 @@
 namespace agent::daemon::mcp {
 
 // One POST: what its callbacks collect.
-struct HttpTransport::Exchange {
-  HttpTransport* self = nullptr;
-  bool is_initialize = false;
+struct HttpExchange {
+  std::function<void(Json)> deliver;
+  size_t max_bytes = kMaxMessageBytes;
   std::string content_type;
   std::string session_id;
   std::string body;  // a JSON answer, or the error text
@@ -95,18 +97,49 @@ void HttpTransport::EndConnection(absl::Status why) {
   callbacks_.on_closed(why);
 }
 
-void HttpTransport::Post(Json message) {
-  const Incoming in = Classify(message);
-  const bool is_request = in.kind == Incoming::Kind::kRequest;
-  absl::StatusOr<const llm::CurlLibrary*> lib = llm::LoadCurl();
-  auto fail = [&](const std::string& why) {
-    if (is_request) Deliver(MakeError(in.id, -32000, why));
-  };
-  if (!lib.ok()) return fail(std::string(lib.status().message()));
-  const llm::CurlLibrary* curl = *lib;
-  Exchange x;
-  x.self = this;
-  x.is_initialize = in.method == "initialize";
+namespace {
+
+size_t OnHeader(char* data, size_t size, size_t n, void* p) {
+  auto* x = static_cast<HttpExchange*>(p);
+  std::string_view line(data, size * n);
+  const size_t colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name = absl::AsciiStrToLower(std::string(line.substr(0, colon)));
+    std::string value = Trimmed(line.substr(colon + 1));
+    if (name == "content-type") x->content_type = absl::AsciiStrToLower(value);
+    if (name == "mcp-session-id") x->session_id = value;
+  }
+  return size * n;
+}
+
+size_t OnBody(char* data, size_t size, size_t n, void* p) {
+  auto* x = static_cast<HttpExchange*>(p);
+  std::string_view bytes(data, size * n);
+  if (absl::StartsWith(x->content_type, "text/event-stream")) {
+    std::vector<llm::SseEvent> events;
+    x->sse.Feed(bytes, &events);
+    if (!x->sse.status().ok()) {
+      x->too_big = true;
+      return 0;
+    }
+    for (llm::SseEvent& e : events) {
+      absl::StatusOr<Json> j = ParseJson(e.data);
+      if (j.ok()) x->deliver(std::move(*j));
+    }
+    return size * n;
+  }
+  if (x->body.size() + bytes.size() > x->max_bytes) {
+    x->too_big = true;
+    return 0;
+  }
+  x->body.append(bytes);
+  return size * n;
+}
+
+}  // namespace
+
+HttpTransport::Outcome HttpTransport::Perform(const Json& message, HttpExchange* x) {
+  const llm::CurlLibrary* curl = *llm::LoadCurl();
   const std::string payload = DumpJson(message);
   curl_slist* headers = nullptr;
   for (const std::string& h : HeaderLines()) headers = curl->slist_append(headers, h.c_str());
@@ -120,98 +153,75 @@ void HttpTransport::Post(Json message) {
   curl->easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buf);
   curl->easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
   curl->easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl->easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  curl->easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);  // headers may hold tokens
   curl->easy_setopt(easy, CURLOPT_USERAGENT, "agentd");
-  curl->easy_setopt(
-      easy, CURLOPT_HEADERFUNCTION, +[](char* data, size_t size, size_t n, void* p) -> size_t {
-        auto* x = static_cast<Exchange*>(p);
-        std::string_view line(data, size * n);
-        const size_t colon = line.find(':');
-        if (colon != std::string_view::npos) {
-          std::string name = absl::AsciiStrToLower(std::string(line.substr(0, colon)));
-          std::string value = Trimmed(line.substr(colon + 1));
-          if (name == "content-type") x->content_type = absl::AsciiStrToLower(value);
-          if (name == "mcp-session-id") x->session_id = value;
-        }
-        return size * n;
-      });
-  curl->easy_setopt(easy, CURLOPT_HEADERDATA, &x);
-  curl->easy_setopt(
-      easy, CURLOPT_WRITEFUNCTION, +[](char* data, size_t size, size_t n, void* p) -> size_t {
-        auto* x = static_cast<Exchange*>(p);
-        std::string_view bytes(data, size * n);
-        if (absl::StartsWith(x->content_type, "text/event-stream")) {
-          std::vector<llm::SseEvent> events;
-          x->sse.Feed(bytes, &events);
-          if (!x->sse.status().ok()) {
-            x->too_big = true;
-            return 0;
-          }
-          for (llm::SseEvent& e : events) {
-            absl::StatusOr<Json> j = ParseJson(e.data);
-            if (j.ok()) x->self->Deliver(std::move(*j));
-          }
-          return size * n;
-        }
-        if (x->body.size() + bytes.size() > x->self->options_.max_message_bytes) {
-          x->too_big = true;
-          return 0;
-        }
-        x->body.append(bytes);
-        return size * n;
-      });
-  curl->easy_setopt(easy, CURLOPT_WRITEDATA, &x);
+  curl->easy_setopt(easy, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl->easy_setopt(easy, CURLOPT_HEADERDATA, x);
+  curl->easy_setopt(easy, CURLOPT_WRITEFUNCTION, OnBody);
+  curl->easy_setopt(easy, CURLOPT_WRITEDATA, x);
   curl->multi_add_handle(multi, easy);
-  CURLcode result = CURLE_OK;
+  Outcome out;
   for (;;) {
     int running = 0;
     curl->multi_perform(multi, &running);
     int left = 0;
     while (CURLMsg* msg = curl->multi_info_read(multi, &left)) {
-      if (msg->msg == CURLMSG_DONE) result = msg->data.result;
+      if (msg->msg == CURLMSG_DONE) out.code = msg->data.result;
     }
     if (running == 0 || closing_) break;
     curl->multi_poll(multi, nullptr, 0, kPollMs, nullptr);
   }
-  long status = 0;
-  curl->easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  curl->easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &out.status);
+  if (out.code != CURLE_OK) {
+    out.error =
+        error_buf[0] != '\0' ? error_buf : curl->easy_strerror(static_cast<CURLcode>(out.code));
+  }
   curl->multi_remove_handle(multi, easy);
   curl->easy_cleanup(easy);
   curl->multi_cleanup(multi);
   curl->slist_free_all(headers);
+  return out;
+}
+
+void HttpTransport::Post(Json message) {
+  const Incoming in = Classify(message);
+  auto fail = [&](const std::string& why) {
+    if (in.kind == Incoming::Kind::kRequest) Deliver(MakeError(in.id, -32000, why));
+  };
+  if (absl::StatusOr<const llm::CurlLibrary*> lib = llm::LoadCurl(); !lib.ok()) {
+    return fail(std::string(lib.status().message()));
+  }
+  HttpExchange x;
+  x.deliver = [this](Json m) { Deliver(std::move(m)); };
+  x.max_bytes = options_.max_message_bytes;
+  const bool is_initialize = in.method == "initialize";
+  const Outcome out = Perform(message, &x);
   if (closing_) return;
-  if (!x.session_id.empty() && x.is_initialize) {
+  bool had_session;
+  {
     MutexLock l(&mu_);
-    session_id_ = x.session_id;
+    if (!x.session_id.empty() && is_initialize) session_id_ = x.session_id;
+    had_session = !session_id_.empty() && !is_initialize;
   }
   if (x.too_big) {
     return EndConnection(absl::ResourceExhaustedError("the server sent a message over the limit"));
   }
-  if (result != CURLE_OK) {
-    return fail(
-        absl::StrCat("HTTP transport: ", error_buf[0] ? error_buf : curl->easy_strerror(result)));
-  }
-  bool had_session;
-  {
-    MutexLock l(&mu_);
-    had_session = !session_id_.empty() && !x.is_initialize;
-  }
-  if (status == 404 && had_session) {
+  if (out.code != CURLE_OK) return fail(absl::StrCat("HTTP transport: ", out.error));
+  if (out.status == 404 && had_session) {
     return EndConnection(absl::UnavailableError("the server ended the MCP session (HTTP 404)"));
   }
-  if (status >= 400) {
-    return fail(absl::StrCat("HTTP ", status, ": ", ToValidUtf8(x.body.substr(0, 300))));
+  if (out.status >= 400) {
+    return fail(absl::StrCat("HTTP ", out.status, ": ", ToValidUtf8(x.body.substr(0, 300))));
   }
-  if (absl::StartsWith(x.content_type, "application/json") && !x.body.empty()) {
-    absl::StatusOr<Json> j = ParseJson(x.body);
-    if (!j.ok() || !(j->is_object() || j->is_array())) {
-      return EndConnection(absl::DataLossError("the server answered with malformed JSON-RPC"));
-    }
-    if (j->is_array()) {
-      for (Json& m : *j) Deliver(std::move(m));
-    } else {
-      Deliver(std::move(*j));
-    }
+  if (!absl::StartsWith(x.content_type, "application/json") || x.body.empty()) return;
+  absl::StatusOr<Json> j = ParseJson(x.body);
+  if (!j.ok() || !(j->is_object() || j->is_array())) {
+    return EndConnection(absl::DataLossError("the server answered with malformed JSON-RPC"));
+  }
+  if (j->is_array()) {
+    for (Json& m : *j) Deliver(std::move(m));
+  } else {
+    Deliver(std::move(*j));
   }
 }
 

@@ -29,6 +29,8 @@
 
 namespace agent::daemon::mcp {
 
+struct HttpExchange;
+
 struct HttpOptions {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
@@ -47,7 +49,13 @@ class HttpTransport : public Transport {
   void Close() override;
 
  private:
-  struct Exchange;
+  struct Outcome {
+    int code = 0;  // CURLcode
+    long status = 0;
+    std::string error;
+  };
+  // One POST, to its end or Close.
+  Outcome Perform(const Json& message, HttpExchange* x);
   void Post(Json message);
   // Delivers one message from the server (serialised: one at a time).
   void Deliver(Json message) ABSL_LOCKS_EXCLUDED(deliver_mu_);

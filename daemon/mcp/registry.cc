@@ -44,9 +44,10 @@ absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def) {
   // Never the daemon's environment (it may hold API keys): the minimal one and what the
   // definition sets.
   o.env = MinimalToolEnvironment();
-  for (const auto& [k, v] : def.env) {
-    std::erase_if(o.env, [&](const std::string& e) { return e.rfind(k + "=", 0) == 0; });
-    o.env.push_back(k + "=" + v);
+  for (const auto& entry : def.env) {
+    const std::string prefix = entry.first + "=";
+    std::erase_if(o.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    o.env.push_back(prefix + entry.second);
   }
   const std::string base = def.scope == "project" ? def.project : HomeCwd();
   o.cwd = def.cwd.empty() ? base : (def.cwd.front() == '/' ? def.cwd : base + "/" + def.cwd);
