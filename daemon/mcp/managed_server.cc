@@ -28,7 +28,8 @@ void ManagedServer::Want() {
 
 void ManagedServer::AwaitSettled(absl::Time deadline, const std::atomic<bool>* cancelled) {
   MutexLock l(&mu_);
-  while (state_ == "starting" && absl::Now() < deadline &&
+  // Only the first start is waited for: a restart that hangs must not hold up every step.
+  while (state_ == "starting" && !settled_once_ && absl::Now() < deadline &&
          (cancelled == nullptr || !cancelled->load())) {
     cv_.WaitWithTimeout(&mu_, std::min(kPoll, deadline - absl::Now()));
   }
@@ -75,6 +76,7 @@ void ManagedServer::Stop() {
 void ManagedServer::Fail(const std::string& error) {
   MutexLock l(&mu_);
   state_ = "failed";
+  settled_once_ = true;
   last_error_ = error;
   running_ = false;
   // The tools stay listed while it restarts: the model's tool list does not flicker, and a
@@ -135,6 +137,7 @@ bool ManagedServer::RunOnce(absl::Time* started) {
   {
     MutexLock l(&mu_);
     state_ = "running";
+    settled_once_ = true;
     last_error_.clear();
     tools_ = std::move(*tools);
     running_ = true;

@@ -48,7 +48,7 @@ class ManagedServer {
 
   // Starts the supervisor unless it runs.
   void Want() ABSL_LOCKS_EXCLUDED(mu_);
-  // Waits while the server is starting, until `deadline` or `cancelled`.
+  // Waits while the server starts for the first time, until `deadline` or `cancelled`.
   void AwaitSettled(absl::Time deadline, const std::atomic<bool>* cancelled)
       ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -80,6 +80,7 @@ class ManagedServer {
   CondVar cv_;
   std::string state_ ABSL_GUARDED_BY(mu_) = "stopped";
   std::string last_error_ ABSL_GUARDED_BY(mu_);
+  bool settled_once_ ABSL_GUARDED_BY(mu_) = false;  // it ran or failed at least once
   std::vector<ToolInfo> tools_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<Client> client_ ABSL_GUARDED_BY(mu_);  // set while starting and running
   bool running_ ABSL_GUARDED_BY(mu_) = false;            // set while `client_` serves calls

@@ -73,10 +73,33 @@ bool Registry::FirstReport(const std::string& session_id, const std::string& pro
   return reported_[session_id].insert(problem).second;
 }
 
+void Registry::StopReplaced(const std::string& project, const ParsedServers& defs) {
+  std::set<std::string> user = {}, mine = {};
+  for (const ServerDef& d : LoadUserServers().servers) user.insert(d.Identity());
+  for (const ServerDef& d : defs.servers) (d.scope == "user" ? user : mine).insert(d.Identity());
+  std::vector<std::shared_ptr<ManagedServer>> gone;
+  {
+    MutexLock l(&mu_);
+    for (auto it = servers_.begin(); it != servers_.end();) {
+      const ServerDef& d = it->second->def();
+      const bool replaced = d.scope == "user" ? user.count(it->first) == 0
+                                              : d.project == project && mine.count(it->first) == 0;
+      if (replaced) {
+        gone.push_back(std::move(it->second));
+        it = servers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& server : gone) server->Stop();  // a call still running on it ends with an error
+}
+
 std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
     const std::string& project, const std::string& session_id, const std::atomic<bool>* cancelled,
     const std::function<void(const std::string&)>& report) {
   ParsedServers defs = ServersFor(project);
+  StopReplaced(project, defs);
   std::vector<std::string> problems;
   for (const std::string& p : defs.problems) problems.push_back("MCP configuration: " + p);
   std::vector<std::shared_ptr<ManagedServer>> wanted;

@@ -64,6 +64,9 @@ class Registry {
 
  private:
   std::shared_ptr<ManagedServer> ServerFor(const ServerDef& def) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stops the servers whose definition left the user's config, or `project`'s settings
+  // (`defs` is what the project sees now): an edited definition is a new server.
+  void StopReplaced(const std::string& project, const ParsedServers& defs) ABSL_LOCKS_EXCLUDED(mu_);
   bool FirstReport(const std::string& session_id, const std::string& problem)
       ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -10,6 +10,7 @@ die (exits mid-call), flood (N notifications before the answer), fail (isError),
 LOGFILE as JSON, one per line, so tests can see what the client sent.
 """
 import json
+import os
 import sys
 import time
 
@@ -111,7 +112,7 @@ def main():
                 lives = sum(1 for line in f if '"started"' in line)
         except OSError:
             pass
-    log({"started": True})
+    log({"started": True, "pid": os.getpid()})
     sys.stderr.write("fake server up in mode %s\n" % MODE)
     sys.stderr.flush()
     for line in sys.stdin:

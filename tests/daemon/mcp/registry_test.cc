@@ -1,5 +1,7 @@
 #include "daemon/mcp/registry.h"
 
+#include <signal.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -211,6 +213,33 @@ TEST_F(RegistryTest, SessionsGetTheToolsOfUserServersAndApprovedProjectServers) 
   for (const Json& m : ReceivedMessages(dir_.Join("received.jsonl")))
     started += m.contains("started");
   EXPECT_EQ(started, 2);  // "fake" once, "repo" once
+}
+
+TEST_F(RegistryTest, AnEditedOrRemovedDefinitionStopsTheOldServer) {
+  Write(dir_.Join("config/agent/config.json"),
+        R"({"mcp_servers": {"fake": )" + FakeDef("ok") + "}}");
+  Registry registry({});
+  ASSERT_NE(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__fake__echo"), nullptr);
+  std::vector<Json> received = ReceivedMessages(dir_.Join("received.jsonl"));
+  ASSERT_FALSE(received.empty());
+  const int first_pid = static_cast<int>(GetInt(received[0], "pid"));
+  ASSERT_EQ(::kill(first_pid, 0), 0);
+  Json edited = Json::parse(FakeDef("ok"));
+  edited["env"] = {{"EDITED", "1"}};
+  Write(dir_.Join("config/agent/config.json"),
+        R"({"mcp_servers": {"fake": )" + edited.dump() + "}}");
+  ASSERT_NE(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__fake__echo"), nullptr);
+  EXPECT_NE(::kill(first_pid, 0), 0);  // stopped and reaped
+  Write(dir_.Join("config/agent/config.json"), "{}");
+  EXPECT_EQ(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__fake__echo"), nullptr);
+  int started = 0;
+  for (const Json& m : ReceivedMessages(dir_.Join("received.jsonl"))) {
+    if (m.contains("pid")) {
+      ++started;
+      EXPECT_NE(::kill(static_cast<int>(GetInt(m, "pid")), 0), 0);
+    }
+  }
+  EXPECT_EQ(started, 2);
 }
 
 TEST_F(RegistryTest, AFailingServerIsReportedAndItsToolsAreAbsent) {
