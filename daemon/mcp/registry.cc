@@ -119,7 +119,8 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
                          cancelled);
     ManagedServer::Snapshot snap = server->snapshot();
     if (snap.state != "running") {
-      problems.push_back(absl::StrCat("MCP server ", server->def().name, " is ", snap.state,
+      problems.push_back(absl::StrCat("MCP server ", server->def().name,
+                                      snap.state == "failed" ? " failed" : " is " + snap.state,
                                       snap.last_error.empty() ? "" : ": " + snap.last_error,
                                       "; its tools are unavailable until it runs again"));
     }

@@ -160,7 +160,7 @@ class Faults(unittest.TestCase):
         self.write_config(env, {"slow": server})
         r = env.agent("--yes", "try")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("MCP server slow is failed", r.stdout + r.stderr)
+        self.assertIn("MCP server slow failed: initialize", r.stdout + r.stderr)
         [result] = tool_messages(env.transcript())
         self.assertIn("Unknown tool", result["content"])
         self.assertEqual(env.stats()["rejected"], 0)
