@@ -86,7 +86,7 @@ bool Session::BeginTurnLocked() {
   cancelled_ = false;
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
   // Cannot fail: turns end with nothing pending.
-  (void)transcript_.AppendUser(prompt.text);
+  (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
   ++meta_.turns;
   SaveLocked();
   Emit(events::TurnStarted(prompt.text));
