@@ -324,7 +324,8 @@ void SessionView::HandleLine(const std::string& line) {
     Paint(true);
     return;
   }
-  if (std::optional<SlashCommand> c = ParseSlashCommand(line); c.has_value()) {
+  if (std::optional<SlashCommand> c = ParseSlashCommand(line);
+      c.has_value() && !commands_.IsCustom(*c, turn_.workdir)) {
     if (editor_) editor_->AddHistory(line);
     Emit(renderer_->UserLine(line, ""));
     RunCommand(*c);
