@@ -7,6 +7,7 @@ import unittest
 from harness import Env, tool_call, transcript_problems
 import grpc_client
 from test_multi_client import Api
+from test_terminal import TMUX, Terminal
 
 
 def write(path, text):
@@ -134,6 +135,30 @@ class CustomCommands(unittest.TestCase):
                                ("status", "project", ""),
                                ("hello", "user", "Greet"),
                                ("review", "user", "")])
+
+
+@unittest.skipIf(TMUX is None, "tmux is not installed")
+class Interactive(unittest.TestCase):
+    def test_help_lists_custom_commands_and_typing_one_runs_it(self):
+        env = Env([{"text": "reviewed it"}, {"text": "nothing there"}])
+        self.addCleanup(env.close)
+        write(os.path.join(env.project, ".agent", "commands", "review.md"),
+              "---\ndescription: Review a file\n---\nReview $ARGUMENTS\n")
+        write(os.path.join(env.dir, "config", "agent", "commands", "review.md"), "user's\n")
+        term = Terminal(self, env)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "/help")
+        screen = term.wait_for(w, "shadowed by the project's /review")
+        self.assertIn("/review       Review a file (project)", screen)
+        term.type_line(w, "/nosuch")
+        term.wait_for(w, "unknown command /nosuch")
+        term.type_line(w, "/review the parser")
+        term.wait_for(w, "reviewed it")
+        self.assertEqual(user_messages(env.requests()[0])[-1], "Review the parser\n")
+        term.type_line(w, "what is in @missing.txt")
+        term.wait_for(w, "@missing.txt: no such file or directory in the project")
+        term.wait_for(w, "nothing there")
 
 
 if __name__ == "__main__":
