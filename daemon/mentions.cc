@@ -29,6 +29,7 @@ struct Target {
   std::string rel;  // relative to the workdir; "." for the workdir itself
   std::string abs;
   bool is_dir = false;
+  uint64_t size = 0;
 };
 
 bool HasDotDot(std::string_view path) {
@@ -52,7 +53,8 @@ absl::StatusOr<std::optional<Target>> Resolve(const std::string& workdir, std::s
   }
   struct stat st;
   if (::stat(abs->c_str(), &st) != 0) return std::nullopt;
-  Target t{tools::RelativeToWorkdir(workdir, *abs), *abs, S_ISDIR(st.st_mode)};
+  Target t{tools::RelativeToWorkdir(workdir, *abs), *abs, S_ISDIR(st.st_mode),
+           static_cast<uint64_t>(st.st_size)};
   if (t.rel != ".") {
     if (auto why = policy::ProtectedPathReason(t.rel); why.has_value()) {
       return absl::PermissionDeniedError("files under .agent/ and .git/ are not attached");
@@ -138,45 +140,66 @@ class Expander {
     out_.warnings.push_back(ToValidUtf8(absl::StrCat(label, ": ", tools::AbslView(why))));
   }
 
-  void Attach(const std::string& label, const Target& t) {
+  size_t Room() const {
+    const size_t used = out_.attachments.size();
+    return limits_.max_total_bytes > used ? limits_.max_total_bytes - used : 0;
+  }
+
+  std::string LimitText() const {
+    return absl::StrCat("the attachments of one prompt are limited to ",
+                        limits_.max_total_bytes >> 10, " KiB");
+  }
+
+  // What the model is shown for `t`: the tool's output, or why there is none.
+  tools::ToolOutcome Show(const std::string& label, const Target& t) {
+    if (!t.is_dir && t.size > limits_.max_file_bytes) {
+      tools::ToolOutcome o{absl::StrCat(t.rel, " has ", t.size, " bytes, more than the ",
+                                        limits_.max_file_bytes >> 10,
+                                        " KiB a mention attaches; use search, or read_file with "
+                                        "offset and limit"),
+                           true};
+      Warn(label, absl::StrCat("described, not attached: ", o.content));
+      return o;
+    }
     tools::ToolOutcome o = RunTool(workdir_, t);
-    std::string body = std::move(o.content);
     if (o.is_error) {
-      Warn(label, absl::StrCat("described, not attached: ", body));
-    } else if (std::string note = PartialNote(body); !note.empty()) {
+      Warn(label, absl::StrCat("described, not attached: ", o.content));
+    } else if (std::string note = PartialNote(o.content); !note.empty()) {
       Warn(label, absl::StrCat("attached in part ", note));
     }
-    if (!body.empty() && body.back() != '\n') body.push_back('\n');
+    return o;
+  }
+
+  void Attach(const std::string& label, const Target& t) {
     std::string head = absl::StrCat(tools::AbslView(kMentionBlockStart), DumpJson(Json(t.rel)),
                                     " tool=\"", t.is_dir ? "list_dir" : "read_file", "\">\n");
     constexpr std::string_view kTail = "</mention>";
-    const size_t used = out_.attachments.size();
-    const size_t room = limits_.max_total_bytes > used ? limits_.max_total_bytes - used : 0;
-    if (head.size() + kTail.size() + body.size() > room) {
-      const std::string cut_note =
-          absl::StrCat("[cut here: the attachments of one prompt are limited to ",
-                       limits_.max_total_bytes >> 10, " KiB; read the rest with read_file]\n");
-      const size_t overhead = head.size() + kTail.size() + cut_note.size();
-      if (room < overhead + kMinUsefulBytes) {
-        return Warn(label, absl::StrCat("not attached: the attachments of one prompt are limited "
-                                        "to ",
-                                        limits_.max_total_bytes >> 10, " KiB"));
-      }
-      body = CutAtLine(body, room - overhead) + cut_note;
-      Warn(label, absl::StrCat("attached in part: the attachments of one prompt are limited to ",
-                               limits_.max_total_bytes >> 10, " KiB"));
+    const std::string cut_note =
+        absl::StrCat("[cut here: ", LimitText(), "; read the rest with read_file]\n");
+    const size_t overhead = head.size() + kTail.size() + cut_note.size();
+    // Nothing is read once the budget is spent.
+    if (Room() < overhead + kMinUsefulBytes) {
+      return Warn(label, absl::StrCat("not attached: ", LimitText()));
+    }
+    tools::ToolOutcome o = Show(label, t);
+    std::string body = std::move(o.content);
+    if (!body.empty() && body.back() != '\n') body.push_back('\n');
+    if (head.size() + kTail.size() + body.size() > Room()) {
+      body = CutAtLine(body, Room() - overhead) + cut_note;
+      Warn(label, absl::StrCat("attached in part: ", LimitText()));
     }
     absl::StrAppend(&out_.attachments, head, body, tools::AbslView(kTail));
-    if (!o.is_error && !t.is_dir) Track(t.abs);
+    if (!o.is_error && !t.is_dir) Track(t);
   }
 
   // The file as the model has now seen it, for the change check of later edits.
-  void Track(const std::string& abs) {
+  void Track(const Target& t) {
+    if (tracked_ + t.size > limits_.max_tracked_bytes) return;
     absl::StatusOr<std::string> content =
-        tools::ReadRegularFile(abs, tools::kMaxTextFileBytes, abs);
-    if (!content.ok() || tracked_ + content->size() > limits_.max_tracked_bytes) return;
+        tools::ReadRegularFile(t.abs, limits_.max_tracked_bytes - tracked_, t.rel);
+    if (!content.ok()) return;
     tracked_ += content->size();
-    out_.reads.push_back({abs, *std::move(content)});
+    out_.reads.push_back({t.abs, *std::move(content)});
   }
 
   const std::string& workdir_;

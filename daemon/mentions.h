@@ -17,6 +17,7 @@
 // filesystem; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,7 @@ namespace agent::daemon {
 struct MentionLimits {
   size_t max_mentions = 20;            // attachments per prompt
   size_t max_total_bytes = 256 << 10;  // what all attachments of a prompt add
+  uint64_t max_file_bytes = 4 << 20;   // a larger file is described, not read
   size_t max_tracked_bytes = 4 << 20;  // file content kept to record the reads
 };
 

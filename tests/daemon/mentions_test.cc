@@ -148,6 +148,17 @@ TEST_F(MentionsTest, TheTotalOfOnePromptIsCapped) {
   EXPECT_THAT(m.warnings[1], HasSubstr("@c.txt: not attached"));
 }
 
+TEST_F(MentionsTest, FilesOverTheSizeCapAreDescribedNotRead) {
+  Write("huge.log", std::string(100, 'x') + "\n");
+  MentionLimits limits;
+  limits.max_file_bytes = 50;
+  MentionExpansion m = Expand("@huge.log", {}, limits);
+  EXPECT_THAT(m.attachments, HasSubstr("huge.log has 101 bytes, more than the 0 KiB"));
+  EXPECT_THAT(m.attachments, Not(HasSubstr("xxx")));
+  EXPECT_THAT(m.reads, IsEmpty());
+  EXPECT_THAT(m.warnings, ElementsAre(HasSubstr("@huge.log: described, not attached")));
+}
+
 TEST_F(MentionsTest, TheNumberOfMentionsIsCapped) {
   Write("a", "1\n");
   Write("b", "2\n");
