@@ -136,6 +136,7 @@ void AppendCommands(const absl::StatusOr<DirFd>& dir, std::string_view scope,
                     std::vector<CustomCommandFile>* out) {
   if (!dir.ok()) return;
   for (const std::string& name : CommandNames(*dir)) {
+    if (IsBuiltinCommandName(name)) continue;  // never run, so never offered
     if (auto c = ReadCommand(*dir, name, scope); c.ok()) out->push_back(*std::move(c));
   }
 }

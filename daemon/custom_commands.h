@@ -53,8 +53,8 @@ std::string SubstituteArguments(std::string_view body, std::string_view argument
 
 // The commands visible from `project` (absolute): the project's, sorted by name, then the
 // user's in `user_dir`. A name in both is listed twice, the project's (the one in effect)
-// first. Files with an invalid name, too large, unreadable or (in the project) symlinked are
-// left out.
+// first. Files with an invalid or built-in name, too large, unreadable or (in the project)
+// symlinked are left out.
 std::vector<CustomCommandFile> ListCustomCommands(const std::string& project,
                                                   const std::string& user_dir);
 
