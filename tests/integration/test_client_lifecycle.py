@@ -290,6 +290,17 @@ class Screen(unittest.TestCase):
         self.assertEqual(env.stats()["expect_failed"], 0)
         self.assertNotIn("[agent exited", term.screen(w))
 
+    def test_without_a_daemon_coming_back_the_client_leaves_with_a_message(self):
+        env, term = self.make([])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        self.assertEqual(env.agent("daemon", "stop").returncode, 0)
+        term.wait_for(w, "daemon restarting")
+        # The bound is 30 s (session_view.h); nothing starts a daemon meanwhile.
+        self.assertEqual(term.wait_exit(w, timeout=60), 1)
+        self.assertIn("did not come back", term.screen(w))
+        self.assertEqual(env.daemon_pids(), [])
+
     def test_reattach_marks_what_was_missed(self):
         env, term = self.make([{"text": "Answer one."}, {"text": "Answer two."}])
         # One pane (one terminal) runs agent, then waits for Enter and attaches again.
