@@ -65,6 +65,7 @@ void SessionView::AttachTo(const std::string& id, bool show_history) {
   stream_.reset();
   ++stream_id_;
   got_snapshot_ = false;
+  removed_ = false;  // /new after a removal attaches to a live session
   show_history_ = show_history;
   turn_.session_id = id;
   v1::AttachRequest req;
@@ -175,7 +176,7 @@ std::string SessionView::SeenPath() const {
 }
 
 void SessionView::SaveSeen() {
-  if (!interactive_ || epoch_.empty() || turn_.session_id.empty()) return;
+  if (!interactive_ || removed_ || epoch_.empty() || turn_.session_id.empty()) return;
   // Losing a mark only loses the rule on the next attach: not worth an error on screen.
   (void)SaveSeenMark(SeenPath(), SeenMark{epoch_, last_seq_, messages_});
 }
