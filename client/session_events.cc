@@ -300,17 +300,21 @@ void SessionView::OnError(const v1::Event& e, absl::Time now) {
 }
 
 std::string SessionView::HistoryWithAwayRule(const v1::Event& e, absl::Time now) {
-  std::optional<SeenMark> mark = LoadSeenMark(SeenPath());
   auto history = ParseHistory(e.snapshot().transcript_json());
-  std::optional<int64_t> at =
-      history.ok() ? AwayRuleBefore(mark, e.epoch(), e.seq(), static_cast<int64_t>(history->size()))
-                   : std::nullopt;
-  if (!at.has_value()) return renderer_->Render(e, now, screen_);
-  auto cut = history->begin() + *at;
+  if (!history.ok()) return renderer_->Render(e, now, screen_);
+  // A huge prompt in the history is shown as it was echoed: its start.
+  for (HistoryMessage& m : *history) {
+    if (m.role == "user") m.content = EchoedPrompt(m.content);
+  }
+  std::optional<int64_t> at = AwayRuleBefore(LoadSeenMark(SeenPath()), e.epoch(), e.seq(),
+                                             static_cast<int64_t>(history->size()));
+  auto cut = history->begin() + at.value_or(static_cast<int64_t>(history->size()));
   std::string out =
       renderer_->RenderTranscript(std::vector<HistoryMessage>(history->begin(), cut), screen_);
-  out += renderer_->EndLine(screen_) + renderer_->Notice("— while you were away —");
-  out += renderer_->RenderTranscript(std::vector<HistoryMessage>(cut, history->end()), screen_);
+  if (at.has_value()) {
+    out += renderer_->EndLine(screen_) + renderer_->Notice("— while you were away —");
+    out += renderer_->RenderTranscript(std::vector<HistoryMessage>(cut, history->end()), screen_);
+  }
   v1::Event state = e;
   state.mutable_snapshot()->clear_transcript_json();
   return out + renderer_->Render(state, now, screen_);

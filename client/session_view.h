@@ -121,7 +121,8 @@ class SessionView {
   void OnToolResult(const agent::v1::Event& e, absl::Time now);
   void OnSessionRemoved(const agent::v1::SessionRemoved& r);
   void OnError(const agent::v1::Event& e, absl::Time now);
-  // The snapshot's history with the "while you were away" rule where this terminal left.
+  // The snapshot's history (huge prompts cut as echoed) with the "while you were away" rule
+  // where this terminal left.
   std::string HistoryWithAwayRule(const agent::v1::Event& e, absl::Time now);
   // Counts the transcript's messages as events add them (for the seen mark).
   void CountMessages(const agent::v1::Event& e);

@@ -266,7 +266,15 @@ class Screen(unittest.TestCase):
         api.prompt(env.session_ids()[0], big, client="a-script")
         term.wait_for(w, "Read it all.")
         history = term.tmux("capture-pane", "-p", "-S", "-", "-t", "t:" + w).stdout
-        self.assertIn("more lines)", history)
+        self.assertTrue("more lines)" in history, history[-2000:])
+        self.assertLess(history.count("huge-line-"), 20, history[:2000])
+        # Nor is it replayed whole by a later attach.
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+        a = term.start("again", "attach")
+        term.wait_for(a, "Read it all.")
+        history = term.tmux("capture-pane", "-p", "-S", "-", "-t", "t:" + a).stdout
+        self.assertTrue("more lines)" in history, history[-2000:])
         self.assertLess(history.count("huge-line-"), 20, history[:2000])
 
     def test_a_daemon_restart_reattaches_and_keeps_the_typed_text(self):
