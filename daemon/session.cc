@@ -312,6 +312,7 @@ absl::StatusOr<bool> Session::Cancel(const std::string& client) {
   }
   if (!running_) return false;
   cancelled_ = true;
+  if (tally_.cancelled_by.empty()) tally_.cancelled_by = client;
   gate_.Wake();
   return true;
 }

@@ -46,6 +46,7 @@
 #include "daemon/llm/model_client.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
+#include "daemon/session_events.h"
 #include "daemon/store.h"
 #include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
@@ -235,6 +236,7 @@ class Session : private ToolDispatch::Host {
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);        // of the turn running
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 
