@@ -464,7 +464,7 @@ void SessionView::HandleLine(const std::string& line) {
     return;
   }
   if (std::optional<SlashCommand> c = ParseSlashCommand(line);
-      c.has_value() && !commands_.IsCustom(*c, turn_.workdir)) {
+      c.has_value() && !commands_->IsCustom(*c, turn_.workdir)) {
     if (editor_) editor_->AddHistory(line);
     Emit(renderer_->UserLine(EchoedPrompt(line), ""));
     RunCommand(*c);
