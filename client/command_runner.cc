@@ -183,9 +183,11 @@ CommandRunner::Outcome CommandRunner::ListModels(const TurnState& turn, const Re
                             ? "the provider lists no models; set one with /model NAME"
                             : "no models listed: " + resp.message()));
   }
+  // The model this client's next prompt asks for, else the session's.
+  std::string current = req.model().model().empty() ? turn.model : req.model().model();
   std::string out;
   for (const std::string& m : resp.models()) {
-    absl::StrAppend(&out, m == turn.model ? "* " : "  ", m, "\n");
+    absl::StrAppend(&out, m == current ? "* " : "  ", m, "\n");
   }
   return Say(out + r.Notice("switch with: /model NAME"));
 }
