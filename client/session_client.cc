@@ -61,6 +61,7 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
   *req.mutable_model() = ModelFromEnv(o.model);
   *req.mutable_tool_env() = ToolEnvFromProcess();
   *req.mutable_settings() = o.settings;
+  req.set_max_steps(o.settings.max_steps());  // what a daemon older than ClientSettings reads
   req.set_policy(mode);
   v1::Session s;
   grpc::Status st = stub.CreateSession(&ctx, req, &s);

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -45,6 +46,9 @@ int List(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
     grpc::Status s = stub.ListSessions(&ctx, req, &resp);
     if (!s.ok()) return Complain(s.error_message());
     sessions.assign(resp.sessions().begin(), resp.sessions().end());
+    std::stable_sort(sessions.begin(), sessions.end(), [](const auto& x, const auto& y) {
+      return x.updated_unix_ms() > y.updated_unix_ms();
+    });
   } else {
     auto listed = SessionsOf(stub, o.project.root);
     if (!listed.ok()) return Complain(std::string(listed.status().message()));

@@ -13,7 +13,7 @@ from concurrent import futures
 import grpc
 
 import grpc_client
-from harness import BIN, Env
+from harness import Env, tool_call
 from test_terminal import TMUX, Terminal
 
 pb, pb_grpc = grpc_client.stubs()
@@ -115,6 +115,7 @@ class FakeWorld(unittest.TestCase):
                 self.assertEqual(getattr(req.settings, field), value, name)
             self.assertEqual(req.model.model, "picked-model")
             self.assertEqual(req.model.api_key, "test-key-not-secret")
+        self.assertEqual(create.max_steps, 1)  # also the field a protocol 2 daemon reads
         # Unset: nothing sent, so the daemon's environment and config.json fill it.
         r = self.env.agent("again")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -157,6 +158,16 @@ class FakeWorld(unittest.TestCase):
         self.fake.models = []
         term.type_line("w", "/model")
         term.wait_for("w", "no models listed: the provider answered 404 to GET /models")
+
+
+class RealDaemon(unittest.TestCase):
+    def test_a_new_sessions_step_limit_is_the_creating_clients(self):
+        env = Env([{"tool_calls": [tool_call("list_dir")]}] * 3 + [{"text": "done"}])
+        self.addCleanup(env.close)
+        self.assertEqual(env.agent("ls").returncode, 0)  # the daemon starts without the limit
+        r = env.agent("--json", "loop", env={"AGENT_MAX_STEPS": "1"})
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(len(env.requests()), 1)
 
 
 if __name__ == "__main__":
