@@ -82,7 +82,10 @@ bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id) {
     req.set_id(id);
     v1::GetSessionResponse resp;
     grpc::Status s = stub.GetSession(&ctx, req, &resp);
-    if (!s.ok()) return Complain(absl::StrCat(id, ": ", s.error_message())), false;
+    if (!s.ok()) {
+      Complain(absl::StrCat(id, ": ", s.error_message()));
+      return false;
+    }
     found = resp.session();
   }
   grpc::ClientContext ctx;
@@ -90,7 +93,10 @@ bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id) {
   req.set_session_id(found.id());
   v1::DeleteSessionResponse resp;
   grpc::Status s = stub.DeleteSession(&ctx, req, &resp);
-  if (!s.ok()) return Complain(absl::StrCat(id, ": ", s.error_message())), false;
+  if (!s.ok()) {
+    Complain(absl::StrCat(id, ": ", s.error_message()));
+    return false;
+  }
   std::string title = found.title().substr(0, 60);
   for (char& c : title) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';

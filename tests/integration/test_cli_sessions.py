@@ -6,7 +6,8 @@ import os
 import re
 import unittest
 
-from harness import Env
+import grpc_client
+from harness import Env, tool_call
 
 
 class Project(unittest.TestCase):
@@ -103,6 +104,26 @@ def running(pid):
             return f.read().rsplit(") ", 1)[1][0] != "Z"
     except OSError:
         return False
+
+
+class RemoveKeepsRunning(unittest.TestCase):
+    def test_older_than_keeps_a_session_whose_turn_runs(self):
+        env = Env(lambda e: [{"tool_calls": [tool_call(
+            "bash", command="cd . && sleep 30 # " + e.dir)]}, {"text": "done"}])
+        self.addCleanup(env.close)
+        p = env.popen_agent("--yes", "--json", "wait")
+        self.addCleanup(p.stderr.close)
+        self.addCleanup(p.stdout.close)
+        for line in p.stdout:
+            if "tool_call_ready" in line:
+                break
+        sid, = env.session_ids()
+        r = env.agent("rm", "--older-than", "0s")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("kept %s  (running)" % sid, r.stdout)
+        self.assertEqual(env.session_ids(), [sid])
+        grpc_client.cancel(env.socket, sid)
+        p.communicate(timeout=30)
 
 
 class Stop(unittest.TestCase):

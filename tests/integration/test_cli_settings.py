@@ -77,6 +77,8 @@ class FakeDaemon(pb_grpc.AgentDaemonServicer):
 
     def ListModels(self, req, ctx):
         self.record("ListModels", req)
+        if self.models is None:  # a daemon from before ListModels
+            ctx.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not implemented!")
         if not self.models:
             return pb.ListModelsResponse(message="the provider answered 404 to GET /models")
         return pb.ListModelsResponse(models=self.models)
@@ -158,6 +160,9 @@ class FakeWorld(unittest.TestCase):
         self.fake.models = []
         term.type_line("w", "/model")
         term.wait_for("w", "no models listed: the provider answered 404 to GET /models")
+        self.fake.models = None
+        term.type_line("w", "/model")
+        term.wait_for("w", "this agentd cannot list models")
 
 
 class RealDaemon(unittest.TestCase):
