@@ -10,7 +10,6 @@
 #include "absl/time/clock.h"
 #include "client/session_client.h"
 #include "client/session_table.h"
-#include "client/terminal_text.h"
 #include "client/tty.h"
 
 namespace agent::client {
@@ -20,28 +19,8 @@ namespace v1 = agent::v1;
 
 // A line of the list, without control characters from the title.
 std::string Describe(const v1::Session& s, int64_t now_ms) {
-  std::string title = StripAnsi(s.title());
-  for (char& c : title) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
   return absl::StrCat(s.id().substr(0, 8), "  ", StateName(s.state()), "  ", s.message_count(),
-                      " msgs  ", Ago(s.updated_unix_ms(), now_ms), "  ", title);
-}
-
-// Cut to `cols` display columns, so that each entry is exactly one row to erase.
-std::string Fit(const std::string& line, int cols) {
-  if (DisplayWidth(line) <= cols) return line;
-  std::string out;
-  for (size_t i = 0; i < line.size();) {
-    size_t len = 1;
-    while (i + len < line.size() && (static_cast<unsigned char>(line[i + len]) & 0xC0) == 0x80) {
-      ++len;
-    }
-    if (DisplayWidth(out + line.substr(i, len)) > cols - 1) break;
-    out += line.substr(i, len);
-    i += len;
-  }
-  return out + "…";
+                      " msgs  ", Ago(s.updated_unix_ms(), now_ms), "  ", PrintableLine(s.title()));
 }
 
 bool WriteAll(const std::string& s) {
@@ -137,10 +116,10 @@ Picker::Result Picker::Feed(const std::string& keys) {
 
 std::vector<std::string> Picker::Lines(bool color, int cols) const {
   std::vector<std::string> out = {
-      Fit("Resume which session? ↑/↓ choose, Enter opens, Esc leaves", cols)};
+      FitColumns("Resume which session? ↑/↓ choose, Enter opens, Esc leaves", cols)};
   size_t end = std::min(sessions_.size(), top_ + static_cast<size_t>(rows_));
   for (size_t i = top_; i < end; ++i) {
-    std::string line = Fit(Describe(sessions_[i], now_ms_), cols - 2);
+    std::string line = FitColumns(Describe(sessions_[i], now_ms_), cols - 2);
     if (i != selected_) {
       out.push_back("  " + line);
     } else {

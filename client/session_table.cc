@@ -18,29 +18,6 @@ namespace v1 = agent::v1;
 // Titles longer than this are cut: the row stays one line on most terminals.
 constexpr int kTitleColumns = 60;
 
-// One line of printable text: control characters (a title is the user's first prompt, a
-// path comes from the file system) become spaces; escapes go.
-std::string Printable(const std::string& s) {
-  std::string out = StripAnsi(s);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  return out;
-}
-
-std::string Cut(const std::string& s, int columns) {
-  if (DisplayWidth(s) <= columns) return s;
-  std::string out;
-  for (size_t i = 0; i < s.size();) {
-    Utf8Unit u = Utf8UnitAt(s, i);
-    std::string piece = s.substr(i, u.len);
-    if (DisplayWidth(out + piece) > columns - 1) break;
-    out += piece;
-    i += u.len;
-  }
-  return out + "…";
-}
-
 std::string Tokens(const v1::Usage& u) {
   int64_t n = u.prompt_tokens() + u.completion_tokens();
   if (n < 10000) return absl::StrCat(n);
@@ -57,12 +34,34 @@ std::vector<std::string> Row(const v1::Session& s, int64_t now_ms, const TableOp
     row.push_back(Tokens(s.usage()));
     row.push_back(s.usage().cost_usd() > 0 ? absl::StrFormat("$%.2f", s.usage().cost_usd()) : "-");
   }
-  if (o.all) row.push_back(Printable(s.workdir()));
-  row.push_back(Cut(Printable(s.load_error().empty() ? s.title() : s.load_error()), kTitleColumns));
+  if (o.all) row.push_back(PrintableLine(s.workdir()));
+  row.push_back(FitColumns(PrintableLine(s.load_error().empty() ? s.title() : s.load_error()),
+                           kTitleColumns));
   return row;
 }
 
 }  // namespace
+
+std::string PrintableLine(const std::string& text) {
+  std::string out = StripAnsi(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return out;
+}
+
+std::string FitColumns(const std::string& text, int columns) {
+  if (DisplayWidth(text) <= columns) return text;
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    Utf8Unit u = Utf8UnitAt(text, i);
+    std::string piece = text.substr(i, u.len);
+    if (DisplayWidth(out + piece) > columns - 1) break;
+    out += piece;
+    i += u.len;
+  }
+  return out + "…";
+}
 
 std::string Ago(int64_t unix_ms, int64_t now_ms) {
   int64_t s = std::max<int64_t>(0, (now_ms - unix_ms) / 1000);

@@ -25,6 +25,13 @@ std::string SessionTable(const std::vector<agent::v1::Session>& sessions, int64_
 // since the epoch.
 std::string SessionsJson(const std::vector<agent::v1::Session>& sessions);
 
+// One line of printable text: escapes go, other control characters (a title is the user's
+// first prompt, a path comes from the file system) become spaces.
+std::string PrintableLine(const std::string& text);
+
+// `text` cut to at most `columns` display columns, ending in "…" when cut.
+std::string FitColumns(const std::string& text, int columns);
+
 // "42s ago", "5m ago", "3h ago", "2d ago".
 std::string Ago(int64_t unix_ms, int64_t now_ms);
 

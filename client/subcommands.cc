@@ -97,10 +97,7 @@ bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id) {
     Complain(absl::StrCat(id, ": ", s.error_message()));
     return false;
   }
-  std::string title = found.title().substr(0, 60);
-  for (char& c : title) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
+  std::string title = FitColumns(PrintableLine(found.title()), 60);
   std::printf("removed %s  %s\n", found.id().c_str(), title.c_str());
   return true;
 }
