@@ -74,7 +74,9 @@ absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
     }
     return question;
   }
-  auto input = agent::client::ReadInput(0);
+  auto input = agent::client::ReadInput(0, agent::client::kMaxStdinBytes, [] {
+    Complain("reading stdin until it ends (Ctrl-D ends it; </dev/null gives none)", 0);
+  });
   if (!input.ok()) return input.status();
   std::string prompt = agent::client::PromptWithInput(question, *input);
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {

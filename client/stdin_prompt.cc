@@ -1,5 +1,6 @@
 #include "client/stdin_prompt.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +12,16 @@
 
 namespace agent::client {
 
-absl::StatusOr<std::string> ReadInput(int fd, size_t cap) {
+absl::StatusOr<std::string> ReadInput(int fd, size_t cap, const std::function<void()>& on_wait,
+                                      int hint_after_ms) {
+  if (on_wait) {
+    pollfd p{fd, POLLIN, 0};
+    int r = 0;
+    do {
+      r = ::poll(&p, 1, hint_after_ms);
+    } while (r < 0 && errno == EINTR);
+    if (r == 0) on_wait();
+  }
   std::string out;
   char buf[65536];
   for (;;) {  // ends at EOF, an error or the cap

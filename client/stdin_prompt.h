@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,8 +17,12 @@ inline constexpr size_t kMaxStdinBytes = 2 << 20;
 
 // All of `fd` up to its end. ResourceExhausted past `cap` bytes (reading stops there), and
 // InvalidArgument for input that is not text (a NUL byte or invalid UTF-8), each with a
-// message for the user.
-absl::StatusOr<std::string> ReadInput(int fd, size_t cap = kMaxStdinBytes);
+// message for the user. When nothing (not even the end) has come after `hint_after_ms`,
+// `on_wait` runs once and reading goes on: a stdin left open by mistake (ssh without -t, a
+// CI runner) then says why nothing happens instead of hanging silently.
+absl::StatusOr<std::string> ReadInput(int fd, size_t cap = kMaxStdinBytes,
+                                      const std::function<void()>& on_wait = nullptr,
+                                      int hint_after_ms = 2000);
 
 // `question`, then `input` in a Markdown fence longer than any backtick run inside it (so the
 // input cannot close it); just `question` when `input` is empty, just `input` when

@@ -56,6 +56,30 @@ TEST(StdinPromptTest, PastTheCapIsAClearError) {
   ::close(big);
 }
 
+TEST(StdinPromptTest, AStdinThatStaysOpenGetsAHintAndIsStillRead) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  int hints = 0;
+  // The hint is the only thing that writes: reading cannot end before it ran.
+  auto text = ReadInput(
+      fds[0], 100,
+      [&] {
+        ++hints;
+        EXPECT_EQ(::write(fds[1], "late\n", 5), 5);
+        ::close(fds[1]);
+      },
+      /*hint_after_ms=*/1);
+  ::close(fds[0]);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "late\n");
+  EXPECT_EQ(hints, 1);
+  int fd = FileWith("at once");
+  hints = 0;
+  EXPECT_EQ(*ReadInput(fd, 100, [&] { ++hints; }), "at once");
+  EXPECT_EQ(hints, 0);
+  ::close(fd);
+}
+
 TEST(StdinPromptTest, BinaryInputIsRefused) {
   for (const std::string& data : {std::string("a\0b", 3), std::string("\xff\xfe")}) {
     int fd = FileWith(data);

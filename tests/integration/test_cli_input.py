@@ -56,6 +56,19 @@ class Stdin(unittest.TestCase):
         self.assertEqual(self.env.daemon_pids(), [])
         self.assertEqual(self.env.requests(), [])
 
+    def test_a_stdin_left_open_says_so_and_is_read_when_it_ends(self):
+        p = subprocess.Popen([os.path.join(BIN, "agent"), "explain"], cwd=self.env.project,
+                             env=self.env.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.addCleanup(p.stdout.close)
+        self.addCleanup(p.stderr.close)
+        self.assertIn("reading stdin until it ends", p.stderr.readline())
+        p.stdin.write("late context\n")
+        p.stdin.close()
+        p.wait(timeout=60)
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(user_texts(self.env), ["explain\n\n```\nlate context\n```\n"])
+
     def test_empty_stdin_without_a_prompt_is_a_usage_error(self):
         r = self.run_agent(stdin_text="")
         self.assertEqual(r.returncode, 2, r.stderr)
