@@ -62,15 +62,15 @@ std::string ReadKeys() {
   char buf[64];
   ssize_t n = ::read(0, buf, sizeof buf);
   if (n <= 0) return "";
-  std::string keys(buf, static_cast<size_t>(n));
-  if (keys == "\x1b") {
+  size_t len = static_cast<size_t>(n);
+  if (len == 1 && buf[0] == '\x1b') {
     pollfd p{0, POLLIN, 0};
     if (::poll(&p, 1, 50) > 0) {
-      n = ::read(0, buf, sizeof buf);
-      if (n > 0) keys.append(buf, static_cast<size_t>(n));
+      ssize_t more = ::read(0, buf + 1, sizeof buf - 1);
+      if (more > 0) len += static_cast<size_t>(more);
     }
   }
-  return keys;
+  return std::string(buf, len);
 }
 
 }  // namespace
