@@ -1,6 +1,7 @@
 #include "client/command_runner.h"
 
 #include "absl/strings/str_cat.h"
+#include "client/context_commands.h"
 
 namespace agent::client {
 namespace {
@@ -64,7 +65,10 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
     case SlashCommand::kHelp:
       return Say(SlashHelp());
     case SlashCommand::kStatus:
-      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)));
+      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)) +
+                 r.Notice(FetchStatusExtra(stub_, turn.session_id)));
+    case SlashCommand::kContext:
+      return Say(r.Notice(FetchContext(stub_, turn.session_id)));
     case SlashCommand::kDetach:
       return {r.Notice(absl::StrCat("detached; the session goes on. Come back with: agent attach ",
                                     Short(turn.session_id))),

@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "client/connection.h"
+#include "client/context_commands.h"
 #include "client/session_client.h"
 #include "common/paths.h"
 #include "common/protocol.h"
@@ -186,7 +187,7 @@ int Subcommand(int argc, char** argv) {
   } else if (cmd == "resume") {
     app.add_flag("--plain", plain, "no colour");
     app.add_flag("-y,--yes", yes, "approve gated tools");
-  } else if (cmd == "fork" || cmd == "rm") {
+  } else if (cmd == "fork" || cmd == "rm" || cmd == "status") {
     app.add_option("id", id, "session id or unique prefix")->required();
   } else if (cmd == "daemon") {
     app.add_option("what", what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
@@ -201,6 +202,7 @@ int Subcommand(int argc, char** argv) {
   if (cmd == "ls") ExitWithoutTeardown(List(daemon.stub.get(), all));
   if (cmd == "fork") ExitWithoutTeardown(Fork(daemon.stub.get(), id));
   if (cmd == "rm") ExitWithoutTeardown(Remove(daemon.stub.get(), id));
+  if (cmd == "status") ExitWithoutTeardown(agent::client::StatusCommand(*daemon.stub, id));
   ClientOptions o = BaseOptions(false, yes, plain);
   o.read_only = read_only;
   if (id.empty()) {
@@ -219,8 +221,8 @@ int Subcommand(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   SetUtf8Locale();
-  static const std::set<std::string> kSubcommands = {"ls",   "attach", "resume",
-                                                     "fork", "rm",     "daemon"};
+  static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork",
+                                                     "rm", "daemon", "status"};
   if (argc > 1 && kSubcommands.count(argv[1])) return Subcommand(argc, argv);
   bool version = false, json = false, yes = false, plain = false, cont = false;
   std::string resume_id;
@@ -237,6 +239,8 @@ int main(int argc, char** argv) {
   app.add_flag("--plain", plain, "no colour or styling");
   app.add_option("-r,--resume", resume_id, "continue session ID (or unique prefix)");
   app.add_flag("-c,--continue", cont, "continue the newest session here");
+  bool usage = false;
+  app.add_flag("--usage", usage, "print the turn's tokens and cost on stderr at the end");
   app.footer(
       "Subcommands: ls [--all], attach [ID] [-r], resume, fork ID, rm ID, daemon status|stop");
   CLI11_PARSE(app, argc, argv);
@@ -258,5 +262,7 @@ int main(int argc, char** argv) {
   }
   o.session_id = resume_id;
   if (words.empty()) ExitWithoutTeardown(agent::client::RunInteractive(daemon, o));
-  ExitWithoutTeardown(agent::client::RunOneShot(daemon, o, absl::StrJoin(words, " ")));
+  int code = agent::client::RunOneShot(daemon, o, absl::StrJoin(words, " "));
+  if (usage) agent::client::PrintTurnUsage();  // context_commands.h
+  ExitWithoutTeardown(code);
 }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "client/context_commands.h"
+#include "client/plan_view.h"
 #include "client/session_view.h"
 #include "client/workdir_warning.h"
 #include "google/protobuf/util/json_util.h"
@@ -89,6 +91,12 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kTurnEnded:
       OnTurnEnded(e, now);
       return;
+    case v1::Event::kPlanUpdated:  // plan_view.h
+      if (!o_.json) Emit(PlanText(e.plan_updated()));
+      return;
+    case v1::Event::kNotice:
+      if (!o_.json) Emit(renderer_->Notice(e.notice().text()));
+      return;
     default: {
       // With --json the events are the output; the renderer still follows the turn.
       std::string text = renderer_->Render(e, now, screen_);
@@ -128,6 +136,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   if (first && !o_.json && interactive_) {
     for (const std::string& q : s.queued_prompts()) Emit(renderer_->Notice("queued: " + q));
   }
+  if (first && interactive_ && !o_.json) Emit(PlanText(s.plan()));
   if (first && s.state() != v1::SESSION_STATE_IDLE) turn_.turns_to_skip = 1;
   if (first) turn_.turns_to_skip += s.queued_prompts_size();
 }
@@ -210,6 +219,7 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
   if (!interactive_) {
     if (!turn_.OwnTurnEnds()) return;
     const v1::TurnEnded& t = e.turn_ended();
+    RememberTurnUsage(t.usage());  // for --usage
     if (t.outcome() == v1::TURN_OUTCOME_ERROR && !live_) {
       // The renderer showed it; scripts read the one-line reason on stderr.
       Paint();
