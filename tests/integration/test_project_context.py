@@ -245,6 +245,16 @@ class UsageAndCost(unittest.TestCase):
         check(api2.stub.GetSession(api2.pb.GetSessionRequest(id=sid), timeout=10).session)
 
 
+    def test_retries_are_counted(self):
+        env = Env([{"status": 503, "times": 1}, {"text": "ok"}])
+        self.addCleanup(env.close)
+        r = env.agent("--json", "hi")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ended = [e["turn_ended"] for e in events_of(r.stdout) if "turn_ended" in e][0]
+        self.assertEqual(ended["usage"].get("retries"), 1)
+        self.assertEqual(ended["usage"].get("requests"), 1)
+
+
 class Context(unittest.TestCase):
     def test_get_context_parts(self):
         env = Env([{"text": "ok", "usage": {"prompt_tokens": 3000, "completion_tokens": 20}}])
