@@ -54,7 +54,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
   auto lock = SessionLock::Acquire(workdir, meta.id);
   if (!lock.ok()) return lock.status();
-  BuiltSystemPrompt prompt = BuildPrompt(workdir, *deps.clock);
+  BuiltSystemPrompt prompt = BuildPrompt(workdir, /*cwd=*/"", *deps.clock);
   Transcript t;
   (void)t.AppendSystem(prompt.text);
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),

@@ -193,7 +193,9 @@ class Session : private ToolDispatch::Host {
 
   // ---- session_context.cc: system prompt, instructions, plan, usage ----
   // Reads the config, the instruction files and the git state: call without the lock.
-  static BuiltSystemPrompt BuildPrompt(const std::string& workdir, const Clock& clock);
+  // `cwd`: where the session was started (Session.cwd); empty: the workdir.
+  static BuiltSystemPrompt BuildPrompt(const std::string& workdir, const std::string& cwd,
+                                       const Clock& clock);
   void InitContextLocked(const BuiltSystemPrompt& prompt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void LoadContextLocked(bool forked) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BeginTurnContextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -24,8 +24,9 @@ v1::Event NoticeEvent(std::string text) {
 
 }  // namespace
 
-BuiltSystemPrompt Session::BuildPrompt(const std::string& workdir, const Clock& clock) {
-  return BuildSystemPromptFor(workdir, /*cwd=*/"", clock.Now());
+BuiltSystemPrompt Session::BuildPrompt(const std::string& workdir, const std::string& cwd,
+                                       const Clock& clock) {
+  return BuildSystemPromptFor(workdir, cwd, clock.Now());
 }
 
 void Session::InitContextLocked(const BuiltSystemPrompt& prompt) {

@@ -261,7 +261,7 @@ absl::StatusOr<int> Session::CompactNow() {
     model = settings_.model;
   }
   // Instruction files edited since the session began reach it now.
-  BuiltSystemPrompt prompt = BuildPrompt(workdir_, *deps_.clock);
+  BuiltSystemPrompt prompt = BuildPrompt(workdir_, /*cwd=*/"", *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
   SessionMutexLock l(&mu_);
   if (!summary.ok()) {
