@@ -95,6 +95,11 @@ void Session::RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt) {
   transcript_ = *std::move(rebuilt);
   ctx_.SetPrompt(prompt.instructions, prompt.base_chars, prompt.text.size());
   ctx_.reported_tokens = 0;
+  // A file changed since (the model may have edited it) is shown again, as new ones are.
+  if (context::MarkInstructionsSeen(StateDir() + "/instructions_seen.json", workdir_,
+                                    prompt.instructions)) {
+    Emit(NoticeEvent(context::InstructionsNotice(prompt.instructions)));
+  }
 }
 
 std::vector<v1::InstructionFile> Session::InstructionFiles() const {

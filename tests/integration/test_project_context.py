@@ -110,7 +110,16 @@ class Instructions(unittest.TestCase):
         api = Api(env)
         self.addCleanup(api.close)
         sid = env.session_ids()[0]
+        stream = api.attach(sid, "watcher")
         api.stub.Compact(api.pb.CompactRequest(session_id=sid), timeout=30)
+        notices = []
+        for e in stream:  # the snapshot, then what compaction emitted
+            if kind(e) == "notice":
+                notices.append(e.notice.text)
+            if kind(e) == "compacted":
+                break
+        stream.cancel()
+        self.assertTrue(any("AGENTS.md (9 B)" in n for n in notices), notices)
         r = env.agent("-c", "second")
         self.assertEqual(r.returncode, 0, r.stderr)
         system = system_of(env.requests()[-1])
