@@ -46,6 +46,8 @@
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/policy/rule_source.h"
+#include "daemon/prompt_expansion.h"
+#include "daemon/session_events.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
 #include "daemon/tool_dispatch.h"
@@ -112,10 +114,13 @@ class Session : private ToolDispatch::Host {
   // the non-empty fields of `model` replace the session's model settings and a non-empty
   // `tool_env` the tools' environment (in memory only: the key is never saved); a refused
   // prompt changes nothing.
+  // `expansion` (ExpandPrompt's) is what the transcript gets instead of `text`.
   absl::StatusOr<int> SendPrompt(std::string text, const std::string& client,
                                  const ModelSettings& model = {},
-                                 const agent::v1::ToolEnvironment& tool_env = {})
-      ABSL_LOCKS_EXCLUDED(mu_);
+                                 const agent::v1::ToolEnvironment& tool_env = {},
+                                 PromptExpansion expansion = {}) ABSL_LOCKS_EXCLUDED(mu_);
+  // `text` with its custom command and @mentions expanded for this project (session_expand.cc).
+  PromptExpansion ExpandPrompt(std::string_view text) const;
   // A client's environment for tools, filtered by its policy (else the daemon config's);
   // replaces the session's unless `env` has no variables.
   void SetToolEnvironment(const agent::v1::ToolEnvironment& env) ABSL_LOCKS_EXCLUDED(mu_);
@@ -148,6 +153,7 @@ class Session : private ToolDispatch::Host {
   struct QueuedPrompt {
     std::string text;
     std::string client;
+    PromptExpansion expansion;
   };
   struct Client {
     Subscriber* sub;
@@ -254,6 +260,7 @@ class Session : private ToolDispatch::Host {
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);        // of the turn running
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 
