@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/context_commands.h"
-#include "client/plan_view.h"
 #include "client/history.h"
 #include "client/json_events.h"
+#include "client/plan_view.h"
 #include "client/prompt_echo.h"
 #include "client/session_view.h"
 #include "client/workdir_warning.h"
