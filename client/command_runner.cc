@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "client/context_commands.h"
 #include "client/custom_commands.h"
 
 namespace agent::client {
@@ -74,7 +75,10 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
     case SlashCommand::kHelp:
       return Say(SlashHelp() + CustomCommandsHelp(FetchCustomCommands(stub_, turn.workdir)));
     case SlashCommand::kStatus:
-      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)));
+      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)) +
+                 r.Notice(FetchStatusExtra(stub_, turn.session_id)));
+    case SlashCommand::kContext:
+      return Say(r.Notice(FetchContext(stub_, turn.session_id)));
     case SlashCommand::kDetach:
       return {r.Notice(absl::StrCat("detached; the session goes on. Come back with: agent attach ",
                                     Short(turn.session_id))),

@@ -14,6 +14,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
 #include "client/cli.h"
+#include "client/context_commands.h"
 #include "client/session_client.h"
 #include "client/stdin_prompt.h"
 #include "client/subcommands.h"
@@ -37,7 +38,7 @@ void SetUtf8Locale() {
 
 struct Flags {
   bool version = false, json = false, yes = false, plain = false, cont = false;
-  bool deny_tools = false, print = false;
+  bool deny_tools = false, print = false, usage = false;
   std::string resume_id, model;
   std::vector<std::string> words;
 };
@@ -47,6 +48,7 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_flag("--version", f.version, "print the version and exit");
   app.add_flag("-p,--print", f.print, "one turn, then exit (what a prompt argument does anyway)");
   app.add_flag("--json", f.json, "print every event as one JSON object per line");
+  app.add_flag("--usage", f.usage, "print the turn's tokens and cost on stderr at the end");
   app.add_flag("-y,--yes", f.yes, "approve gated tools (write_file, edit_file, bash)");
   app.add_flag("--read-only", f.deny_tools, "deny every gated tool: the agent may only read");
   app.add_flag("--plain", f.plain, "no colour or styling");
@@ -57,7 +59,7 @@ void AddFlags(CLI::App& app, Flags& f) {
       "With stdin not a terminal, `agent \"question\"` sends the question followed by stdin,\n"
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
       "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
-      "rm ID... [--older-than 30d], daemon status|stop");
+      "rm ID... [--older-than 30d], status ID, daemon status|stop");
 }
 
 // The one-shot prompt: the words, then stdin when it is not a terminal (or when "-" is
@@ -122,5 +124,7 @@ int main(int argc, char** argv) {
   }
   o.session_id = f.resume_id;
   if (prompt->empty()) agent::client::ExitWithoutTeardown(RunInteractive(daemon, o));
-  agent::client::ExitWithoutTeardown(RunOneShot(daemon, o, *prompt));
+  int code = RunOneShot(daemon, o, *prompt);
+  if (f.usage) agent::client::PrintTurnUsage();
+  agent::client::ExitWithoutTeardown(code);
 }

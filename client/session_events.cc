@@ -6,8 +6,10 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "client/context_commands.h"
 #include "client/history.h"
 #include "client/json_events.h"
+#include "client/plan_view.h"
 #include "client/prompt_echo.h"
 #include "client/session_view.h"
 #include "client/workdir_warning.h"
@@ -83,6 +85,12 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kTurnEnded:
       OnTurnEnded(e, now);
       return;
+    case v1::Event::kPlanUpdated:  // plan_view.h
+      if (!o_.json) Emit(PlanText(e.plan_updated()));
+      return;
+    case v1::Event::kNotice:
+      if (!o_.json) Emit(renderer_->Notice(e.notice().text()));
+      return;
     case v1::Event::kToolResult:
       OnToolResult(e, now);
       return;
@@ -147,6 +155,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   if (first && !o_.json && interactive_) {
     for (const std::string& q : s.queued_prompts()) Emit(renderer_->Notice("queued: " + q));
   }
+  if (first && interactive_ && !o_.json) Emit(PlanText(s.plan()));
   if (first && s.state() != v1::SESSION_STATE_IDLE) turn_.turns_to_skip = 1;
   if (first) turn_.turns_to_skip += s.queued_prompts_size();
 }
@@ -235,7 +244,10 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
   std::string rendered = renderer_->Render(shown, now, screen_);
   if (!o_.json) Emit(rendered);
   if (!interactive_) {
-    if (turn_.OwnTurnEnds()) OnOwnTurnEnded(e.turn_ended());
+    if (turn_.OwnTurnEnds()) {
+      RememberTurnUsage(e.turn_ended().usage());  // for --usage
+      OnOwnTurnEnded(e.turn_ended());
+    }
     return;
   }
   if (turn_.turns_waiting > 0) --turn_.turns_waiting;

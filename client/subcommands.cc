@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/cli.h"
+#include "client/context_commands.h"
 #include "client/session_picker.h"
 #include "client/session_table.h"
 #include "common/paths.h"
@@ -224,7 +225,7 @@ void AddFlags(CLI::App& app, Args& a) {
     app.add_option("id", a.id, "session id or unique prefix (default: choose from a list)");
     app.add_flag("--plain", a.plain, "no colour");
     app.add_flag("-y,--yes", a.yes, "approve gated tools");
-  } else if (cmd == "fork") {
+  } else if (cmd == "fork" || cmd == "status") {
     app.add_option("id", a.id, "session id or unique prefix")->required();
   } else if (cmd == "rm") {
     app.add_option("ids", a.ids, "session ids or unique prefixes");
@@ -238,8 +239,8 @@ void AddFlags(CLI::App& app, Args& a) {
 }  // namespace
 
 bool IsSubcommand(const std::string& word) {
-  static const std::set<std::string> kSubcommands = {"ls",   "attach", "resume",
-                                                     "fork", "rm",     "daemon"};
+  static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork",
+                                                     "rm", "daemon", "status"};
   return kSubcommands.count(word) > 0;
 }
 
@@ -271,6 +272,7 @@ int RunSubcommand(int argc, char** argv) {
   if (a.cmd == "ls") ExitWithoutTeardown(List(stub, a, o));
   if (a.cmd == "fork") ExitWithoutTeardown(Fork(stub, a.id));
   if (a.cmd == "rm") ExitWithoutTeardown(Remove(stub, a, o));
+  if (a.cmd == "status") ExitWithoutTeardown(StatusCommand(stub, a.id));
   o.read_only = a.read_only;
   if (a.id.empty()) {
     auto chosen = ChooseSession(stub, a, o);

@@ -64,6 +64,7 @@ grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* 
   if (s.ok()) {
     *resp->mutable_session() = (*s)->Info();
     resp->set_transcript_json((*s)->TranscriptJson());
+    for (auto& f : (*s)->InstructionFiles()) *resp->add_instructions() = std::move(f);
   }
   return Done(ctx, s.status());
 }

@@ -58,6 +58,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                                      const agent::v1::ShutdownRequest* req,
                                      agent::v1::ShutdownResponse* resp) override;
+  // agent_service_context.cc
+  grpc::ServerUnaryReactor* GetContext(grpc::CallbackServerContext* ctx,
+                                       const agent::v1::GetContextRequest* req,
+                                       agent::v1::ContextReport* resp) override;
   // agent_service_commands.cc
   grpc::ServerUnaryReactor* ListCommands(grpc::CallbackServerContext* ctx,
                                          const agent::v1::ListCommandsRequest* req,
