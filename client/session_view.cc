@@ -10,6 +10,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/completion_sources.h"
 #include "client/slash_commands.h"
 #include "client/tty.h"
 #include "common/config.h"
@@ -40,7 +42,10 @@ std::string Short(const std::string& id) { return id.substr(0, 8); }
 }  // namespace
 
 SessionView::SessionView(const Connection& daemon, const ClientOptions& options)
-    : channel_(*daemon.channel), o_(options), commands_(*daemon.stub, o_, mailbox_) {}
+    : channel_(*daemon.channel),
+      stub_(*daemon.stub),
+      o_(options),
+      commands_(*daemon.stub, o_, mailbox_) {}
 
 SessionView::~SessionView() {
   stream_.reset();
@@ -441,6 +446,14 @@ void SessionView::StartEditor() {
       turn_.workdir.empty() ? std::filesystem::current_path(ec).string() : turn_.workdir;
   editor_ = std::make_unique<LineEditor>(dir);
   editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
+  editor_->SetCompletion(
+      [sources = DaemonCompletionSources(stub_, dir)](const std::string& before) {
+        return Complete(before, sources);
+      },
+      [this](const std::vector<std::string>& choices) {  // shown until the next key
+        hint_ = absl::StrJoin(choices, "  ");
+        hint_until_ = absl::Now() + absl::Minutes(10);
+      });
   if (editor_->Start()) {
     live_area_.Draw({}, true, TerminalColumns());  // Start drew the prompt
   } else {

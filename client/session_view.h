@@ -96,6 +96,7 @@ class SessionView {
   void WarnIfWide();
 
   grpc::ChannelInterface& channel_;
+  agent::v1::AgentDaemon::Stub& stub_;  // for Tab completion's ListCommands
   ClientOptions o_;
   bool interactive_ = false;
   bool live_ = false;  // stdout is a terminal and not --json: live area, spinner

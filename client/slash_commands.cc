@@ -59,6 +59,14 @@ std::string MissingArgument(const SlashCommand& c) {
   return "";
 }
 
+std::vector<std::pair<std::string, std::string>> SlashCommandList() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Entry& e : Commands()) {
+    if (e.usage[0] != '\0') out.emplace_back(e.name, e.what);
+  }
+  return out;
+}
+
 std::string SlashHelp() {
   std::string out;
   for (const Entry& e : Commands()) {

@@ -1,0 +1,116 @@
+"""Text on screen and line editing (issue 14), in a real terminal: tmux runs `agent` against
+the scripted model (test_terminal.Terminal); waits are bounded polls of the screen.
+
+Tab completion of commands and of @paths, a readable Ctrl-R prompt, the prompt history of
+two terminals merged, Markdown rendering, and the diff of an edit made under --yes.
+"""
+import os
+import subprocess
+import unittest
+
+from harness import Env, tool_call
+from test_terminal import TMUX, Terminal, wait_until
+
+
+@unittest.skipIf(TMUX is None, "tmux is not installed")
+class LineEditing(unittest.TestCase):
+    def make(self, replies=(), **kw):
+        env = Env(list(replies), **kw)
+        self.addCleanup(env.close)
+        return env, Terminal(self, env)
+
+    def test_tab_completes_a_slash_command(self):
+        env, term = self.make()
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.keys(w, "-l", "/he")
+        term.keys(w, "Tab")
+        term.keys(w, "-l", "x")  # after the space Tab added
+        term.wait_for(w, "› /help x")
+        term.keys(w, "BSpace", "Enter")
+        term.wait_for(w, "this list")  # /help ran
+        # Several commands share "/s": Tab lists them above the prompt.
+        term.keys(w, "-l", "/s")
+        term.keys(w, "Tab")
+        screen = term.wait_for(w, "/sessions")
+        self.assertIn("/status", screen)
+
+    def test_tab_after_at_completes_project_files_honouring_gitignore(self):
+        env, term = self.make()
+        os.makedirs(os.path.join(env.project, "src", "render"))
+        os.makedirs(os.path.join(env.project, "build"))
+        for p in ("src/render/markdown_table.cc", "README.md", "build/markdown_table.o"):
+            with open(os.path.join(env.project, p), "w") as f:
+                f.write("x\n")
+        with open(os.path.join(env.project, ".gitignore"), "w") as f:
+            f.write("build/\n")
+        subprocess.run(["git", "init", "-q", env.project], check=True)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        # Fuzzy: the letters in order, the ignored build/ output not a candidate.
+        term.keys(w, "-l", "look at @mdtable")
+        term.keys(w, "Tab")
+        term.keys(w, "-l", "x")
+        screen = term.wait_for(w, "› look at @src/render/markdown_table.cc x")
+        self.assertNotIn("build/", screen)
+
+    def test_tab_completes_a_path_in_a_command_argument(self):
+        env, term = self.make()
+        os.makedirs(os.path.join(env.project, "docs"))
+        with open(os.path.join(env.project, "docs", "guide-to-tables.md"), "w") as f:
+            f.write("x\n")
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.keys(w, "-l", "/allow docs/gu")
+        term.keys(w, "Tab")
+        term.keys(w, "-l", "x")
+        term.wait_for(w, "› /allow docs/guide-to-tables.md x")
+
+    def test_ctrl_r_shows_a_readable_search_prompt(self):
+        env, term = self.make()
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "/help")
+        term.wait_for(w, "this list")
+        term.type_line(w, "/sessions")
+        term.keys(w, "C-r")
+        term.wait_for(w, "search history: (type to search)")
+        term.keys(w, "-l", "hel")
+        term.wait_for(w, "search history: hel → /help")
+        term.keys(w, "Escape")  # gives the line back as it was
+        self.assertTrue(wait_until(lambda: "search history" not in term.screen(w).splitlines()[-1]
+                                   and term.screen(w).rstrip().endswith("›")), term.screen(w))
+        term.keys(w, "C-r")
+        term.keys(w, "-l", "nothing like it")
+        term.wait_for(w, "search history (no match): nothing like it")
+
+    def test_history_of_two_terminals_is_merged(self):
+        env, term = self.make()
+        a = term.start("a")
+        term.wait_for(a, "›")
+        b = term.start("b")
+        term.wait_for(b, "›")
+        term.type_line(a, "/help")
+        term.wait_for(a, "this list")
+        # B started before A's entry: its next search sees it.
+        term.type_line(b, "/sessions")
+        term.wait_for(b, "session")
+        term.keys(b, "C-r")
+        term.keys(b, "-l", "hel")
+        term.wait_for(b, "search history: hel → /help")
+        term.keys(b, "C-g")
+        term.keys(a, "C-d")
+        term.wait_exit(a)
+        term.keys(b, "C-d")
+        term.wait_exit(b)
+        # B left last: A's entry is still there for the next terminal.
+        c = term.start("c")
+        term.wait_for(c, "›")
+        term.keys(c, "Up")
+        term.wait_for(c, "› /sessions")
+        term.keys(c, "Up")
+        term.wait_for(c, "› /help")
+
+
+if __name__ == "__main__":
+    unittest.main()
