@@ -132,8 +132,21 @@ void RenderState::PromptSent(absl::Time now) {
   if (phase_ == Phase::kIdle) SetPhase(Phase::kThinking, now);
 }
 
+MarkdownMode Renderer::Mode() const {
+  if (!options_.live) return MarkdownMode::kRaw;
+  return options_.color ? MarkdownMode::kColor : MarkdownMode::kPlain;
+}
+
+// One column short of the width: a full row would leave some terminals' cursor on the next.
+int Renderer::WrapColumns() const {
+  int cols = options_.columns ? options_.columns() : 0;
+  return cols > 1 ? cols - 1 : 0;
+}
+
+// The rows to commit for a complete line, each ending in '\n' (none while a table is held).
 std::string Renderer::StyleLine(const std::string& line, TextKind kind, RenderState& st) const {
-  if (kind == TextKind::kReasoning) return Colored("2;3", line);
+  if (kind == TextKind::kReasoning) return Colored("2;3", line) + "\n";
+  st.markdown_.SetWidth(WrapColumns());
   return st.markdown_.Line(line);
 }
 
@@ -141,10 +154,10 @@ std::string Renderer::EndLine(RenderState& st) const {
   std::string out;
   if (options_.live) {
     if (!st.partial_.empty()) {
-      out = StyleLine(st.partial_, st.partial_kind_, st) + "\n";
+      out = StyleLine(st.partial_, st.partial_kind_, st);
       st.partial_.clear();
     }
-    return out;
+    return out + st.markdown_.Flush();
   }
   if (st.in_reasoning_ && options_.color) out += "\x1b[0m";
   st.in_reasoning_ = false;
@@ -175,7 +188,7 @@ std::string Renderer::Text(const std::string& text, TextKind kind, RenderState& 
   while ((nl = st.partial_.find('\n')) != std::string::npos) {
     std::string line = st.partial_.substr(0, nl);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    out += StyleLine(line, kind, st) + "\n";
+    out += StyleLine(line, kind, st);
     st.partial_.erase(0, nl + 1);
   }
   return out;
@@ -283,11 +296,12 @@ std::string Renderer::StatusLine(const StatusInfo& s) const {
 
 std::string Renderer::Markdown(const std::string& text) const {
   std::string out;
-  MarkdownStyler md(options_.color);
+  MarkdownStyler md(Mode());
+  md.SetWidth(WrapColumns());
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  for (const std::string& l : lines) absl::StrAppend(&out, md.Line(l), "\n");
-  return out;
+  for (const std::string& l : lines) out += md.Line(l);
+  return out + md.Flush();
 }
 
 std::string Renderer::RenderTranscript(const std::vector<HistoryMessage>& messages,
@@ -311,10 +325,12 @@ std::vector<std::string> Renderer::LiveLines(const RenderState& st, absl::Time n
                                              int cols) const {
   std::vector<std::string> lines;
   if (!options_.live) return lines;
-  if (!st.partial_.empty()) {
-    std::string p = st.partial_kind_ == TextKind::kReasoning ? Colored("2;3", st.partial_)
-                                                             : st.markdown_.Partial(st.partial_);
-    lines.push_back(p);
+  if (st.partial_kind_ == TextKind::kReasoning) {
+    if (!st.partial_.empty()) lines.push_back(Colored("2;3", st.partial_));
+  } else if (!st.partial_.empty() || st.markdown_.holding()) {
+    MarkdownStyler md = st.markdown_;
+    md.SetWidth(cols > 1 ? cols - 1 : 0);
+    for (std::string& l : md.Pending(st.partial_)) lines.push_back(std::move(l));
   }
   if (st.phase_ == Phase::kTool) {
     std::vector<std::string> tail = st.tool_tail_;
@@ -411,10 +427,12 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
   switch (e.kind_case()) {
     case v1::Event::kSnapshot:
       return Snapshot(e.snapshot(), now, st);
-    case v1::Event::kTurnStarted:
+    case v1::Event::kTurnStarted: {
+      std::string out = EndLine(st);
       st.markdown_.Reset();
       st.SetPhase(Phase::kThinking, now);
-      return EndLine(st);
+      return out;
+    }
     case v1::Event::kUserMessage:
       if (!options_.echo_prompts) return "";
       return EndLine(st) + UserLine(e.user_message().text(), e.user_message().client_name());
@@ -437,13 +455,15 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
     }
     case v1::Event::kToolOutput:
       return ToolOutput(e.tool_output().chunk(), st);
-    case v1::Event::kToolResult:
+    case v1::Event::kToolResult: {
       st.tool_tail_.clear();
       st.tool_tail_open_.clear();
       st.tool_lines_seen_ = 0;
+      std::string out = EndLine(st);
       st.markdown_.Reset();
       st.SetPhase(Phase::kThinking, now);
-      return EndLine(st) + Clipped(e.tool_result().content());
+      return out + Clipped(e.tool_result().content());
+    }
     case v1::Event::kApprovalRequested:
       st.pending_approval_ = e.approval_requested().approval();
       st.SetPhase(Phase::kApproval, now, st.phase_what_);

@@ -416,6 +416,7 @@ void SessionView::Start(bool interactive) {
   ro.spinner = !o_.plain;
   ro.echo_prompts = interactive;
   ro.own_client = o_.client_name;
+  ro.columns = [] { return TerminalColumns(); };
   renderer_ = std::make_unique<Renderer>(ro);
   screen_ = renderer_->NewState();
   if (live_) std::setvbuf(stdout, nullptr, _IOFBF, 1 << 16);

@@ -129,6 +129,77 @@ int DisplayWidth(std::string_view text) {
   return w;
 }
 
+namespace {
+
+// Bytes of the escape at `s[i]` (an ESC), as StripAnsi reads them.
+size_t EscapeLength(std::string_view s, size_t i) {
+  if (i + 1 >= s.size()) return 1;
+  if (s[i + 1] == '[') {
+    size_t j = i + 2;
+    while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x3F) ++j;
+    return (j < s.size() && s[j] >= 0x40 && s[j] <= 0x7E ? j + 1 : j) - i;
+  }
+  if (s[i + 1] == ']') {
+    size_t j = i + 2;
+    while (j < s.size() && s[j] != '\x07' &&
+           !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\'))
+      ++j;
+    return std::min(s.size(), j + (j < s.size() && s[j] == '\x1b' ? 2 : 1)) - i;
+  }
+  return static_cast<unsigned char>(s[i + 1]) < 0x80 ? 2 : 1;
+}
+
+size_t Utf8Length(unsigned char b) { return b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
+
+}  // namespace
+
+std::vector<std::string> WrapText(std::string_view text, int cols, std::string_view indent) {
+  const int indent_w = DisplayWidth(indent);
+  if (cols <= 0 || indent_w >= cols / 2 || DisplayWidth(text) <= cols) {
+    return {std::string(text)};
+  }
+  std::vector<std::string> rows;
+  std::string cur;
+  int cur_w = 0;
+  size_t space = std::string::npos;  // the last space in `cur` a row may end at
+  int w_before_space = 0;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == '\x1b') {
+      size_t n = EscapeLength(text, i);
+      cur.append(text.substr(i, n));
+      i += n;
+      continue;
+    }
+    size_t n = std::min(Utf8Length(static_cast<unsigned char>(text[i])), text.size() - i);
+    std::string_view ch = text.substr(i, n);
+    i += n;
+    int w = DisplayWidth(ch);
+    if (cur_w + w > cols && ch != " ") {
+      if (space != std::string::npos) {  // break at the last space
+        std::string rest = cur.substr(space + 1);
+        cur.resize(space);
+        while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+        rows.push_back(std::move(cur));
+        cur = std::string(indent) + rest;
+        cur_w = indent_w + (cur_w - w_before_space - 1);
+      } else {  // a word wider than a row
+        rows.push_back(std::move(cur));
+        cur = std::string(indent);
+        cur_w = indent_w;
+      }
+      space = std::string::npos;
+    }
+    if (ch == " " && cur_w > indent_w) {
+      space = cur.size();
+      w_before_space = cur_w;
+    }
+    cur.append(ch);
+    cur_w += w;
+  }
+  rows.push_back(std::move(cur));
+  return rows;
+}
+
 int RowsWhenEnded(int width, int cols) {
   if (cols <= 0) cols = 80;
   if (width <= 0) return 1;

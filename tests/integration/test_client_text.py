@@ -112,5 +112,65 @@ class LineEditing(unittest.TestCase):
         term.wait_for(c, "› /help")
 
 
+MARKDOWN_REPLY = "\n".join([
+    "Here is **the summary**, with an *odd* note and [the docs](https://example.org/docs).",
+    "",
+    "| File | Lines |",
+    "|------|------:|",
+    "| a.cc | 12 |",
+    "| b.h | 1234 |",
+    "",
+    "```python",
+    "print('**not bold**')",
+    "```",
+    "",
+    "- " + " ".join("word%02d" % i for i in range(40)),
+])
+
+
+@unittest.skipIf(TMUX is None, "tmux is not installed")
+class Rendering(unittest.TestCase):
+    def make(self, replies, **kw):
+        env = Env(list(replies), **kw)
+        self.addCleanup(env.close)
+        return env, Terminal(self, env, cols=60)
+
+    def test_markdown_without_colour_keeps_its_structure_and_wraps_at_words(self):
+        # NO_COLOR is set (harness.Env): no escapes, but no raw ** or ``` either.
+        env, term = self.make([{"text": MARKDOWN_REPLY, "chunk_size": 7}])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "summarise")
+        screen = term.wait_for(w, "word39")
+        self.assertIn("Here is the summary, with an odd note and the docs", screen)
+        self.assertIn("(https://example.org/docs)", screen)
+        self.assertNotIn("**", screen.replace("'**not bold**'", ""))
+        self.assertNotIn("```", screen)
+        self.assertIn("╭─ python", screen)
+        self.assertIn("│ print('**not bold**')", screen)  # code is shown as it is
+        self.assertIn("│ File │ Lines │", screen)
+        self.assertIn("│ a.cc │    12 │", screen)
+        self.assertIn("│ b.h  │  1234 │", screen)
+        self.assertIn("└──────┴───────┘", screen)
+        # The long item wraps at words, under its bullet: every word whole on one row.
+        rows = screen.splitlines()
+        for i in range(40):
+            word = "word%02d" % i
+            self.assertTrue(any(word in r.split() for r in rows), (word, screen))
+        self.assertTrue(any(r.startswith("• word00") for r in rows), screen)
+        self.assertTrue(any(r.startswith("  word") for r in rows), screen)
+        self.assertTrue(all(len(r) < 60 for r in rows if "word" in r), screen)
+
+    def test_markdown_with_colour_styles_italics_and_links(self):
+        env, term = self.make([{"text": "An *odd* note, [docs](https://e.org)."}])
+        w = term.start("main", extra_env={"NO_COLOR": None})
+        term.wait_for(w, "›")
+        term.type_line(w, "go")
+        term.wait_for(w, "An odd note, docs (https://e.org).")
+        screen = term.screen(w, escapes=True)
+        self.assertIn("\x1b[3modd", screen)   # italic
+        self.assertIn("\x1b[4mdocs", screen)  # underlined
+
+
 if __name__ == "__main__":
     unittest.main()
