@@ -217,17 +217,55 @@ std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   while (!diff.empty() && diff.back() == '\n') diff.pop_back();
   if (diff.empty()) return out;
   for (absl::string_view line : absl::StrSplit(diff, '\n')) {
-    std::string l = Sanitized(std::string(line));
-    if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) {
-      l = Colored("1", l);
-    } else if (!l.empty() && l[0] == '+') {
-      l = Colored("32", l);
-    } else if (!l.empty() && l[0] == '-') {
-      l = Colored("31", l);
-    } else if (l.rfind("@@", 0) == 0) {
-      l = Colored("36", l);
+    absl::StrAppend(&out, "  ", DiffLine(std::string(line)), "\n");
+  }
+  return out;
+}
+
+std::string Renderer::DiffLine(const std::string& line) const {
+  std::string l = Sanitized(line);
+  if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) return Colored("1", l);
+  if (!l.empty() && l[0] == '+') return Colored("32", l);
+  if (!l.empty() && l[0] == '-') return Colored("31", l);
+  if (l.rfind("@@", 0) == 0) return Colored("36", l);
+  return l;
+}
+
+std::string Renderer::EditSummary(const std::string& diff) const {
+  constexpr int kMaxHunkLines = 12;
+  std::string path;
+  int added = 0, removed = 0, hunks = 0, shown = 0, hidden = 0;
+  bool cut = false;
+  std::string hunk;
+  for (absl::string_view v : absl::StrSplit(diff, '\n')) {
+    std::string line(v);
+    if (line.rfind("+++ ", 0) == 0) {
+      path = line.substr(line.rfind("+++ b/", 0) == 0 ? 6 : 4);
+      continue;
     }
-    absl::StrAppend(&out, "  ", l, "\n");
+    if (line.rfind("--- ", 0) == 0) continue;
+    if (line.rfind("\\ (diff cut)", 0) == 0) cut = true;
+    if (line.rfind("@@", 0) == 0) ++hunks;
+    if (!line.empty() && line[0] == '+') ++added;
+    if (!line.empty() && line[0] == '-') ++removed;
+    if (hunks != 1 || line.empty()) continue;  // the first hunk only
+    if (shown < kMaxHunkLines) {
+      absl::StrAppend(&hunk, "    ", DiffLine(line), "\n");
+      ++shown;
+    } else {
+      ++hidden;
+    }
+  }
+  if (hunks == 0) return "";
+  std::string out = absl::StrCat("  ", Colored("1", OneLine(Sanitized(path), kMaxArgsChars)), " ",
+                                 Colored("32", absl::StrCat("+", added)), " ",
+                                 Colored("31", absl::StrCat("-", removed)), cut ? " or more" : "");
+  out += "\n" + hunk;
+  if (hidden > 0) absl::StrAppend(&out, Dim(absl::StrCat("    … ", hidden, " more lines")), "\n");
+  if (hunks > 1) {
+    absl::StrAppend(
+        &out, Dim(absl::StrCat("    … ", hunks - 1, hunks == 2 ? " more hunk" : " more hunks")),
+        "\n");
   }
   return out;
 }
@@ -462,7 +500,7 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
       std::string out = EndLine(st);
       st.markdown_.Reset();
       st.SetPhase(Phase::kThinking, now);
-      return out + Clipped(e.tool_result().content());
+      return out + Clipped(e.tool_result().content()) + EditSummary(e.tool_result().diff());
     }
     case v1::Event::kApprovalRequested:
       st.pending_approval_ = e.approval_requested().approval();

@@ -114,6 +114,8 @@ class Renderer {
   std::string CallLine(const std::string& name, const std::string& arguments) const;
   // What is asked: the tool and command or path, and the coloured diff of an edit.
   std::string ApprovalPrompt(const agent::v1::PendingApproval& approval) const;
+  // An edit that ran without asking (ToolResult.diff): "path +A -R" and its first hunk.
+  std::string EditSummary(const std::string& diff) const;
   // The question line: "[y]es / [n]o / [a]lways (rule)".
   std::string ApprovalQuestion(const agent::v1::PendingApproval& approval) const;
   // Who answered and how.
@@ -136,6 +138,7 @@ class Renderer {
   MarkdownMode Mode() const;
   int WrapColumns() const;
   std::string Clipped(const std::string& text) const;
+  std::string DiffLine(const std::string& line) const;
   std::string Text(const std::string& text, TextKind kind, RenderState& state) const;
   std::string StyleLine(const std::string& line, TextKind kind, RenderState& state) const;
   std::string Markdown(const std::string& text) const;

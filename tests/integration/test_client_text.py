@@ -25,6 +25,8 @@ class LineEditing(unittest.TestCase):
         term.wait_for(w, "›")
         term.keys(w, "-l", "/he")
         term.keys(w, "Tab")
+        # A Tab that arrives with more input behind it is pasted text: wait for its effect.
+        term.wait_for(w, "› /help")
         term.keys(w, "-l", "x")  # after the space Tab added
         term.wait_for(w, "› /help x")
         term.keys(w, "BSpace", "Enter")
@@ -50,6 +52,7 @@ class LineEditing(unittest.TestCase):
         # Fuzzy: the letters in order, the ignored build/ output not a candidate.
         term.keys(w, "-l", "look at @mdtable")
         term.keys(w, "Tab")
+        term.wait_for(w, "› look at @src/render/markdown_table.cc")
         term.keys(w, "-l", "x")
         screen = term.wait_for(w, "› look at @src/render/markdown_table.cc x")
         self.assertNotIn("build/", screen)
@@ -63,6 +66,7 @@ class LineEditing(unittest.TestCase):
         term.wait_for(w, "›")
         term.keys(w, "-l", "/allow docs/gu")
         term.keys(w, "Tab")
+        term.wait_for(w, "› /allow docs/guide-to-tables.md")
         term.keys(w, "-l", "x")
         term.wait_for(w, "› /allow docs/guide-to-tables.md x")
 
@@ -170,6 +174,30 @@ class Rendering(unittest.TestCase):
         screen = term.screen(w, escapes=True)
         self.assertIn("\x1b[3modd", screen)   # italic
         self.assertIn("\x1b[4mdocs", screen)  # underlined
+
+
+    def test_yes_edits_still_show_a_compact_diff(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("read_file", path="notes.txt")]},
+            {"tool_calls": [tool_call("edit_file", path="notes.txt", old_string="beta\n",
+                                      new_string="BETA\ndelta\n")]},
+            {"tool_calls": [tool_call("write_file", path="new.txt", content="one\ntwo\n")]},
+            {"expect": {"last_role": "tool"}, "text": "All done."},
+        ])
+        with open(os.path.join(env.project, "notes.txt"), "w") as f:
+            f.write("alpha\nbeta\ngamma\n")
+        w = term.start("main", "--yes")
+        term.wait_for(w, "›")
+        term.type_line(w, "edit the notes")
+        screen = term.wait_for(w, "All done.")
+        self.assertNotIn("[y]es", screen)  # nothing was asked
+        rows = [r.strip() for r in screen.splitlines()]
+        self.assertIn("notes.txt +2 -1", rows, screen)
+        for line in ("-beta", "+BETA", "+delta", " alpha".strip()):
+            self.assertIn(line, rows, screen)
+        self.assertIn("new.txt +2 -0", rows, screen)
+        self.assertIn("+one", rows, screen)
+        self.assertEqual(env.stats()["expect_failed"], 0)
 
 
 if __name__ == "__main__":
