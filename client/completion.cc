@@ -23,6 +23,15 @@ bool Contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
 }
 
+// Names from the repository are untrusted: one with a control character (an escape
+// sequence for the terminal) is never offered, inserted or shown.
+bool HasControl(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    unsigned char u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7F;
+  });
+}
+
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 std::string CommonPrefix(const std::vector<std::string>& v) {
@@ -104,7 +113,7 @@ Completion CompleteCommand(std::string_view word, const CompletionSources& src) 
   }
   std::vector<std::string> matches, shown;
   for (const CommandCandidate& c : all) {
-    if (!StartsWith(absl::AsciiStrToLower(c.name), typed)) continue;
+    if (!StartsWith(absl::AsciiStrToLower(c.name), typed) || HasControl(c.name)) continue;
     matches.push_back(c.name);
     shown.push_back("/" + c.name);
   }
@@ -143,7 +152,7 @@ Completion CompletePath(std::string_view word, const CompletionSources& src) {
   while (dirent* e = ::readdir(d)) {  // bounded by kMaxDirEntries
     if (++seen > kMaxDirEntries) break;
     std::string name = e->d_name;
-    if (name == "." || name == ".." || !StartsWith(name, base)) continue;
+    if (name == "." || name == ".." || !StartsWith(name, base) || HasControl(name)) continue;
     if (name[0] == '.' && (base.empty() || base[0] != '.')) continue;
     bool is_dir = e->d_type == DT_DIR;
     if (e->d_type == DT_UNKNOWN || e->d_type == DT_LNK) {
@@ -173,6 +182,7 @@ std::vector<std::string> FuzzyMatch(std::string_view query, const std::vector<st
   std::string q = absl::AsciiStrToLower(std::string(query));
   std::set<std::string> dirs;
   for (const std::string& p : paths) {
+    if (HasControl(p)) continue;
     for (size_t s = p.find('/'); s != std::string::npos; s = p.find('/', s + 1)) {
       dirs.insert(p.substr(0, s + 1));
     }
@@ -181,7 +191,9 @@ std::vector<std::string> FuzzyMatch(std::string_view query, const std::vector<st
   auto consider = [&](const std::string& p) {
     if (std::optional<long> s = Score(q, p)) scored.push_back({*s, &p});
   };
-  for (const std::string& p : paths) consider(p);
+  for (const std::string& p : paths) {
+    if (!HasControl(p)) consider(p);
+  }
   for (const std::string& d : dirs) consider(d);
   std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : *a.second < *b.second;

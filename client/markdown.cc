@@ -359,7 +359,15 @@ std::string MarkdownStyler::Partial(std::string_view line) const {
 }
 
 std::vector<std::string> MarkdownStyler::Pending(std::string_view partial) const {
+  // A long table streaming: its head and its last rows, so the live area fits a screen.
+  constexpr size_t kHead = 3, kTail = 8;
   std::vector<std::string> rows = TableRows();
+  if (rows.size() > kHead + kTail + 1) {
+    std::string gap = absl::StrCat("  … ", rows.size() - kHead - kTail, " more rows");
+    if (mode_ == MarkdownMode::kColor) gap = absl::StrCat(kDim, gap, kReset);
+    rows.erase(rows.begin() + kHead, rows.end() - kTail);
+    rows.insert(rows.begin() + kHead, gap);
+  }
   if (partial.empty()) return rows;
   if (mode_ == MarkdownMode::kRaw || in_code_ || !FenceOf(partial).empty()) {
     rows.push_back(Partial(partial));

@@ -86,5 +86,18 @@ TEST(CompletionTest, PathsCompleteInACommandsArguments) {
   EXPECT_TRUE(Complete("see docs/g", src).insert.empty());
 }
 
+TEST(CompletionTest, NamesWithControlCharactersAreNeverOffered) {
+  auto src =
+      Sources({"evil\x1b]0;pwned\x07.txt", "evil/\x1b[2Jx", "good.txt"}, {{"bad\x1b[2J", ""}});
+  EXPECT_EQ(Complete("@evi", src).insert, "");
+  EXPECT_TRUE(Complete("@evi", src).choices.empty());
+  EXPECT_EQ(Complete("@goo", src).insert, "@good.txt ");
+  EXPECT_EQ(Complete("/bad", src).insert, "");
+  agent::testing::TempDir dir;
+  agent::testing::WriteFile(dir.Join("x\x1b[2Jy"), "x");
+  src.cwd = dir.path();
+  EXPECT_EQ(Complete("/allow x", src).insert, "");
+}
+
 }  // namespace
 }  // namespace agent::client

@@ -142,6 +142,20 @@ TEST(MarkdownTest, ATableIsHeldUntilItEndsAndLaidOutInABox) {
   EXPECT_EQ(StripAnsi(md.Flush()), "┌───┐\n│ x │\n├───┤\n└───┘\n");
 }
 
+TEST(MarkdownTest, ALongTableStreamingShowsItsHeadAndLastRowsLive) {
+  MarkdownStyler md(MarkdownMode::kPlain);
+  md.Line("| n |");
+  md.Line("|---|");
+  for (int i = 0; i < 50; ++i) md.Line("| " + std::to_string(i) + " |");
+  std::vector<std::string> live = md.Pending("| 50");
+  EXPECT_LE(live.size(), 13u);
+  EXPECT_EQ(live[1], "│ n  │");
+  EXPECT_EQ(live[3], "  … 43 more rows");
+  EXPECT_EQ(live.back(), "| 50");
+  std::string all = md.Flush();  // committed whole
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 54);
+}
+
 TEST(MarkdownTest, ATableTooWideForTheTerminalIsNotBoxed) {
   MarkdownStyler md(MarkdownMode::kPlain);
   md.SetWidth(20);
