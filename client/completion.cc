@@ -80,6 +80,24 @@ std::optional<long> Score(std::string_view q, std::string_view path) {
   return score;
 }
 
+// " (what it does)" for a list of commands: one line, short, no control characters.
+std::string Described(std::string_view description) {
+  constexpr size_t kMax = 40;
+  std::string d;
+  for (char c : description) {
+    unsigned char u = static_cast<unsigned char>(c);
+    d += (u < 0x20 || u == 0x7F) ? ' ' : c;
+  }
+  d = std::string(absl::StripAsciiWhitespace(d));
+  if (d.empty()) return "";
+  if (d.size() > kMax) {
+    size_t cut = kMax;
+    while (cut > 0 && (static_cast<unsigned char>(d[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    d = d.substr(0, cut) + "…";
+  }
+  return " (" + d + ")";
+}
+
 Completion Replace(std::string_view word, std::string insert) {
   return Completion{word.size(), std::move(insert), {}};
 }
@@ -103,6 +121,7 @@ Completion Choose(std::string_view word, std::string_view lead, std::vector<std:
 Completion CompleteCommand(std::string_view word, const CompletionSources& src) {
   std::string typed = absl::AsciiStrToLower(std::string(word.substr(1)));
   std::vector<CommandCandidate> all = BuiltinCommands();
+  for (CommandCandidate& c : all) c.description.clear();  // /help says what those do
   std::set<std::string> names;
   for (const CommandCandidate& c : all) names.insert(c.name);
   if (src.custom_commands) {
@@ -115,7 +134,7 @@ Completion CompleteCommand(std::string_view word, const CompletionSources& src) 
   for (const CommandCandidate& c : all) {
     if (!StartsWith(absl::AsciiStrToLower(c.name), typed) || HasControl(c.name)) continue;
     matches.push_back(c.name);
-    shown.push_back("/" + c.name);
+    shown.push_back("/" + c.name + Described(c.description));
   }
   return Choose(word, "/", matches, shown, " ");
 }

@@ -37,6 +37,10 @@ TEST(CompletionTest, CustomCommandsFromTheCallerCompleteButNeverShadowABuiltin) 
   EXPECT_EQ(Complete("/rev", src).insert, "/review-pr ");
   Completion c = Complete("/h", src);
   EXPECT_EQ(c.insert, "/help ");  // one "help", the built-in
+  // Listed with what they do (front matter `description:`), on one line.
+  src = Sources({}, {{"rev-a", "review\nthe \x1b[2J PR"}, {"rev-b", ""}});
+  c = Complete("/rev-", src);
+  EXPECT_EQ(c.choices, (std::vector<std::string>{"/rev-a (review the  [2J PR)", "/rev-b"}));
 }
 
 TEST(CompletionTest, NotACommandWordIsLeftAlone) {
