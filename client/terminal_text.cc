@@ -163,11 +163,26 @@ std::vector<std::string> WrapText(std::string_view text, int cols, std::string_v
   int cur_w = 0;
   size_t space = std::string::npos;  // the last space in `cur` a row may end at
   int w_before_space = 0;
+  // The styles (SGR) in effect: a row ends with a reset and the next starts them again
+  // after its indent, so an underline or a colour never runs into the indent.
+  std::string active, active_at_space;
+  auto end_row = [&](std::string row, const std::string& styles) {
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    if (!styles.empty()) row += "\x1b[0m";
+    rows.push_back(std::move(row));
+  };
   for (size_t i = 0; i < text.size();) {
     if (text[i] == '\x1b') {
-      size_t n = EscapeLength(text, i);
-      cur.append(text.substr(i, n));
-      i += n;
+      std::string_view esc = text.substr(i, EscapeLength(text, i));
+      cur.append(esc);
+      i += esc.size();
+      if (esc.size() >= 3 && esc[1] == '[' && esc.back() == 'm') {
+        if (esc == "\x1b[0m" || esc == "\x1b[m") {
+          active.clear();
+        } else {
+          active.append(esc);
+        }
+      }
       continue;
     }
     size_t n = std::min(Utf8Length(static_cast<unsigned char>(text[i])), text.size() - i);
@@ -178,13 +193,12 @@ std::vector<std::string> WrapText(std::string_view text, int cols, std::string_v
       if (space != std::string::npos) {  // break at the last space
         std::string rest = cur.substr(space + 1);
         cur.resize(space);
-        while (!cur.empty() && cur.back() == ' ') cur.pop_back();
-        rows.push_back(std::move(cur));
-        cur = std::string(indent) + rest;
+        end_row(std::move(cur), active_at_space);
+        cur = std::string(indent) + active_at_space + rest;
         cur_w = indent_w + (cur_w - w_before_space - 1);
       } else {  // a word wider than a row
-        rows.push_back(std::move(cur));
-        cur = std::string(indent);
+        end_row(std::move(cur), active);
+        cur = std::string(indent) + active;
         cur_w = indent_w;
       }
       space = std::string::npos;
@@ -192,6 +206,7 @@ std::vector<std::string> WrapText(std::string_view text, int cols, std::string_v
     if (ch == " " && cur_w > indent_w) {
       space = cur.size();
       w_before_space = cur_w;
+      active_at_space = active;
     }
     cur.append(ch);
     cur_w += w;
