@@ -1,6 +1,9 @@
 #include "client/command_runner.h"
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "client/custom_commands.h"
 
 namespace agent::client {
 namespace {
@@ -29,8 +32,11 @@ grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std:
   req.set_client_name(o_.client_name);
   *req.mutable_model() = ModelFromEnv();
   *req.mutable_tool_env() = ToolEnvFromProcess();
+  req.set_expand(true);  // @mentions and custom commands, as a person typing means them
   v1::SendPromptResponse resp;
-  return stub_.SendPrompt(&ctx, req, &resp);
+  grpc::Status s = stub_.SendPrompt(&ctx, req, &resp);
+  ShowPromptWarnings(resp, mailbox_, o_.json || !isatty(1));
+  return s;
 }
 
 grpc::Status CommandRunner::Cancel(const std::string& session_id) {
@@ -62,7 +68,7 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
   }
   switch (c.kind) {
     case SlashCommand::kHelp:
-      return Say(SlashHelp());
+      return Say(SlashHelp() + CustomCommandsHelp(FetchCustomCommands(stub_, turn.workdir)));
     case SlashCommand::kStatus:
       return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)));
     case SlashCommand::kDetach:
@@ -94,6 +100,10 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
       break;
   }
   return Say(r.ErrorLine("unknown command /" + c.name + "; /help lists them"));
+}
+
+bool CommandRunner::IsCustom(const SlashCommand& c, const std::string& workdir) {
+  return IsCustomCommand(stub_, workdir, c);
 }
 
 CommandRunner::Outcome CommandRunner::NewSession(TurnState& turn, const Renderer& r) {

@@ -41,6 +41,8 @@ class CommandRunner {
   // Runs `c` for the session in `turn` (whose model, tokens and echoes it updates when the
   // command changes them), formatting with `renderer`.
   Outcome Run(const SlashCommand& c, TurnState& turn, const Renderer& renderer);
+  // A `/name` the daemon expands as a custom command (client/custom_commands.h).
+  bool IsCustom(const SlashCommand& c, const std::string& workdir);
 
  private:
   Outcome NewSession(TurnState& turn, const Renderer& r);

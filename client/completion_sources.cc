@@ -22,18 +22,18 @@ struct FileCache {
 
 }  // namespace
 
-CompletionSources DaemonCompletionSources(v1::AgentDaemon::StubInterface& stub,
+CompletionSources DaemonCompletionSources(std::function<v1::AgentDaemon::StubInterface&()> stub,
                                           const std::string& workdir) {
   CompletionSources s;
   s.cwd = workdir;
-  s.custom_commands = [&stub, workdir]() {
+  s.custom_commands = [stub, workdir]() {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + kCommandsDeadline);
     v1::ListCommandsRequest req;
     req.set_workdir(workdir);
     v1::ListCommandsResponse resp;
     std::vector<CommandCandidate> out;
-    if (!stub.ListCommands(&ctx, req, &resp).ok()) return out;
+    if (!stub().ListCommands(&ctx, req, &resp).ok()) return out;
     for (const v1::CustomCommand& c : resp.commands()) out.push_back({c.name(), c.description()});
     return out;
   };

@@ -1,9 +1,11 @@
 // Where the interactive view's Tab completion gets its lists: custom commands from the
 // daemon (ListCommands; none when the daemon does not implement it), the project's files
 // (project_files.h) kept for a few seconds so that Tab after Tab does not list them again.
-// The lambdas hold `stub` by reference: it must outlive them. Not thread-safe.
+// `stub` gives the daemon's stub at the time of the call (a reconnect replaces it). Not
+// thread-safe.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "agent/v1/agent.grpc.pb.h"
@@ -11,7 +13,7 @@
 
 namespace agent::client {
 
-CompletionSources DaemonCompletionSources(agent::v1::AgentDaemon::StubInterface& stub,
-                                          const std::string& workdir);
+CompletionSources DaemonCompletionSources(
+    std::function<agent::v1::AgentDaemon::StubInterface&()> stub, const std::string& workdir);
 
 }  // namespace agent::client

@@ -11,12 +11,17 @@
 
 namespace agent::client {
 
-// Exit codes of `agent "prompt"`, one per way a turn ends.
+// Exit codes of `agent "prompt"`, one per way a turn ends:
+//   0 done; 1 an error (the turn failed, the daemon was lost with the turn, the session was
+//   removed); 2 a usage error; 3 the step limit; 4 done, but the mode or a rule refused
+//   at least one gated call (stderr names each); 130 cancelled (Ctrl-C); 129 / 143 SIGHUP /
+//   SIGTERM (the turn is cancelled first, as by Ctrl-C).
 enum ExitCode {
   kExitDone = 0,
   kExitError = 1,
   kExitUsage = 2,
   kExitMaxSteps = 3,
+  kExitDenied = 4,
   kExitCancelled = 130,
 };
 

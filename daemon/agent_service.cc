@@ -84,8 +84,11 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
                                                    v1::SendPromptResponse* resp) {
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
-  auto pos =
-      (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()), req->tool_env());
+  PromptExpansion expansion;
+  if (req->expand()) expansion = (*s)->ExpandPrompt(req->text());
+  for (const std::string& w : expansion.warnings) resp->add_warnings(w);
+  auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
+                              req->tool_env(), std::move(expansion));
   if (pos.ok()) resp->set_queue_position(*pos);
   return Done(ctx, pos.status());
 }

@@ -58,6 +58,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                                      const agent::v1::ShutdownRequest* req,
                                      agent::v1::ShutdownResponse* resp) override;
+  // agent_service_commands.cc
+  grpc::ServerUnaryReactor* ListCommands(grpc::CallbackServerContext* ctx,
+                                         const agent::v1::ListCommandsRequest* req,
+                                         agent::v1::ListCommandsResponse* resp) override;
 
   // Finishes the waiting calls (sessions should be shut down first, which cancels their
   // summaries) and joins the workers; later waiting calls are refused.

@@ -278,7 +278,8 @@ void Session::SetToolEnvironment(const v1::ToolEnvironment& env) {
 
 absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& client,
                                         const ModelSettings& model,
-                                        const v1::ToolEnvironment& tool_env) {
+                                        const v1::ToolEnvironment& tool_env,
+                                        PromptExpansion expansion) {
   std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
@@ -288,7 +289,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   settings_.model = MergeModelSettings(model, settings_.model);
   if (env.has_value()) settings_.tool_env = *std::move(env);
-  queue_.push_back({std::move(text), client});
+  queue_.push_back({std::move(text), client, std::move(expansion)});
   int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
   if (!compacting_) StartTurnThreadLocked();
   return position;
@@ -311,6 +312,7 @@ absl::StatusOr<bool> Session::Cancel(const std::string& client) {
   }
   if (!running_) return false;
   cancelled_ = true;
+  if (tally_.cancelled_by.empty()) tally_.cancelled_by = client;
   gate_.Wake();
   return true;
 }

@@ -46,6 +46,8 @@
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/policy/rule_source.h"
+#include "daemon/prompt_expansion.h"
+#include "daemon/session_events.h"
 #include "daemon/store.h"
 #include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
@@ -111,10 +113,13 @@ class Session : private ToolDispatch::Host {
   // the non-empty fields of `model` replace the session's model settings and a non-empty
   // `tool_env` the tools' environment (in memory only: the key is never saved); a refused
   // prompt changes nothing.
+  // `expansion` (ExpandPrompt's) is what the transcript gets instead of `text`.
   absl::StatusOr<int> SendPrompt(std::string text, const std::string& client,
                                  const ModelSettings& model = {},
-                                 const agent::v1::ToolEnvironment& tool_env = {})
-      ABSL_LOCKS_EXCLUDED(mu_);
+                                 const agent::v1::ToolEnvironment& tool_env = {},
+                                 PromptExpansion expansion = {}) ABSL_LOCKS_EXCLUDED(mu_);
+  // `text` with its custom command and @mentions expanded for this project (session_expand.cc).
+  PromptExpansion ExpandPrompt(std::string_view text) const;
   // A client's environment for tools, filtered by its policy (else the daemon config's);
   // replaces the session's unless `env` has no variables.
   void SetToolEnvironment(const agent::v1::ToolEnvironment& env) ABSL_LOCKS_EXCLUDED(mu_);
@@ -143,6 +148,7 @@ class Session : private ToolDispatch::Host {
   struct QueuedPrompt {
     std::string text;
     std::string client;
+    PromptExpansion expansion;
   };
   struct Client {
     Subscriber* sub;
@@ -233,6 +239,7 @@ class Session : private ToolDispatch::Host {
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);        // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };

@@ -84,9 +84,10 @@ bool Session::BeginTurnLocked() {
   queue_.pop_front();
   in_turn_ = true;
   cancelled_ = false;
+  tally_ = events::TurnTally{"", NowMs(), 0};
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
   // Cannot fail: turns end with nothing pending.
-  (void)transcript_.AppendUser(prompt.text);
+  (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
   ++meta_.turns;
   SaveLocked();
   Emit(events::TurnStarted(prompt.text));
@@ -102,7 +103,9 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
   partial_text_.clear();
   partial_reasoning_.clear();
   in_turn_ = false;
-  Emit(events::TurnEnded(outcome, error));
+  v1::Event ended = events::TurnEnded(outcome, error);
+  events::AddTally(&ended, tally_, NowMs());
+  Emit(std::move(ended));
   // Idle in the same step as the TurnEnded event: a client that answers it with Compact
   // must find the session free, not still winding down.
   if (queue_.empty() || shutting_down_) {
@@ -240,7 +243,9 @@ void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
     if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
     if (auto s = transcript_.AppendToolResult(call.id, content); !s.ok()) continue;
     SaveLocked(Save::kTranscriptOnly);
-    v1::Event result = events::ToolResult(call, content, outcomes[k].is_error);
+    if (outcomes[k].denied_by_policy) ++tally_.denied_calls;
+    v1::Event result =
+        events::ToolResult(call, content, outcomes[k].is_error, outcomes[k].denied_by_policy);
     if (!diff.empty() && !outcomes[k].is_error) {
       result.mutable_tool_result()->set_diff(std::move(diff.mapped()));
     }
