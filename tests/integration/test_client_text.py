@@ -37,6 +37,27 @@ class LineEditing(unittest.TestCase):
         screen = term.wait_for(w, "/sessions")
         self.assertIn("/status", screen)
 
+    def test_tab_completes_custom_commands_with_their_description(self):
+        env, term = self.make()
+        commands = os.path.join(env.project, ".agent", "commands")
+        os.makedirs(commands)
+        for name, what in (("review-file", "Review a file"), ("review-pr", "Review the PR")):
+            with open(os.path.join(commands, name + ".md"), "w") as f:
+                f.write("---\ndescription: %s\n---\nReview $ARGUMENTS\n" % what)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.keys(w, "-l", "/rev")
+        term.keys(w, "Tab")  # the common prefix, then the choices with what they do
+        term.wait_for(w, "› /review-")
+        term.keys(w, "Tab")
+        screen = term.wait_for(w, "/review-pr (Review the PR)")
+        self.assertIn("/review-file (Review a file)", screen)
+        term.keys(w, "-l", "p")
+        term.keys(w, "Tab")
+        term.wait_for(w, "› /review-pr")
+        term.keys(w, "-l", "x")
+        term.wait_for(w, "› /review-pr x")
+
     def test_tab_after_at_completes_project_files_honouring_gitignore(self):
         env, term = self.make()
         os.makedirs(os.path.join(env.project, "src", "render"))
