@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "client/custom_commands.h"
 
@@ -18,7 +20,7 @@ CommandRunner::Outcome Say(std::string text) { return {std::move(text), "", fals
 
 CommandRunner::CommandRunner(v1::AgentDaemon::Stub& stub, const ClientOptions& options,
                              Mailbox& mailbox)
-    : stub_(stub), o_(options), mailbox_(mailbox) {}
+    : stub_(stub), o_(options), mailbox_(mailbox), model_(options.model) {}
 
 CommandRunner::~CommandRunner() {
   for (std::thread& t : workers_) t.join();
@@ -30,8 +32,9 @@ grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std:
   req.set_session_id(session_id);
   req.set_text(text);
   req.set_client_name(o_.client_name);
-  *req.mutable_model() = ModelFromEnv();
+  *req.mutable_model() = ModelFromEnv(model_);
   *req.mutable_tool_env() = ToolEnvFromProcess();
+  *req.mutable_settings() = o_.settings;
   req.set_expand(true);  // @mentions and custom commands, as a person typing means them
   v1::SendPromptResponse resp;
   grpc::Status s = stub_.SendPrompt(&ctx, req, &resp);
@@ -63,6 +66,7 @@ grpc::Status CommandRunner::Approve(const std::string& session_id, const std::st
 
 CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn,
                                           const Renderer& r) {
+  if (c.kind == SlashCommand::kModel && c.argument.empty()) return ListModels(turn, r);
   if (std::string missing = MissingArgument(c); !missing.empty()) {
     return Say(r.ErrorLine(missing));
   }
@@ -166,9 +170,36 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
   if (!s.ok()) return Say(r.ErrorLine(s.error_message()));
   if (c.kind == SlashCommand::kModel) {
     turn.model = c.argument;
+    model_ = c.argument;  // else the next prompt's AGENT_MODEL would switch it back
     return Say(r.Notice("model " + c.argument + " from the next request"));
   }
   return Say(r.Notice("recorded in .agent/settings.json: allow " + c.argument));
+}
+
+CommandRunner::Outcome CommandRunner::ListModels(const TurnState& turn, const Renderer& r) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::ListModelsRequest req;
+  req.set_session_id(turn.session_id);
+  *req.mutable_model() = ModelFromEnv(model_);
+  v1::ListModelsResponse resp;
+  grpc::Status s = stub_.ListModels(&ctx, req, &resp);
+  if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return Say(r.ErrorLine("this agentd cannot list models (restart it: agent daemon stop)"));
+  }
+  if (!s.ok()) return Say(r.ErrorLine("cannot list the models: " + s.error_message()));
+  if (resp.models().empty()) {
+    return Say(r.Notice(resp.message().empty()
+                            ? "the provider lists no models; set one with /model NAME"
+                            : "no models listed: " + resp.message()));
+  }
+  // The model this client's next prompt asks for, else the session's.
+  std::string current = req.model().model().empty() ? turn.model : req.model().model();
+  std::string out;
+  for (const std::string& m : resp.models()) {
+    absl::StrAppend(&out, m == current ? "* " : "  ", m, "\n");
+  }
+  return Say(out + r.Notice("switch with: /model NAME"));
 }
 
 }  // namespace agent::client

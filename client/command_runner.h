@@ -49,11 +49,14 @@ class CommandRunner {
   Outcome Fork(TurnState& turn, const Renderer& r);
   Outcome ListSessions(const TurnState& turn, const Renderer& r);
   Outcome SetPolicy(const SlashCommand& c, TurnState& turn, const Renderer& r);
+  // /model with no argument: the provider's models (ListModels).
+  Outcome ListModels(const TurnState& turn, const Renderer& r);
 
   agent::v1::AgentDaemon::Stub& stub_;
   const ClientOptions& o_;
   Mailbox& mailbox_;
   std::vector<std::thread> workers_;
+  std::string model_;  // --model, then the last /model: sent with every prompt
 };
 
 }  // namespace agent::client

@@ -178,7 +178,7 @@ class InteractiveTerminal(unittest.TestCase):
         self.assertIn("agent attach %s" % sid[:8], screen)
         # The session goes on in the daemon; `agent attach` (newest here) shows its history.
         r = env.agent("ls")
-        self.assertTrue(r.stdout.startswith(sid[:16]), r.stdout)
+        self.assertTrue(r.stdout.splitlines()[1].startswith(sid[:16]), r.stdout)
         a = term.start("again", "attach")
         screen = term.wait_for(a, "Noted: pineapple.")
         self.assertIn("remember pineapple, first line", screen)
