@@ -70,7 +70,6 @@ class LineEditor {
   // choices when the word stays ambiguous (the caller shows them above the editor).
   void SetCompletion(std::function<Completion(const std::string& before)> complete,
                      std::function<void(const std::vector<std::string>&)> show);
-  bool searching() const { return search_.has_value(); }
   // libedit must learn the new width (SIGWINCH; we handle signals ourselves).
   void Resized();
 
