@@ -10,6 +10,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "client/completion_sources.h"
 #include "client/prompt_echo.h"
 #include "client/slash_commands.h"
 #include "client/tty.h"
@@ -47,6 +49,7 @@ std::string Short(const std::string& id) { return id.substr(0, 8); }
 
 SessionView::SessionView(const Connection& daemon, const ClientOptions& options)
     : channel_(daemon.channel.get()),
+      stub_(daemon.stub.get()),
       o_(options),
       commands_(std::make_unique<CommandRunner>(*daemon.stub, o_, mailbox_)) {}
 
@@ -164,6 +167,7 @@ void SessionView::TryReconnect() {
   commands_.reset();
   reconnected_ = *std::move(c);
   channel_ = reconnected_.channel.get();
+  stub_ = reconnected_.stub.get();
   commands_ = std::make_unique<CommandRunner>(*reconnected_.stub, o_, mailbox_);
   AttachTo(turn_.session_id, /*show_history=*/false);
 }
@@ -550,6 +554,7 @@ void SessionView::Start(bool interactive) {
   ro.spinner = !o_.plain;
   ro.echo_prompts = interactive;
   ro.own_client = o_.client_name;
+  ro.columns = [] { return TerminalColumns(); };
   renderer_ = std::make_unique<Renderer>(ro);
   screen_ = renderer_->NewState();
   if (live_) std::setvbuf(stdout, nullptr, _IOFBF, 1 << 16);
@@ -580,6 +585,15 @@ void SessionView::StartEditor() {
       turn_.workdir.empty() ? std::filesystem::current_path(ec).string() : turn_.workdir;
   editor_ = std::make_unique<LineEditor>(dir);
   editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
+  editor_->SetCompletion(
+      [sources = DaemonCompletionSources(
+           [this]() -> auto& { return *stub_; }, dir)](const std::string& before) {
+        return Complete(before, sources);
+      },
+      [this](const std::vector<std::string>& choices) {  // shown until the next key
+        hint_ = absl::StrJoin(choices, "  ");
+        hint_until_ = absl::Now() + absl::Minutes(10);
+      });
   if (editor_->Start()) {
     live_area_.Draw({}, true, TerminalColumns());  // Start drew the prompt
   } else {

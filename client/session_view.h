@@ -129,6 +129,7 @@ class SessionView {
   void WarnIfWide();
 
   grpc::ChannelInterface* channel_;
+  agent::v1::AgentDaemon::Stub* stub_;  // of channel_, for Tab completion's ListCommands
   Connection reconnected_;  // the connection made after a daemon restart, once there is one
   ClientOptions o_;
   bool interactive_ = false;

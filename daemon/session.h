@@ -26,6 +26,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -193,6 +194,8 @@ class Session : private ToolDispatch::Host {
                  const std::vector<tools::ToolOutcome>& outcomes) override ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- session_gate.cc ----
+  // An edit that runs without asking still shows the people what it changed (ToolResult.diff).
+  void RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) ABSL_LOCKS_EXCLUDED(mu_);
   // Asks the attached clients about a call the rules left open and waits for the answer.
   std::optional<tools::ToolOutcome> AskClients(const llm::ToolCall& call, const Json& args,
                                                const CallFacts& facts) ABSL_LOCKS_EXCLUDED(mu_);
@@ -261,7 +264,8 @@ class Session : private ToolDispatch::Host {
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
   events::TurnTally tally_ ABSL_GUARDED_BY(mu_);  // of the turn running
-  std::thread turn_thread_;                       // joined before a new one starts and in Shutdown
+  std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
+  std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 
 }  // namespace agent::daemon

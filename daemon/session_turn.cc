@@ -236,13 +236,19 @@ void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
   SessionMutexLock l(&mu_);
   for (size_t k = 0; k < outcomes.size(); ++k) {
     const llm::ToolCall& call = calls[first + k];
+    auto diff = unasked_diffs_.extract(call.id);
     std::string content = outcomes[k].content;
     // The tool only knows it was cancelled; the model should know why.
     if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
     if (auto s = transcript_.AppendToolResult(call.id, content); !s.ok()) continue;
     SaveLocked(Save::kTranscriptOnly);
     if (outcomes[k].denied_by_policy) ++tally_.denied_calls;
-    Emit(events::ToolResult(call, content, outcomes[k].is_error, outcomes[k].denied_by_policy));
+    v1::Event result =
+        events::ToolResult(call, content, outcomes[k].is_error, outcomes[k].denied_by_policy);
+    if (!diff.empty() && !outcomes[k].is_error) {
+      result.mutable_tool_result()->set_diff(std::move(diff.mapped()));
+    }
+    Emit(std::move(result));
     if (call.name == tools::kUpdatePlanTool && !outcomes[k].is_error) RecordPlanLocked(call);
   }
 }
