@@ -1,7 +1,9 @@
 // Line editing for the interactive client, on libedit's native API in its unbuffered mode:
 // the UI's poll loop reads the terminal and feeds the bytes here, so events can be shown
 // while a line is being typed (the UI erases the editor, writes, and asks it to redraw).
-// History is kept per project in the state dir; Up/Down, Ctrl-R (incremental search),
+// History is kept per project in the state dir and shared by the project's terminals
+// (prompt_history.h: re-read after each entry and at each search); Up/Down, Ctrl-R (our own
+// incremental search, with a prompt that says what it is), Tab (completion.h),
 // Unicode (the locale must be UTF-8: main sets one), multi-line input (a line ending in `\`
 // continues; a newline that arrives with more input behind it, as in a paste, is inserted
 // instead of ending the line).
@@ -12,9 +14,13 @@
 #include <histedit.h>
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "client/completion.h"
+#include "client/prompt_history.h"
 
 namespace agent::client {
 
@@ -52,24 +58,54 @@ class LineEditor {
   std::vector<Result> Feed(const std::string& bytes);
   // The text being edited.
   std::string Text() const;
-  // Empties it (the caller erases and redraws the screen around this).
+  // Empties it, ending a history search (the caller erases and redraws the screen around this).
   void Clear();
   // Puts `text` in the editor with the cursor at its end.
   void SetText(const std::string& text);
   void AddHistory(const std::string& line);
+  // Re-reads the history file (other terminals' entries).
+  void ReloadHistory();
+
+  // Tab: `complete` says what to insert for the text before the cursor; `show` gets the
+  // choices when the word stays ambiguous (the caller shows them above the editor).
+  void SetCompletion(std::function<Completion(const std::string& before)> complete,
+                     std::function<void(const std::vector<std::string>&)> show);
   // libedit must learn the new width (SIGWINCH; we handle signals ourselves).
   void Resized();
 
  private:
+  // Ctrl-R: what is searched, and where the editor was before.
+  struct Search {
+    std::string query;
+    std::vector<std::string> entries;  // oldest first
+    size_t match = 0;                  // index into entries; entries.size(): none yet
+    bool failed = false;
+    std::string saved_text;
+    std::string saved_prompt;
+  };
+
   static int ReadChar(EditLine* el, wchar_t* out);
+  static unsigned char CompleteKey(EditLine* el, int ch);
+  unsigned char DoComplete();
+  // Consumes one key of input in search mode (or the Ctrl-R that starts it).
+  void SearchKey();
+  void FindMatch(bool older);
+  void ShowSearch();
+  void EndSearch(bool keep_match);
+  // Erases the editor's rows, applies `change` (prompt, text) and lets libedit redraw.
+  void Redisplay(const std::function<void()>& change);
   static char* Prompt(EditLine* el);
   int NextChar(wchar_t* out);
   void ResetLine();
+  void EraseText();
   std::string StripPromptMarkers() const;
 
   EditLine* el_ = nullptr;
   History* hist_ = nullptr;
-  std::string history_path_;
+  PromptHistory history_;
+  std::function<Completion(const std::string&)> complete_;
+  std::function<void(const std::vector<std::string>&)> show_choices_;
+  std::optional<Search> search_;
   std::string prompt_;
   bool hidden_ = false;  // draw nothing (between a finished line and the next Redraw)
   bool started_ = false;

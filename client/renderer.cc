@@ -132,8 +132,21 @@ void RenderState::PromptSent(absl::Time now) {
   if (phase_ == Phase::kIdle) SetPhase(Phase::kThinking, now);
 }
 
+MarkdownMode Renderer::Mode() const {
+  if (!options_.live) return MarkdownMode::kRaw;
+  return options_.color ? MarkdownMode::kColor : MarkdownMode::kPlain;
+}
+
+// One column short of the width: a full row would leave some terminals' cursor on the next.
+int Renderer::WrapColumns() const {
+  int cols = options_.columns ? options_.columns() : 0;
+  return cols > 1 ? cols - 1 : 0;
+}
+
+// The rows to commit for a complete line, each ending in '\n' (none while a table is held).
 std::string Renderer::StyleLine(const std::string& line, TextKind kind, RenderState& st) const {
-  if (kind == TextKind::kReasoning) return Colored("2;3", line);
+  if (kind == TextKind::kReasoning) return Colored("2;3", line) + "\n";
+  st.markdown_.SetWidth(WrapColumns());
   return st.markdown_.Line(line);
 }
 
@@ -141,10 +154,10 @@ std::string Renderer::EndLine(RenderState& st) const {
   std::string out;
   if (options_.live) {
     if (!st.partial_.empty()) {
-      out = StyleLine(st.partial_, st.partial_kind_, st) + "\n";
+      out = StyleLine(st.partial_, st.partial_kind_, st);
       st.partial_.clear();
     }
-    return out;
+    return out + st.markdown_.Flush();
   }
   if (st.in_reasoning_ && options_.color) out += "\x1b[0m";
   st.in_reasoning_ = false;
@@ -175,7 +188,7 @@ std::string Renderer::Text(const std::string& text, TextKind kind, RenderState& 
   while ((nl = st.partial_.find('\n')) != std::string::npos) {
     std::string line = st.partial_.substr(0, nl);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    out += StyleLine(line, kind, st) + "\n";
+    out += StyleLine(line, kind, st);
     st.partial_.erase(0, nl + 1);
   }
   return out;
@@ -204,17 +217,55 @@ std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   while (!diff.empty() && diff.back() == '\n') diff.pop_back();
   if (diff.empty()) return out;
   for (absl::string_view line : absl::StrSplit(diff, '\n')) {
-    std::string l = Sanitized(std::string(line));
-    if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) {
-      l = Colored("1", l);
-    } else if (!l.empty() && l[0] == '+') {
-      l = Colored("32", l);
-    } else if (!l.empty() && l[0] == '-') {
-      l = Colored("31", l);
-    } else if (l.rfind("@@", 0) == 0) {
-      l = Colored("36", l);
+    absl::StrAppend(&out, "  ", DiffLine(std::string(line)), "\n");
+  }
+  return out;
+}
+
+std::string Renderer::DiffLine(const std::string& line) const {
+  std::string l = Sanitized(line);
+  if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) return Colored("1", l);
+  if (!l.empty() && l[0] == '+') return Colored("32", l);
+  if (!l.empty() && l[0] == '-') return Colored("31", l);
+  if (l.rfind("@@", 0) == 0) return Colored("36", l);
+  return l;
+}
+
+std::string Renderer::EditSummary(const std::string& diff) const {
+  constexpr int kMaxHunkLines = 12;
+  std::string path;
+  int added = 0, removed = 0, hunks = 0, shown = 0, hidden = 0;
+  bool cut = false;
+  std::string hunk;
+  for (absl::string_view v : absl::StrSplit(diff, '\n')) {
+    std::string line(v);
+    if (line.rfind("+++ ", 0) == 0) {
+      path = line.substr(line.rfind("+++ b/", 0) == 0 ? 6 : 4);
+      continue;
     }
-    absl::StrAppend(&out, "  ", l, "\n");
+    if (line.rfind("--- ", 0) == 0) continue;
+    if (line.rfind("\\ (diff cut)", 0) == 0) cut = true;
+    if (line.rfind("@@", 0) == 0) ++hunks;
+    if (!line.empty() && line[0] == '+') ++added;
+    if (!line.empty() && line[0] == '-') ++removed;
+    if (hunks != 1 || line.empty()) continue;  // the first hunk only
+    if (shown < kMaxHunkLines) {
+      absl::StrAppend(&hunk, "    ", DiffLine(line), "\n");
+      ++shown;
+    } else {
+      ++hidden;
+    }
+  }
+  if (hunks == 0) return "";
+  std::string out = absl::StrCat("  ", Colored("1", OneLine(Sanitized(path), kMaxArgsChars)), " ",
+                                 Colored("32", absl::StrCat("+", added)), " ",
+                                 Colored("31", absl::StrCat("-", removed)), cut ? " or more" : "");
+  out += "\n" + hunk;
+  if (hidden > 0) absl::StrAppend(&out, Dim(absl::StrCat("    … ", hidden, " more lines")), "\n");
+  if (hunks > 1) {
+    absl::StrAppend(
+        &out, Dim(absl::StrCat("    … ", hunks - 1, hunks == 2 ? " more hunk" : " more hunks")),
+        "\n");
   }
   return out;
 }
@@ -283,11 +334,12 @@ std::string Renderer::StatusLine(const StatusInfo& s) const {
 
 std::string Renderer::Markdown(const std::string& text) const {
   std::string out;
-  MarkdownStyler md(options_.color);
+  MarkdownStyler md(Mode());
+  md.SetWidth(WrapColumns());
   std::vector<std::string> lines = absl::StrSplit(text, '\n');
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  for (const std::string& l : lines) absl::StrAppend(&out, md.Line(l), "\n");
-  return out;
+  for (const std::string& l : lines) out += md.Line(l);
+  return out + md.Flush();
 }
 
 std::string Renderer::RenderTranscript(const std::vector<HistoryMessage>& messages,
@@ -311,10 +363,12 @@ std::vector<std::string> Renderer::LiveLines(const RenderState& st, absl::Time n
                                              int cols) const {
   std::vector<std::string> lines;
   if (!options_.live) return lines;
-  if (!st.partial_.empty()) {
-    std::string p = st.partial_kind_ == TextKind::kReasoning ? Colored("2;3", st.partial_)
-                                                             : st.markdown_.Partial(st.partial_);
-    lines.push_back(p);
+  if (st.partial_kind_ == TextKind::kReasoning) {
+    if (!st.partial_.empty()) lines.push_back(Colored("2;3", st.partial_));
+  } else if (!st.partial_.empty() || st.markdown_.holding()) {
+    MarkdownStyler md = st.markdown_;
+    md.SetWidth(cols > 1 ? cols - 1 : 0);
+    for (std::string& l : md.Pending(st.partial_)) lines.push_back(std::move(l));
   }
   if (st.phase_ == Phase::kTool) {
     std::vector<std::string> tail = st.tool_tail_;
@@ -401,7 +455,13 @@ std::string Renderer::TurnEnded(const v1::TurnEnded& t, absl::Time now, RenderSt
   std::string out = EndLine(st);
   st.pending_approval_.reset();
   st.SetPhase(Phase::kIdle, now);
-  if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) out += Dim("[cancelled]") + "\n";
+  if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) {
+    std::string by;
+    if (!t.cancelled_by().empty()) {
+      by = t.cancelled_by() == options_.own_client ? " by you" : " by " + t.cancelled_by();
+    }
+    out += Dim("[cancelled" + by + "]") + "\n";
+  }
   if (t.outcome() == v1::TURN_OUTCOME_MAX_STEPS) out += Dim("[stopped: step limit]") + "\n";
   if (t.outcome() == v1::TURN_OUTCOME_ERROR) out += ErrorLine(t.error());
   return out;
@@ -411,10 +471,12 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
   switch (e.kind_case()) {
     case v1::Event::kSnapshot:
       return Snapshot(e.snapshot(), now, st);
-    case v1::Event::kTurnStarted:
+    case v1::Event::kTurnStarted: {
+      std::string out = EndLine(st);
       st.markdown_.Reset();
       st.SetPhase(Phase::kThinking, now);
-      return EndLine(st);
+      return out;
+    }
     case v1::Event::kUserMessage:
       if (!options_.echo_prompts) return "";
       return EndLine(st) + UserLine(e.user_message().text(), e.user_message().client_name());
@@ -437,13 +499,20 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
     }
     case v1::Event::kToolOutput:
       return ToolOutput(e.tool_output().chunk(), st);
-    case v1::Event::kToolResult:
+    case v1::Event::kToolResult: {
       st.tool_tail_.clear();
       st.tool_tail_open_.clear();
       st.tool_lines_seen_ = 0;
+      std::string out = EndLine(st);
       st.markdown_.Reset();
       st.SetPhase(Phase::kThinking, now);
-      return EndLine(st) + Clipped(e.tool_result().content());
+      if (e.tool_result().denied_by_policy()) {
+        // Refused by the mode or a rule, nobody asked: said as plainly as a person's "no".
+        return out + Colored("31", "✗ denied by the policy (nobody was asked)") + "\n" +
+               Clipped(e.tool_result().content());
+      }
+      return out + Clipped(e.tool_result().content()) + EditSummary(e.tool_result().diff());
+    }
     case v1::Event::kApprovalRequested:
       st.pending_approval_ = e.approval_requested().approval();
       st.SetPhase(Phase::kApproval, now, st.phase_what_);

@@ -11,9 +11,12 @@
 //     the spinner. A streamed line moves from the live lines to the committed text when its
 //     newline arrives, so nothing above the live area is ever redrawn.
 // Outside live mode (a pipe, a file) text is written as it arrives and nothing is live.
-// Colour and Markdown only with `color` (a terminal, no NO_COLOR, no --plain).
+// Colour only with `color` (a terminal, no NO_COLOR, no --plain); Markdown structure (fences,
+// bullets, tables, no ** markers) in live mode, coloured or plain; outside it the text is
+// exactly what the model wrote. Prose is wrapped at word boundaries to `columns()`.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,11 +32,12 @@ namespace agent::client {
 struct RenderOptions {
   bool color = false;
   bool live = false;
-  bool spinner = true;        // in live mode: show the spinner while waiting
-  bool echo_prompts = false;  // render UserMessage events (interactive: other clients' prompts)
-  int tool_output_lines = 6;  // lines of a tool result shown before "… N more lines"
-  int live_output_lines = 4;  // lines of a running tool's output shown while it runs
-  std::string own_client;     // our client name: answers by it read "by you"
+  bool spinner = true;           // in live mode: show the spinner while waiting
+  bool echo_prompts = false;     // render UserMessage events (interactive: other clients' prompts)
+  int tool_output_lines = 6;     // lines of a tool result shown before "… N more lines"
+  int live_output_lines = 4;     // lines of a running tool's output shown while it runs
+  std::string own_client;        // our client name: answers by it read "by you"
+  std::function<int()> columns;  // the terminal's width now; unset: no wrapping
 };
 
 // What the status line shows.
@@ -51,7 +55,7 @@ struct StatusInfo {
 // changed only through Renderer::Render (and PromptSent / SetApprovalLine).
 class RenderState {
  public:
-  explicit RenderState(bool color = false) : markdown_(color) {}
+  explicit RenderState(MarkdownMode mode = MarkdownMode::kRaw) : markdown_(mode) {}
 
   // A turn is running as far as the events tell.
   bool TurnRunning() const { return phase_ != Phase::kIdle; }
@@ -93,8 +97,8 @@ class Renderer {
  public:
   explicit Renderer(RenderOptions options);
 
-  // A fresh state for this renderer's output (colour decides the Markdown styling).
-  RenderState NewState() const { return RenderState(options_.color); }
+  // A fresh state for this renderer's output (live and colour decide the Markdown styling).
+  RenderState NewState() const { return RenderState(Mode()); }
 
   // The committed text for `event`; updates `state`.
   std::string Render(const agent::v1::Event& event, absl::Time now, RenderState& state) const;
@@ -110,6 +114,8 @@ class Renderer {
   std::string CallLine(const std::string& name, const std::string& arguments) const;
   // What is asked: the tool and command or path, and the coloured diff of an edit.
   std::string ApprovalPrompt(const agent::v1::PendingApproval& approval) const;
+  // An edit that ran without asking (ToolResult.diff): "path +A -R" and its first hunk.
+  std::string EditSummary(const std::string& diff) const;
   // The question line: "[y]es / [n]o / [a]lways (rule)".
   std::string ApprovalQuestion(const agent::v1::PendingApproval& approval) const;
   // Who answered and how.
@@ -129,7 +135,10 @@ class Renderer {
   using Phase = RenderState::Phase;
   using TextKind = RenderState::TextKind;
 
+  MarkdownMode Mode() const;
+  int WrapColumns() const;
   std::string Clipped(const std::string& text) const;
+  std::string DiffLine(const std::string& line) const;
   std::string Text(const std::string& text, TextKind kind, RenderState& state) const;
   std::string StyleLine(const std::string& line, TextKind kind, RenderState& state) const;
   std::string Markdown(const std::string& text) const;

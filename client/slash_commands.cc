@@ -20,6 +20,8 @@ const std::vector<Entry>& Commands() {
   static const std::vector<Entry>* c = new std::vector<Entry>{
       {"help", SlashCommand::kHelp, "/help", "this list"},
       {"status", SlashCommand::kStatus, "/status", "session, model, tokens, attached clients"},
+      {"context", SlashCommand::kContext, "/context",
+       "what the next request is made of, in tokens"},
       {"compact", SlashCommand::kCompact, "/compact",
        "summarise the older half of the session now"},
       {"clear", SlashCommand::kClear, "/clear", "start a new session in this directory"},
@@ -59,6 +61,14 @@ std::string MissingArgument(const SlashCommand& c) {
   return "";
 }
 
+std::vector<std::pair<std::string, std::string>> SlashCommandList() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Entry& e : Commands()) {
+    if (e.usage[0] != '\0') out.emplace_back(e.name, e.what);
+  }
+  return out;
+}
+
 std::string SlashHelp() {
   std::string out;
   for (const Entry& e : Commands()) {
@@ -69,7 +79,8 @@ std::string SlashHelp() {
   }
   out +=
       "  Ctrl-C cancels a running turn; Ctrl-D at an empty prompt detaches.\n"
-      "  A line ending in \\ continues on the next; pasted newlines stay in the prompt.\n";
+      "  A line ending in \\ continues on the next; pasted newlines stay in the prompt.\n"
+      "  Tab completes commands, @files of the project and paths; Ctrl-R searches the history.\n";
   return out;
 }
 

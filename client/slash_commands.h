@@ -3,6 +3,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace agent::client {
 
@@ -17,6 +19,7 @@ struct SlashCommand {
     kAllow,
     kFork,
     kStatus,
+    kContext,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed
@@ -30,6 +33,10 @@ std::optional<SlashCommand> ParseSlashCommand(const std::string& line);
 
 // "/model" with no name, "/allow" with no rule: what is missing, or "" when complete.
 std::string MissingArgument(const SlashCommand& c);
+
+// The built-in commands a person would type (no aliases): name without the slash, and what
+// it does.
+std::vector<std::pair<std::string, std::string>> SlashCommandList();
 
 // The /help text, one command a line.
 std::string SlashHelp();

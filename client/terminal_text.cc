@@ -129,6 +129,92 @@ int DisplayWidth(std::string_view text) {
   return w;
 }
 
+namespace {
+
+// Bytes of the escape at `s[i]` (an ESC), as StripAnsi reads them.
+size_t EscapeLength(std::string_view s, size_t i) {
+  if (i + 1 >= s.size()) return 1;
+  if (s[i + 1] == '[') {
+    size_t j = i + 2;
+    while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x3F) ++j;
+    return (j < s.size() && s[j] >= 0x40 && s[j] <= 0x7E ? j + 1 : j) - i;
+  }
+  if (s[i + 1] == ']') {
+    size_t j = i + 2;
+    while (j < s.size() && s[j] != '\x07' &&
+           !(s[j] == '\x1b' && j + 1 < s.size() && s[j + 1] == '\\'))
+      ++j;
+    return std::min(s.size(), j + (j < s.size() && s[j] == '\x1b' ? 2 : 1)) - i;
+  }
+  return static_cast<unsigned char>(s[i + 1]) < 0x80 ? 2 : 1;
+}
+
+size_t Utf8Length(unsigned char b) { return b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4; }
+
+}  // namespace
+
+std::vector<std::string> WrapText(std::string_view text, int cols, std::string_view indent) {
+  const int indent_w = DisplayWidth(indent);
+  if (cols <= 0 || indent_w >= cols / 2 || DisplayWidth(text) <= cols) {
+    return {std::string(text)};
+  }
+  std::vector<std::string> rows;
+  std::string cur;
+  int cur_w = 0;
+  size_t space = std::string::npos;  // the last space in `cur` a row may end at
+  int w_before_space = 0;
+  // The styles (SGR) in effect: a row ends with a reset and the next starts them again
+  // after its indent, so an underline or a colour never runs into the indent.
+  std::string active, active_at_space;
+  auto end_row = [&](std::string row, const std::string& styles) {
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    if (!styles.empty()) row += "\x1b[0m";
+    rows.push_back(std::move(row));
+  };
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == '\x1b') {
+      std::string_view esc = text.substr(i, EscapeLength(text, i));
+      cur.append(esc);
+      i += esc.size();
+      if (esc.size() >= 3 && esc[1] == '[' && esc.back() == 'm') {
+        if (esc == "\x1b[0m" || esc == "\x1b[m") {
+          active.clear();
+        } else {
+          active.append(esc);
+        }
+      }
+      continue;
+    }
+    size_t n = std::min(Utf8Length(static_cast<unsigned char>(text[i])), text.size() - i);
+    std::string_view ch = text.substr(i, n);
+    i += n;
+    int w = DisplayWidth(ch);
+    if (cur_w + w > cols && ch != " ") {
+      if (space != std::string::npos) {  // break at the last space
+        std::string rest = cur.substr(space + 1);
+        cur.resize(space);
+        end_row(std::move(cur), active_at_space);
+        cur = std::string(indent) + active_at_space + rest;
+        cur_w = indent_w + (cur_w - w_before_space - 1);
+      } else {  // a word wider than a row
+        end_row(std::move(cur), active);
+        cur = std::string(indent) + active;
+        cur_w = indent_w;
+      }
+      space = std::string::npos;
+    }
+    if (ch == " " && cur_w > indent_w) {
+      space = cur.size();
+      w_before_space = cur_w;
+      active_at_space = active;
+    }
+    cur.append(ch);
+    cur_w += w;
+  }
+  rows.push_back(std::move(cur));
+  return rows;
+}
+
 int RowsWhenEnded(int width, int cols) {
   if (cols <= 0) cols = 80;
   if (width <= 0) return 1;

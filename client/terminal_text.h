@@ -25,6 +25,13 @@ int DisplayWidth(std::string_view text);
 // Decodes UTF-8; an invalid byte becomes U+FFFD.
 std::u32string DecodeUtf8(std::string_view text);
 
+// `text` (one line, escapes allowed) cut into rows of at most `cols` columns at spaces, so
+// no word is split unless it alone is wider than a row; escapes are kept where they were
+// (taking no width) and wide characters are never split. Rows after the first start with
+// `indent` (a list item's hanging indent). The spaces at a break are dropped. cols <= 0, or
+// an indent that leaves no room: the text as one row.
+std::vector<std::string> WrapText(std::string_view text, int cols, std::string_view indent = "");
+
 // Rows a line of `width` columns takes when followed by a newline (an empty line is 1 row).
 int RowsWhenEnded(int width, int cols);
 

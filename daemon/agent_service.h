@@ -59,6 +59,14 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                                      const agent::v1::ShutdownRequest* req,
                                      agent::v1::ShutdownResponse* resp) override;
+  // agent_service_context.cc
+  grpc::ServerUnaryReactor* GetContext(grpc::CallbackServerContext* ctx,
+                                       const agent::v1::GetContextRequest* req,
+                                       agent::v1::ContextReport* resp) override;
+  // agent_service_commands.cc
+  grpc::ServerUnaryReactor* ListCommands(grpc::CallbackServerContext* ctx,
+                                         const agent::v1::ListCommandsRequest* req,
+                                         agent::v1::ListCommandsResponse* resp) override;
 
   // agent_service_mcp.cc
   grpc::ServerUnaryReactor* ListMcpServers(grpc::CallbackServerContext* ctx,

@@ -29,13 +29,28 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
   CallVerdict verdict = DecideCall(mode, rules, facts);
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
+      RememberUnaskedDiff(call, args);
       return std::nullopt;
     case CallVerdict::Kind::kRefuse:
-      return tools::ToolOutcome{verdict.refusal, true};
+      return tools::ToolOutcome{verdict.refusal, true, /*denied_by_policy=*/true};
     case CallVerdict::Kind::kAsk:
       break;
   }
   return AskClients(call, args, facts);
+}
+
+void Session::RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) {
+  constexpr size_t kMaxDiff = 64 << 10;
+  if (call.name != "write_file" && call.name != "edit_file") return;
+  auto preview = tools::PreviewGatedCall(call.name, args, MakeContext(call.id));
+  if (!preview.ok() || preview->diff.empty()) return;
+  std::string diff = std::move(preview->diff);
+  if (diff.size() > kMaxDiff) {
+    diff.resize(diff.rfind('\n', kMaxDiff) + 1);
+    diff += "\\ (diff cut)\n";
+  }
+  SessionMutexLock l(&mu_);
+  unasked_diffs_[call.id] = std::move(diff);
 }
 
 std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call, const Json& args,

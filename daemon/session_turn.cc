@@ -10,6 +10,7 @@
 #include "daemon/llm/request_builder.h"
 #include "daemon/session.h"
 #include "daemon/session_events.h"
+#include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {
 namespace {
@@ -47,6 +48,7 @@ class Session::TurnSink : public llm::StreamSink {
     // What streamed before the failed attempt is discarded with it.
     s_->partial_text_.clear();
     s_->partial_reasoning_.clear();
+    s_->RecordRetryLocked();
     s_->Emit(events::Retrying(attempt, max_attempts, delay_ms, reason));
   }
 
@@ -84,11 +86,13 @@ bool Session::BeginTurnLocked() {
   queue_.pop_front();
   in_turn_ = true;
   cancelled_ = false;
+  tally_ = events::TurnTally{"", NowMs(), 0};
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
   // Cannot fail: turns end with nothing pending.
-  (void)transcript_.AppendUser(prompt.text);
+  (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
   ++meta_.turns;
   SaveLocked();
+  BeginTurnContextLocked();
   Emit(events::TurnStarted(prompt.text));
   Emit(events::UserMessage(prompt.text, prompt.client));
   return true;
@@ -102,7 +106,9 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
   partial_text_.clear();
   partial_reasoning_.clear();
   in_turn_ = false;
-  Emit(events::TurnEnded(outcome, error));
+  v1::Event ended = TurnEndedEventLocked(outcome, error);
+  events::AddTally(&ended, tally_, NowMs());
+  Emit(std::move(ended));
   // Idle in the same step as the TurnEnded event: a client that answers it with Compact
   // must find the session free, not still winding down.
   if (queue_.empty() || shutting_down_) {
@@ -205,11 +211,7 @@ bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error
   partial_text_.clear();
   partial_reasoning_.clear();
   meta_.tool_calls += static_cast<int64_t>(reply.tool_calls.size());
-  if (reply.usage.has_value()) {
-    meta_.prompt_tokens = reply.usage->prompt_tokens;
-    meta_.completion_tokens += reply.usage->completion_tokens;
-    Emit(events::Usage(reply.usage->prompt_tokens, reply.usage->completion_tokens));
-  }
+  RecordUsageLocked(reply);
   SaveLocked(Save::kTranscriptOnly);
   Emit(events::AssistantMessage(reply));
   return true;
@@ -244,12 +246,20 @@ void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
   SessionMutexLock l(&mu_);
   for (size_t k = 0; k < outcomes.size(); ++k) {
     const llm::ToolCall& call = calls[first + k];
+    auto diff = unasked_diffs_.extract(call.id);
     std::string content = outcomes[k].content;
     // The tool only knows it was cancelled; the model should know why.
     if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
     if (auto s = transcript_.AppendToolResult(call.id, content); !s.ok()) continue;
     SaveLocked(Save::kTranscriptOnly);
-    Emit(events::ToolResult(call, content, outcomes[k].is_error));
+    if (outcomes[k].denied_by_policy) ++tally_.denied_calls;
+    v1::Event result =
+        events::ToolResult(call, content, outcomes[k].is_error, outcomes[k].denied_by_policy);
+    if (!diff.empty() && !outcomes[k].is_error) {
+      result.mutable_tool_result()->set_diff(std::move(diff.mapped()));
+    }
+    Emit(std::move(result));
+    if (call.name == tools::kUpdatePlanTool && !outcomes[k].is_error) RecordPlanLocked(call);
   }
 }
 
@@ -270,6 +280,8 @@ absl::StatusOr<int> Session::CompactNow() {
     }
     model = settings_.model;
   }
+  // Instruction files edited since the session began reach it now.
+  BuiltSystemPrompt prompt = BuildPrompt(workdir_, /*cwd=*/"", *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
   SessionMutexLock l(&mu_);
   if (!summary.ok()) {
@@ -280,6 +292,7 @@ absl::StatusOr<int> Session::CompactNow() {
   // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
   auto removed = transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
   if (!removed.ok()) return removed.status();
+  RefreshSystemPromptLocked(prompt);
   if (auto s = AppendCompacted(workdir_, meta_.id, *removed, *summary); !s.ok()) {
     Emit(events::Error(absl::StrCat("cannot keep the compacted messages: ", s.message())));
   }

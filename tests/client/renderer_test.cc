@@ -320,5 +320,24 @@ TEST(RendererTest, ArgsSummaryPrefersCommandOrPath) {
   EXPECT_EQ(ArgsSummary("x", "not json"), "not json");
 }
 
+TEST(RendererTest, AnEditThatRanWithoutAskingShowsItsCountsAndFirstHunk) {
+  Renderer r(Plain());
+  RenderState st = r.NewState();
+  v1::Event e = Result("Edited a.txt (1 replacement)");
+  std::string diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n x\n-old\n+new\n";
+  for (int i = 0; i < 20; ++i) diff += "+more\n";
+  diff += "@@ -40,1 +60,1 @@\n-late\n+LATE\n";
+  e.mutable_tool_result()->set_diff(diff);
+  std::string out = r.Render(e, kT0, st);
+  EXPECT_NE(out.find("  a.txt +22 -2\n    @@ -1,2 +1,2 @@\n     x\n    -old\n    +new\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("LATE"), std::string::npos);  // the first hunk only
+  EXPECT_NE(out.find("… 12 more lines"), std::string::npos) << out;
+  EXPECT_NE(out.find("… 1 more hunk\n"), std::string::npos) << out;
+  // No diff (a person approved it and saw it already, or it was not an edit): nothing more.
+  EXPECT_EQ(r.Render(Result("ok"), kT0, st), "  ok\n");
+}
+
 }  // namespace
 }  // namespace agent::client

@@ -1,5 +1,7 @@
 #include "client/slash_commands.h"
 
+#include <algorithm>
+
 #include "gtest/gtest.h"
 
 namespace agent::client {
@@ -50,6 +52,17 @@ TEST(SlashCommandsTest, HelpListsEveryCommand) {
                         "/allow RULE", "/fork", "/status"}) {
     EXPECT_NE(help.find(c), std::string::npos) << c;
   }
+  EXPECT_NE(help.find("Tab completes"), std::string::npos);
+}
+
+TEST(SlashCommandsTest, TheListForCompletionHasNoAliases) {
+  std::vector<std::pair<std::string, std::string>> list = SlashCommandList();
+  auto has = [&](const std::string& n) {
+    return std::any_of(list.begin(), list.end(), [&](const auto& e) { return e.first == n; });
+  };
+  EXPECT_TRUE(has("help"));
+  EXPECT_TRUE(has("detach"));
+  EXPECT_FALSE(has("quit"));  // an alias: typed, not offered
 }
 
 }  // namespace

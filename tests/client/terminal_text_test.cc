@@ -119,5 +119,28 @@ TEST(LiveAreaTest, AFullLastLineLeavesTheCursorOnItsRow) {
   EXPECT_EQ(a.RowsAbove(80), 1);
 }
 
+TEST(WrapTextTest, BreaksAtSpacesKeepingEscapesAndWideCharacters) {
+  EXPECT_EQ(WrapText("short", 10), std::vector<std::string>{"short"});
+  EXPECT_EQ(WrapText("aaa bbb ccc", 7), (std::vector<std::string>{"aaa bbb", "ccc"}));
+  EXPECT_EQ(WrapText("aaa bbb ccc", 7, "  "), (std::vector<std::string>{"aaa bbb", "  ccc"}));
+  // Escapes take no width and stay where they were.
+  std::vector<std::string> rows = WrapText("\x1b[1maaa\x1b[0m bbb ccc", 7);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], "\x1b[1maaa\x1b[0m bbb");
+  // A style that spans a break ends with its row and starts again after the indent.
+  EXPECT_EQ(WrapText("\x1b[4maaa bbb\x1b[0m", 5, " "),
+            (std::vector<std::string>{"\x1b[4maaa\x1b[0m", " \x1b[4mbbb\x1b[0m"}));
+  EXPECT_EQ(WrapText("\x1b[1mabcdef\x1b[0m", 3),
+            (std::vector<std::string>{"\x1b[1mabc\x1b[0m", "\x1b[1mdef\x1b[0m"}));
+  // Wide characters count two columns and are never split.
+  rows = WrapText("漢字漢字 漢字", 8);
+  EXPECT_EQ(rows, (std::vector<std::string>{"漢字漢字", "漢字"}));
+  rows = WrapText("漢字漢字漢", 5);
+  EXPECT_EQ(rows, (std::vector<std::string>{"漢字", "漢字", "漢"}));
+  for (const std::string& r : WrapText("one two three four five six seven", 9)) {
+    EXPECT_LE(DisplayWidth(r), 9) << r;
+  }
+}
+
 }  // namespace
 }  // namespace agent::client

@@ -176,7 +176,7 @@ class Faults(unittest.TestCase):
         self.write_config(env, {"fake": fake()})
         # No terminal and no --yes: an unruled gated call is refused.
         r = env.agent("add them")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a gated call was denied by the policy
         [result] = tool_messages(env.transcript())
         self.assertIn("Denied", result["content"])
         os.makedirs(os.path.join(env.project, ".agent"), exist_ok=True)
