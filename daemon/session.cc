@@ -27,13 +27,19 @@ std::string NewSessionId() {
 
 }  // namespace
 
+absl::Status RemovedError(const std::string& id) {
+  return absl::NotFoundError(
+      absl::StrCat("session ", id, " was removed (agent rm); start a new one with agent"));
+}
+
 Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
-                 SessionSettings settings, SessionDeps deps, SessionLock lock)
+                 SessionSettings settings, SessionDeps deps, SessionLock lock, bool kept)
     : workdir_(std::move(workdir)),
       id_(meta.id),
       deps_(std::move(deps)),
-      lock_(std::move(lock)),
       meta_(std::move(meta)),
+      lock_(std::move(lock)),
+      kept_(kept),
       transcript_(std::move(transcript)),
       settings_(std::move(settings)),
       log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock) {
@@ -52,19 +58,14 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   meta.workdir = workdir;
   meta.title = std::move(title);
   meta.model = settings.model.model;
+  if (std::string cwd = DirectoryInside(workdir, settings.cwd); cwd != workdir) meta.cwd = cwd;
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
-  auto lock = SessionLock::Acquire(workdir, meta.id);
-  if (!lock.ok()) return lock.status();
+  if (absl::Status dir = CheckSessionsDir(workdir); !dir.ok()) return dir;
   Transcript t;
   (void)t.AppendSystem(SystemPrompt(workdir));
-  std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
-                                         std::move(settings), std::move(deps), *std::move(lock)));
-  SessionMutexLock l(&s->mu_);
-  s->SaveLocked();
-  if (s->save_failed_) {
-    return absl::UnavailableError("cannot save the new session in " + SessionsDir(workdir));
-  }
-  return s;
+  return std::shared_ptr<Session>(new Session(workdir, std::move(meta), std::move(t),
+                                              std::move(settings), std::move(deps), SessionLock(),
+                                              /*kept=*/false));
 }
 
 absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdir,
@@ -84,7 +85,8 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
   }
   if (settings.model.model.empty()) settings.model.model = meta.model;
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), *std::move(transcript),
-                                         std::move(settings), std::move(deps), *std::move(lock)));
+                                         std::move(settings), std::move(deps), *std::move(lock),
+                                         /*kept=*/true));
   SessionMutexLock l(&s->mu_);
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
     s->SaveLocked();
@@ -114,7 +116,8 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
   auto lock = SessionLock::Acquire(source.workdir_, meta.id);
   if (!lock.ok()) return lock.status();
   std::shared_ptr<Session> s(new Session(source.workdir_, std::move(meta), std::move(copy),
-                                         std::move(settings), std::move(deps), *std::move(lock)));
+                                         std::move(settings), std::move(deps), *std::move(lock),
+                                         /*kept=*/true));
   SessionMutexLock l(&s->mu_);
   s->SaveLocked();
   return s;
@@ -141,6 +144,7 @@ v1::Session Session::InfoLocked() const {
   info.set_message_count(static_cast<int>(transcript_.size()));
   info.set_parent_id(meta_.parent_id);
   info.set_policy(settings_.policy);
+  info.set_cwd(meta_.cwd);
   return info;
 }
 
@@ -152,6 +156,11 @@ v1::Session Session::Info() const {
 std::string Session::TranscriptJson() const {
   SessionMutexLock l(&mu_);
   return transcript_.FileText();
+}
+
+ModelSettings Session::model_settings() const {
+  SessionMutexLock l(&mu_);
+  return settings_.model;
 }
 
 bool Session::Busy() const {
@@ -202,7 +211,21 @@ void Session::StartDeferredWritesLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   mu_.Lock();
 }
 
+bool Session::KeepLocked() {
+  if (kept_) return true;
+  absl::StatusOr<SessionLock> lock = SessionLock::Acquire(workdir_, id_);
+  if (!lock.ok()) {
+    Emit(events::Error(absl::StrCat("cannot save the session: ", lock.status().message())));
+    return false;
+  }
+  lock_ = *std::move(lock);
+  kept_ = true;
+  SaveLocked();
+  return true;
+}
+
 void Session::SaveLocked(Save what) {
+  if (!kept_) return;  // nothing on disk until the model answered (KeepLocked)
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
@@ -278,17 +301,19 @@ void Session::SetToolEnvironment(const v1::ToolEnvironment& env) {
 
 absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& client,
                                         const ModelSettings& model,
-                                        const v1::ToolEnvironment& tool_env) {
+                                        const v1::ToolEnvironment& tool_env,
+                                        const v1::ClientSettings& settings) {
   std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
   }
+  if (removed_) return RemovedError(id_);
   if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   settings_.model = MergeModelSettings(model, settings_.model);
   if (env.has_value()) settings_.tool_env = *std::move(env);
-  queue_.push_back({std::move(text), client});
+  queue_.push_back({std::move(text), client, settings});
   int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
   if (!compacting_) StartTurnThreadLocked();
   return position;
@@ -349,6 +374,23 @@ absl::StatusOr<int> Session::Compact() {
   // Prompts sent while compacting waited for it.
   if (!queue_.empty() && !shutting_down_) StartTurnThreadLocked();
   return r;
+}
+
+void Session::Remove(const std::string& by_client) {
+  {
+    SessionMutexLock l(&mu_);
+    removed_ = true;
+    v1::Event e;
+    e.mutable_session_removed()->set_client_name(by_client);
+    Emit(std::move(e));
+    for (const Client& c : clients_) c.sub->End(absl::OkStatus());
+  }
+  Shutdown("the session was deleted");
+}
+
+void Session::EndStreams(const absl::Status& status) {
+  SessionMutexLock l(&mu_);
+  for (const Client& c : clients_) c.sub->End(status);
 }
 
 void Session::Shutdown(std::string_view reason) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/paths.h"
 #include "daemon/compactor.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/llm/request_builder.h"
@@ -30,16 +31,19 @@ class Session::TurnSink : public llm::StreamSink {
   explicit TurnSink(Session* s) : s_(s) {}
   void OnText(std::string_view text) override {
     SessionMutexLock l(&s_->mu_);
+    (void)s_->KeepLocked();  // the model answers: a crash from here on must leave the session
     s_->partial_text_.append(text);
     s_->Emit(events::TextDelta(text));
   }
   void OnReasoning(std::string_view text) override {
     SessionMutexLock l(&s_->mu_);
+    (void)s_->KeepLocked();
     s_->partial_reasoning_.append(text);
     s_->Emit(events::ReasoningDelta(text));
   }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
     SessionMutexLock l(&s_->mu_);
+    (void)s_->KeepLocked();
     s_->Emit(events::ToolCallStarted(id, name));
   }
   void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override {
@@ -84,6 +88,9 @@ bool Session::BeginTurnLocked() {
   queue_.pop_front();
   in_turn_ = true;
   cancelled_ = false;
+  v1::ClientSettings session = settings_.client;
+  if (session.max_steps() <= 0) session.set_max_steps(settings_.max_steps);
+  turn_ = ResolveTurnSettings(prompt.settings, session, deps_.config);
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
   // Cannot fail: turns end with nothing pending.
   (void)transcript_.AppendUser(prompt.text);
@@ -117,11 +124,14 @@ llm::ModelRequest Session::BuildRequestLocked() const {
   req.settings = settings_.model;
   req.messages = transcript_.messages();
   req.tools = deps_.tools->Schemas();
+  req.connect_timeout_ms = turn_.connect_timeout_ms;
+  req.idle_timeout_ms = turn_.idle_timeout_ms;
+  req.max_attempts = turn_.max_attempts;
   return req;
 }
 
 bool Session::ShouldCompactLocked() const {
-  const Config& c = deps_.config;
+  const TurnSettings& c = turn_;
   if (c.compact_at_chars > 0 &&
       static_cast<int64_t>(transcript_.CharCount()) > c.compact_at_chars) {
     return true;
@@ -133,7 +143,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
   int max_steps;
   {
     SessionMutexLock l(&mu_);
-    max_steps = settings_.max_steps > 0 ? settings_.max_steps : deps_.config.max_steps;
+    max_steps = turn_.max_steps;
   }
   for (int step = 0; step < max_steps; ++step) {
     if (cancelled_) return v1::TURN_OUTCOME_CANCELLED;
@@ -170,7 +180,7 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
       // Text the user already saw stays in the transcript, so the model knows it said it.
       if (!partial_text_.empty()) {
         (void)transcript_.AppendAssistant({{"content", partial_text_}});
-        SaveLocked(Save::kTranscriptOnly);
+        if (KeepLocked()) SaveLocked(Save::kTranscriptOnly);
       }
       if (cancelled_ || absl::IsCancelled(reply.status())) return v1::TURN_OUTCOME_CANCELLED;
       *error = std::string(reply.status().message());
@@ -194,6 +204,7 @@ bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error
   }
   partial_text_.clear();
   partial_reasoning_.clear();
+  (void)KeepLocked();  // the model answered: from here the session is kept
   meta_.tool_calls += static_cast<int64_t>(reply.tool_calls.size());
   if (reply.usage.has_value()) {
     meta_.prompt_tokens = reply.usage->prompt_tokens;
@@ -217,11 +228,16 @@ tools::ToolContext Session::MakeContext(const std::string& call_id) {
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
-  ctx.default_timeout_s = deps_.config.bash_timeout_s;
+  std::string cwd;
   {
     SessionMutexLock l(&mu_);
+    cwd = meta_.cwd;
+    ctx.default_timeout_s = turn_.bash_timeout_s;
     ctx.env = settings_.tool_env;
   }
+  // Checked again at each use: the directory may be gone, and a loaded meta file is
+  // repository content.
+  ctx.cwd = DirectoryInside(workdir_, cwd);
   ctx.on_output = [this, call_id](std::string_view chunk, bool is_stderr) {
     SessionMutexLock l(&mu_);
     Emit(events::ToolOutput(call_id, chunk, is_stderr));
