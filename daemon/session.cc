@@ -33,13 +33,13 @@ absl::Status RemovedError(const std::string& id) {
 }
 
 Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
-                 SessionSettings settings, SessionDeps deps, SessionLock lock, bool kept)
+                 SessionSettings settings, SessionDeps deps, SessionLock lock, bool answered)
     : workdir_(std::move(workdir)),
       id_(meta.id),
       deps_(std::move(deps)),
-      meta_(std::move(meta)),
       lock_(std::move(lock)),
-      kept_(kept),
+      meta_(std::move(meta)),
+      answered_(answered),
       transcript_(std::move(transcript)),
       settings_(std::move(settings)),
       log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock) {
@@ -60,12 +60,19 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   meta.model = settings.model.model;
   if (std::string cwd = DirectoryInside(workdir, settings.cwd); cwd != workdir) meta.cwd = cwd;
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
-  if (absl::Status dir = CheckSessionsDir(workdir); !dir.ok()) return dir;
+  auto lock = SessionLock::Acquire(workdir, meta.id);
+  if (!lock.ok()) return lock.status();
   Transcript t;
   (void)t.AppendSystem(SystemPrompt(workdir));
-  return std::shared_ptr<Session>(new Session(workdir, std::move(meta), std::move(t),
-                                              std::move(settings), std::move(deps), SessionLock(),
-                                              /*kept=*/false));
+  std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
+                                         std::move(settings), std::move(deps), *std::move(lock),
+                                         /*answered=*/false));
+  SessionMutexLock l(&s->mu_);
+  s->SaveLocked();
+  if (s->save_failed_) {
+    return absl::UnavailableError("cannot save the new session in " + SessionsDir(workdir));
+  }
+  return s;
 }
 
 absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdir,
@@ -86,7 +93,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
   if (settings.model.model.empty()) settings.model.model = meta.model;
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), *std::move(transcript),
                                          std::move(settings), std::move(deps), *std::move(lock),
-                                         /*kept=*/true));
+                                         /*answered=*/true));
   SessionMutexLock l(&s->mu_);
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
     s->SaveLocked();
@@ -117,7 +124,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
   if (!lock.ok()) return lock.status();
   std::shared_ptr<Session> s(new Session(source.workdir_, std::move(meta), std::move(copy),
                                          std::move(settings), std::move(deps), *std::move(lock),
-                                         /*kept=*/true));
+                                         /*answered=*/true));
   SessionMutexLock l(&s->mu_);
   s->SaveLocked();
   return s;
@@ -161,6 +168,11 @@ std::string Session::TranscriptJson() const {
 ModelSettings Session::model_settings() const {
   SessionMutexLock l(&mu_);
   return settings_.model;
+}
+
+bool Session::discarded() const {
+  SessionMutexLock l(&mu_);
+  return discarded_;
 }
 
 bool Session::Busy() const {
@@ -211,21 +223,19 @@ void Session::StartDeferredWritesLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   mu_.Lock();
 }
 
-bool Session::KeepLocked() {
-  if (kept_) return true;
-  absl::StatusOr<SessionLock> lock = SessionLock::Acquire(workdir_, id_);
-  if (!lock.ok()) {
-    Emit(events::Error(absl::StrCat("cannot save the session: ", lock.status().message())));
-    return false;
+void Session::DiscardIfUnansweredLocked() {
+  if (answered_ || discarded_ || !clients_.empty() || running_ || compacting_ || !queue_.empty()) {
+    return;
   }
-  lock_ = *std::move(lock);
-  kept_ = true;
-  SaveLocked();
-  return true;
+  discarded_ = true;
+  shutting_down_ = true;  // no prompt starts a turn again
+  if (auto s = DeleteSessionFiles(workdir_, id_); !s.ok()) {
+    Emit(events::Error(absl::StrCat("cannot remove the unanswered session: ", s.message())));
+  }
 }
 
 void Session::SaveLocked(Save what) {
-  if (!kept_) return;  // nothing on disk until the model answered (KeepLocked)
+  if (discarded_) return;  // its files are gone on purpose
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
@@ -269,6 +279,7 @@ void Session::Detach(Subscriber* sub) {
   }
   clients_.erase(it);
   EmitClientsChanged();
+  DiscardIfUnansweredLocked();
 }
 
 void Session::Resync(Subscriber* sub) {
@@ -309,6 +320,10 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
   }
   if (removed_) return RemovedError(id_);
+  if (discarded_) {
+    return absl::NotFoundError(absl::StrCat(
+        "session ", id_, " was discarded: the model never answered it and no client was left"));
+  }
   if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   settings_.model = MergeModelSettings(model, settings_.model);

@@ -86,10 +86,10 @@ absl::Status RemovedError(const std::string& id);
 
 class Session : private ToolDispatch::Host {
  public:
-  // A new session in `workdir` with the system prompt. It is kept (locked and saved) once the
-  // model starts answering: a session whose requests got no answer (nothing listens, an error
-  // status, a cancel before the first byte) leaves no file and no `agent ls` row. Fails when
-  // `.agent/sessions` is refused (a symlink, another owner).
+  // A new session in `workdir` with the system prompt; saved before it returns. Until the
+  // model starts answering it, it is discarded (its files deleted, later commands NotFound)
+  // as soon as it is idle with no client attached: a failed or empty one-shot leaves no file
+  // and no `agent ls` row, while a client waiting at its prompt keeps it.
   static absl::StatusOr<std::shared_ptr<Session>> Create(const std::string& workdir,
                                                          SessionSettings settings,
                                                          std::string title, SessionDeps deps);
@@ -110,6 +110,8 @@ class Session : private ToolDispatch::Host {
   agent::v1::Session Info() const ABSL_LOCKS_EXCLUDED(mu_);
   std::string TranscriptJson() const ABSL_LOCKS_EXCLUDED(mu_);
   bool Busy() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Discarded unanswered (see Create): the manager forgets it.
+  bool discarded() const ABSL_LOCKS_EXCLUDED(mu_);
   // The model connection the next request uses (the key included: memory only).
   ModelSettings model_settings() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -175,7 +177,7 @@ class Session : private ToolDispatch::Host {
   class TurnSink;
 
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
-          SessionDeps deps, SessionLock lock, bool kept);
+          SessionDeps deps, SessionLock lock, bool answered);
 
   // ---- session_turn.cc: the turn loop (turn thread) ----
   // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
@@ -219,9 +221,9 @@ class Session : private ToolDispatch::Host {
   // written when a turn starts and ends, and a load recounts what it may have missed.
   enum class Save { kAll, kTranscriptOnly, kMetaOnly };
   void SaveLocked(Save what = Save::kAll) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Makes a new session permanent (the model answers): takes its lock and saves it all.
-  // False, with an Error event, when the lock cannot be taken.
-  bool KeepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes the files of a session the model never answered once it is idle and detached
+  // (see Create); it stays discarded.
+  void DiscardIfUnansweredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Event SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -236,13 +238,15 @@ class Session : private ToolDispatch::Host {
   SessionDeps deps_;
   std::unique_ptr<llm::ModelClient> model_;  // used by the turn thread only
   tools::FileTracker files_;
+  SessionLock lock_;
   std::atomic<bool> cancelled_{false};
   std::shared_ptr<policy::RuleSource> rules_;
 
   mutable agent::Mutex mu_;
   SessionMeta meta_ ABSL_GUARDED_BY(mu_);
-  SessionLock lock_ ABSL_GUARDED_BY(mu_);
-  bool kept_ ABSL_GUARDED_BY(mu_);  // has files (loaded, forked, or the model answers)
+  // Loaded, forked, or the model started answering: kept even when nobody is attached.
+  bool answered_ ABSL_GUARDED_BY(mu_);
+  bool discarded_ ABSL_GUARDED_BY(mu_) = false;
   Transcript transcript_ ABSL_GUARDED_BY(mu_);
   SessionSettings settings_ ABSL_GUARDED_BY(mu_);
   TurnSettings turn_ ABSL_GUARDED_BY(mu_);  // of the running turn (set when it begins)

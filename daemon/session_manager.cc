@@ -186,8 +186,11 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(const std::string&
     agent::MutexLock l(&mu_);
     if (shut_down_) return StoppingError();
     if (auto it = sessions_.find(id_or_prefix); it != sessions_.end() && it->second.session) {
-      it->second.last_used = Now();
-      return it->second.session;
+      if (!it->second.session->discarded()) {
+        it->second.last_used = Now();
+        return it->second.session;
+      }
+      sessions_.erase(it);  // its files are gone: Resolve below says it is not there
     }
   }
   auto where = Resolve(id_or_prefix);

@@ -31,19 +31,19 @@ class Session::TurnSink : public llm::StreamSink {
   explicit TurnSink(Session* s) : s_(s) {}
   void OnText(std::string_view text) override {
     SessionMutexLock l(&s_->mu_);
-    (void)s_->KeepLocked();  // the model answers: a crash from here on must leave the session
+    s_->answered_ = true;  // the model answers: the session is kept from here on
     s_->partial_text_.append(text);
     s_->Emit(events::TextDelta(text));
   }
   void OnReasoning(std::string_view text) override {
     SessionMutexLock l(&s_->mu_);
-    (void)s_->KeepLocked();
+    s_->answered_ = true;
     s_->partial_reasoning_.append(text);
     s_->Emit(events::ReasoningDelta(text));
   }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
     SessionMutexLock l(&s_->mu_);
-    (void)s_->KeepLocked();
+    s_->answered_ = true;
     s_->Emit(events::ToolCallStarted(id, name));
   }
   void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override {
@@ -114,6 +114,7 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
   // must find the session free, not still winding down.
   if (queue_.empty() || shutting_down_) {
     running_ = false;
+    DiscardIfUnansweredLocked();  // a script's prompt that got no answer, nobody attached
     return false;
   }
   return true;
@@ -180,7 +181,7 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
       // Text the user already saw stays in the transcript, so the model knows it said it.
       if (!partial_text_.empty()) {
         (void)transcript_.AppendAssistant({{"content", partial_text_}});
-        if (KeepLocked()) SaveLocked(Save::kTranscriptOnly);
+        SaveLocked(Save::kTranscriptOnly);
       }
       if (cancelled_ || absl::IsCancelled(reply.status())) return v1::TURN_OUTCOME_CANCELLED;
       *error = std::string(reply.status().message());
@@ -204,7 +205,7 @@ bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error
   }
   partial_text_.clear();
   partial_reasoning_.clear();
-  (void)KeepLocked();  // the model answered: from here the session is kept
+  answered_ = true;
   meta_.tool_calls += static_cast<int64_t>(reply.tool_calls.size());
   if (reply.usage.has_value()) {
     meta_.prompt_tokens = reply.usage->prompt_tokens;

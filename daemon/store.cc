@@ -184,11 +184,6 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
   return absl::OkStatus();
 }
 
-absl::Status CheckSessionsDir(const std::string& workdir) {
-  absl::StatusOr<DirFd> dir = OpenSessionsDir(workdir, /*create=*/false);
-  return dir.ok() || absl::IsNotFound(dir.status()) ? absl::OkStatus() : dir.status();
-}
-
 absl::StatusOr<SessionLock> SessionLock::Acquire(const std::string& workdir,
                                                  const std::string& id) {
   {

@@ -68,16 +68,12 @@ absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::stri
 // sessions directory is missing or refused (a symlink, say).
 std::vector<std::string> ListSessionIds(const std::string& workdir);
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id);
-// Whether sessions could be saved in `workdir` without creating anything: OK when
-// `.agent/sessions` is usable or missing; the refusal (a symlink, another owner) otherwise.
-absl::Status CheckSessionsDir(const std::string& workdir);
 
 // An exclusive advisory lock on <id>.lock, held while the object lives. FailedPrecondition
 // when another process holds it. Acquire also adds `.agent/.gitignore` when it is missing.
 class SessionLock {
  public:
   static absl::StatusOr<SessionLock> Acquire(const std::string& workdir, const std::string& id);
-  SessionLock() = default;  // holds nothing
   SessionLock(SessionLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   SessionLock& operator=(SessionLock&& other) noexcept;
   SessionLock(const SessionLock&) = delete;

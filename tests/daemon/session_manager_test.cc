@@ -302,23 +302,45 @@ TEST_F(SessionManagerTest, FailedLoadLeavesNoEntryAndIsTriedAgain) {
   manager_.reset();
 }
 
-TEST_F(SessionManagerTest, ASessionTheModelNeverAnsweredLeavesNoFileAndNoRow) {
+TEST_F(SessionManagerTest, ASessionTheModelNeverAnsweredIsGoneOnceItsClientLeaves) {
   SessionManager& m = Start(ManualOptions());
   std::shared_ptr<Session> s = NewUnansweredSession(m);
   ASSERT_TRUE(s);
+  const std::string id = s->id();
+  const std::string transcript = workdir_ + "/.agent/sessions/" + id + ".json";
   script_->Add(absl::UnavailableError("nothing listens on http://127.0.0.1:9/v1"));
   Recorder rec;
   s->Attach(&rec, "t", false, "", 0);
   ASSERT_TRUE(s->SendPrompt("hi", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded());
-  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/sessions/" + s->id() + ".json"));
-  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/sessions/" + s->id() + ".lock"));
-  EXPECT_FALSE(Listed(m, s->id()));
-  // Once the model answers, it is kept.
-  ASSERT_TRUE(s->SendPrompt("again", "t").ok());
-  ASSERT_TRUE(rec.WaitTurnEnded(2));
+  // The client still at its prompt keeps it: listed, and another prompt may still get through.
+  EXPECT_TRUE(std::filesystem::exists(transcript));
+  EXPECT_TRUE(Listed(m, id));
   s->Detach(&rec);
-  EXPECT_TRUE(Listed(m, s->id()));
+  EXPECT_FALSE(std::filesystem::exists(transcript));
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/sessions/" + id + ".lock"));
+  EXPECT_FALSE(Listed(m, id));
+  EXPECT_TRUE(absl::IsNotFound(m.Find(id).status()));
+  EXPECT_TRUE(absl::IsNotFound(s->SendPrompt("again", "t").status()));
+}
+
+TEST_F(SessionManagerTest, AnUnansweredPromptWithNobodyAttachedLeavesNoSession) {
+  SessionManager& m = Start(ManualOptions());
+  std::shared_ptr<Session> s = NewUnansweredSession(m);
+  ASSERT_TRUE(s);
+  script_->Add(absl::UnavailableError("nothing listens on http://127.0.0.1:9/v1"));
+  Recorder watcher;  // attached and gone again before the prompt, as a script may be
+  s->Attach(&watcher, "w", false, "", 0);
+  s->Detach(&watcher);
+  EXPECT_TRUE(s->discarded());  // an empty one-shot: nothing was ever asked
+  EXPECT_FALSE(Listed(m, s->id()));
+}
+
+TEST_F(SessionManagerTest, AnAnsweredSessionStaysWhenItsClientLeaves) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);  // answered once, detached
+  EXPECT_TRUE(Listed(m, id));
+  EXPECT_TRUE(m.Find(id).ok());
 }
 
 TEST_F(SessionManagerTest, DeletingAnAttachedSessionTellsItsClientsAndEndsTheirStreams) {

@@ -395,6 +395,8 @@ TEST_F(SessionTest, PromptSentDuringACompactionIsAnsweredAfterIt) {
 
 TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
   auto s = NewSession();
+  Recorder owner;  // keeps the unanswered session while the observer comes and goes
+  s->Attach(&owner, "owner", false, "", 0);
   Recorder rec;
   s->Attach(&rec, "observer", /*read_only=*/true, "", 0);
   EXPECT_TRUE(absl::IsPermissionDenied(s->SendPrompt("hi", "observer").status()));
@@ -405,6 +407,7 @@ TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
   // Once it has left, the name is an ordinary client again.
   script_->Add(TextReply("ok"));
   EXPECT_TRUE(s->SendPrompt("hi", "observer").ok());
+  s->Detach(&owner);
 }
 
 TEST_F(SessionTest, AttachAfterSeqReplaysExactlyTheMissedEvents) {
