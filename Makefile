@@ -1,13 +1,19 @@
-# Thin wrapper over CMake for the README's commands. `make` configures and builds into build/.
+# Thin wrapper over CMake for the README's commands. Two trees: `make` builds the optimised
+# programs a person runs into build-release/ (Release: no debug checks), and the tests build
+# and run build/ (Debug: the transcript rule is re-checked after every change).
 BUILD ?= build
 BUILD_TYPE ?= Debug
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test demo bench package install asan tsan fuzz format-check ci-checks clean
+.PHONY: all release deps configure build test demo bench package install asan tsan fuzz format-check ci-checks clean
 
-all: build
+all: release
+
+# build-release/bin/agent and agentd, optimised.
+release:
+	$(MAKE) build BUILD=build-release BUILD_TYPE=Release
 
 deps:
 	bash packaging/install-deps.sh
@@ -31,15 +37,17 @@ demo: deps
 	bash tests/demo/demo.sh $(BUILD)/bin
 
 bench: deps
-	$(MAKE) build BUILD=build-release BUILD_TYPE=Release
+	$(MAKE) release
 	bash tests/bench/run_bench.sh build-release
 
 package: deps
-	$(MAKE) build BUILD=build-release BUILD_TYPE=Release
+	$(MAKE) release
 	cd build-release && cpack -G DEB
 
+# `make install PREFIX=~/.local`: the optimised agent and agentd into $(PREFIX)/bin, with the
+# man pages, completions and systemd user units.
 install:
-	$(MAKE) build BUILD=build-release BUILD_TYPE=Release
+	$(MAKE) release
 	cmake --install build-release --prefix $(PREFIX)
 
 # clang with ASan+UBSan, -Wthread-safety and -Werror: the whole suite.

@@ -1,6 +1,12 @@
 #include "client/command_runner.h"
 
+#include <unistd.h>
+
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
+#include "client/context_commands.h"
+#include "client/custom_commands.h"
 
 namespace agent::client {
 namespace {
@@ -15,7 +21,7 @@ CommandRunner::Outcome Say(std::string text) { return {std::move(text), "", fals
 
 CommandRunner::CommandRunner(v1::AgentDaemon::Stub& stub, const ClientOptions& options,
                              Mailbox& mailbox)
-    : stub_(stub), o_(options), mailbox_(mailbox) {}
+    : stub_(stub), o_(options), mailbox_(mailbox), model_(options.model) {}
 
 CommandRunner::~CommandRunner() {
   for (std::thread& t : workers_) t.join();
@@ -27,10 +33,14 @@ grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std:
   req.set_session_id(session_id);
   req.set_text(text);
   req.set_client_name(o_.client_name);
-  *req.mutable_model() = ModelFromEnv();
+  *req.mutable_model() = ModelFromEnv(model_);
   *req.mutable_tool_env() = ToolEnvFromProcess();
+  *req.mutable_settings() = o_.settings;
+  req.set_expand(true);  // @mentions and custom commands, as a person typing means them
   v1::SendPromptResponse resp;
-  return stub_.SendPrompt(&ctx, req, &resp);
+  grpc::Status s = stub_.SendPrompt(&ctx, req, &resp);
+  ShowPromptWarnings(resp, mailbox_, o_.json || !isatty(1));
+  return s;
 }
 
 grpc::Status CommandRunner::Cancel(const std::string& session_id) {
@@ -57,14 +67,18 @@ grpc::Status CommandRunner::Approve(const std::string& session_id, const std::st
 
 CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn,
                                           const Renderer& r) {
+  if (c.kind == SlashCommand::kModel && c.argument.empty()) return ListModels(turn, r);
   if (std::string missing = MissingArgument(c); !missing.empty()) {
     return Say(r.ErrorLine(missing));
   }
   switch (c.kind) {
     case SlashCommand::kHelp:
-      return Say(SlashHelp());
+      return Say(SlashHelp() + CustomCommandsHelp(FetchCustomCommands(stub_, turn.workdir)));
     case SlashCommand::kStatus:
-      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)));
+      return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)) +
+                 r.Notice(FetchStatusExtra(stub_, turn.session_id)));
+    case SlashCommand::kContext:
+      return Say(r.Notice(FetchContext(stub_, turn.session_id)));
     case SlashCommand::kDetach:
       return {r.Notice(absl::StrCat("detached; the session goes on. Come back with: agent attach ",
                                     Short(turn.session_id))),
@@ -94,6 +108,10 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
       break;
   }
   return Say(r.ErrorLine("unknown command /" + c.name + "; /help lists them"));
+}
+
+bool CommandRunner::IsCustom(const SlashCommand& c, const std::string& workdir) {
+  return IsCustomCommand(stub_, workdir, c);
 }
 
 CommandRunner::Outcome CommandRunner::NewSession(TurnState& turn, const Renderer& r) {
@@ -156,9 +174,36 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
   if (!s.ok()) return Say(r.ErrorLine(s.error_message()));
   if (c.kind == SlashCommand::kModel) {
     turn.model = c.argument;
+    model_ = c.argument;  // else the next prompt's AGENT_MODEL would switch it back
     return Say(r.Notice("model " + c.argument + " from the next request"));
   }
   return Say(r.Notice("recorded in .agent/settings.json: allow " + c.argument));
+}
+
+CommandRunner::Outcome CommandRunner::ListModels(const TurnState& turn, const Renderer& r) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::ListModelsRequest req;
+  req.set_session_id(turn.session_id);
+  *req.mutable_model() = ModelFromEnv(model_);
+  v1::ListModelsResponse resp;
+  grpc::Status s = stub_.ListModels(&ctx, req, &resp);
+  if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return Say(r.ErrorLine("this agentd cannot list models (restart it: agent daemon stop)"));
+  }
+  if (!s.ok()) return Say(r.ErrorLine("cannot list the models: " + s.error_message()));
+  if (resp.models().empty()) {
+    return Say(r.Notice(resp.message().empty()
+                            ? "the provider lists no models; set one with /model NAME"
+                            : "no models listed: " + resp.message()));
+  }
+  // The model this client's next prompt asks for, else the session's.
+  std::string current = req.model().model().empty() ? turn.model : req.model().model();
+  std::string out;
+  for (const std::string& m : resp.models()) {
+    absl::StrAppend(&out, m == current ? "* " : "  ", m, "\n");
+  }
+  return Say(out + r.Notice("switch with: /model NAME"));
 }
 
 }  // namespace agent::client

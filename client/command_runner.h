@@ -41,17 +41,22 @@ class CommandRunner {
   // Runs `c` for the session in `turn` (whose model, tokens and echoes it updates when the
   // command changes them), formatting with `renderer`.
   Outcome Run(const SlashCommand& c, TurnState& turn, const Renderer& renderer);
+  // A `/name` the daemon expands as a custom command (client/custom_commands.h).
+  bool IsCustom(const SlashCommand& c, const std::string& workdir);
 
  private:
   Outcome NewSession(TurnState& turn, const Renderer& r);
   Outcome Fork(TurnState& turn, const Renderer& r);
   Outcome ListSessions(const TurnState& turn, const Renderer& r);
   Outcome SetPolicy(const SlashCommand& c, TurnState& turn, const Renderer& r);
+  // /model with no argument: the provider's models (ListModels).
+  Outcome ListModels(const TurnState& turn, const Renderer& r);
 
   agent::v1::AgentDaemon::Stub& stub_;
   const ClientOptions& o_;
   Mailbox& mailbox_;
   std::vector<std::thread> workers_;
+  std::string model_;  // --model, then the last /model: sent with every prompt
 };
 
 }  // namespace agent::client

@@ -1,6 +1,7 @@
 #include "client/history.h"
 
 #include "absl/strings/str_cat.h"
+#include "client/custom_commands.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 
@@ -34,6 +35,7 @@ absl::StatusOr<std::vector<HistoryMessage>> ParseHistory(std::string_view transc
     HistoryMessage h;
     h.role = StringField(m, "role");
     h.content = StringField(m, "content");
+    if (h.role == "user") h.content = TypedPart(h.content);  // not the files @mentions attached
     auto calls = m.FindMember("tool_calls");
     if (calls != m.MemberEnd() && calls->value.IsArray()) {
       for (const rapidjson::Value& c : calls->value.GetArray()) {

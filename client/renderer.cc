@@ -401,7 +401,13 @@ std::string Renderer::TurnEnded(const v1::TurnEnded& t, absl::Time now, RenderSt
   std::string out = EndLine(st);
   st.pending_approval_.reset();
   st.SetPhase(Phase::kIdle, now);
-  if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) out += Dim("[cancelled]") + "\n";
+  if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) {
+    std::string by;
+    if (!t.cancelled_by().empty()) {
+      by = t.cancelled_by() == options_.own_client ? " by you" : " by " + t.cancelled_by();
+    }
+    out += Dim("[cancelled" + by + "]") + "\n";
+  }
   if (t.outcome() == v1::TURN_OUTCOME_MAX_STEPS) out += Dim("[stopped: step limit]") + "\n";
   if (t.outcome() == v1::TURN_OUTCOME_ERROR) out += ErrorLine(t.error());
   return out;
@@ -443,6 +449,11 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
       st.tool_lines_seen_ = 0;
       st.markdown_.Reset();
       st.SetPhase(Phase::kThinking, now);
+      if (e.tool_result().denied_by_policy()) {
+        // Refused by the mode or a rule, nobody asked: said as plainly as a person's "no".
+        return EndLine(st) + Colored("31", "✗ denied by the policy (nobody was asked)") + "\n" +
+               Clipped(e.tool_result().content());
+      }
       return EndLine(st) + Clipped(e.tool_result().content());
     case v1::Event::kApprovalRequested:
       st.pending_approval_ = e.approval_requested().approval();

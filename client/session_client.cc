@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include "client/session_view.h"
 #include "common/config.h"
@@ -15,19 +15,14 @@ namespace {
 
 namespace v1 = agent::v1;
 
-std::string Cwd() {
-  std::error_code ec;
-  return std::filesystem::current_path(ec).string();
-}
-
 }  // namespace
 
-v1::ModelConfig ModelFromEnv() {
+v1::ModelConfig ModelFromEnv(const std::string& model) {
   ModelSettings m = ModelSettingsFromEnv();
   v1::ModelConfig c;
   c.set_base_url(m.base_url);
   c.set_api_key(m.api_key);
-  c.set_model(m.model);
+  c.set_model(model.empty() ? m.model : model);
   c.set_provider(m.provider);
   return c;
 }
@@ -61,9 +56,12 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
                                               v1::PolicyMode mode) {
   grpc::ClientContext ctx;
   v1::CreateSessionRequest req;
-  req.set_workdir(Cwd());
-  *req.mutable_model() = ModelFromEnv();
+  req.set_workdir(o.project.root);
+  req.set_cwd(o.project.cwd);
+  *req.mutable_model() = ModelFromEnv(o.model);
   *req.mutable_tool_env() = ToolEnvFromProcess();
+  *req.mutable_settings() = o.settings;
+  req.set_max_steps(o.settings.max_steps());  // what a daemon older than ClientSettings reads
   req.set_policy(mode);
   v1::Session s;
   grpc::Status st = stub.CreateSession(&ctx, req, &s);
@@ -71,17 +69,29 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
   return s;
 }
 
-absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub) {
+absl::StatusOr<std::vector<v1::Session>> SessionsOf(v1::AgentDaemon::Stub& stub,
+                                                    const std::string& project_root) {
   grpc::ClientContext ctx;
   v1::ListSessionsRequest req;
-  req.set_workdir(Cwd());
+  req.set_workdir(project_root);
   v1::ListSessionsResponse resp;
   grpc::Status st = stub.ListSessions(&ctx, req, &resp);
   if (!st.ok()) return FromGrpcStatus(st);
-  for (const v1::Session& s : resp.sessions()) {
+  std::vector<v1::Session> out(resp.sessions().begin(), resp.sessions().end());
+  std::stable_sort(out.begin(), out.end(), [](const v1::Session& a, const v1::Session& b) {
+    return a.updated_unix_ms() > b.updated_unix_ms();
+  });
+  return out;
+}
+
+absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub,
+                                              const std::string& project_root) {
+  auto sessions = SessionsOf(stub, project_root);
+  if (!sessions.ok()) return sessions.status();
+  for (const v1::Session& s : *sessions) {
     if (s.load_error().empty()) return s.id();
   }
-  return absl::NotFoundError("no session in this directory yet");
+  return absl::NotFoundError("no session in this project yet (" + project_root + ")");
 }
 
 int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::string& prompt) {

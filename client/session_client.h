@@ -4,19 +4,26 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "agent/v1/agent.grpc.pb.h"
 #include "client/connection.h"
+#include "client/project_root.h"
 
 namespace agent::client {
 
-// Exit codes of `agent "prompt"`, one per way a turn ends.
+// Exit codes of `agent "prompt"`, one per way a turn ends:
+//   0 done; 1 an error (the turn failed, the daemon was lost with the turn, the session was
+//   removed); 2 a usage error; 3 the step limit; 4 done, but the mode or a rule refused
+//   at least one gated call (stderr names each); 130 cancelled (Ctrl-C); 129 / 143 SIGHUP /
+//   SIGTERM (the turn is cancelled first, as by Ctrl-C).
 enum ExitCode {
   kExitDone = 0,
   kExitError = 1,
   kExitUsage = 2,
   kExitMaxSteps = 3,
+  kExitDenied = 4,
   kExitCancelled = 130,
 };
 
@@ -28,7 +35,10 @@ struct ClientOptions {
   bool deny_tools = false;  // --read-only: deny every gated tool (no writes, no commands)
   bool read_only = false;   // attach as an observer
   std::string client_name;
-  std::string session_id;  // resume this one instead of creating a session
+  std::string session_id;              // resume this one instead of creating a session
+  std::string model;                   // --model: replaces AGENT_MODEL
+  agent::v1::ClientSettings settings;  // this terminal's AGENT_* settings (client_settings.h)
+  ProjectDirs project;                 // where sessions live, and where this client runs
 };
 
 // Creates (or resumes) a session in the current directory, sends `prompt`, streams the turn
@@ -40,8 +50,9 @@ int RunOneShot(const Connection& daemon, const ClientOptions& options, const std
 int RunInteractive(const Connection& daemon, const ClientOptions& options);
 
 // The model settings of this process's environment (AGENT_BASE_URL, ...), as sent to the
-// daemon with a new session or a prompt.
-agent::v1::ModelConfig ModelFromEnv();
+// daemon with a new session or a prompt; a non-empty `model` (--model, /model) replaces
+// AGENT_MODEL.
+agent::v1::ModelConfig ModelFromEnv(const std::string& model = "");
 
 // This process's environment for the session's tools, as sent with a new session or a
 // prompt: filtered by the tool_env policy (common/tool_env.h, this user's config.json), so no
@@ -51,12 +62,18 @@ agent::v1::ToolEnvironment ToolEnvFromProcess();
 // "running", "waiting" (for an approval) or "idle", as `agent ls` and /sessions show it.
 const char* StateName(agent::v1::SessionState state);
 
-// Creates a session for the current directory from this process's environment.
+// Creates a session in options.project (workdir: its root, cwd: where this client runs)
+// with this process's model, tool environment and settings.
 absl::StatusOr<agent::v1::Session> CreateSessionHere(agent::v1::AgentDaemon::Stub& stub,
                                                      const ClientOptions& options,
                                                      agent::v1::PolicyMode mode);
 
-// The newest session of the current directory; NotFound when there is none.
-absl::StatusOr<std::string> NewestSessionHere(agent::v1::AgentDaemon::Stub& stub);
+// The sessions of `project_root`, newest first.
+absl::StatusOr<std::vector<agent::v1::Session>> SessionsOf(agent::v1::AgentDaemon::Stub& stub,
+                                                           const std::string& project_root);
+
+// The newest usable session of `project_root`; NotFound when there is none.
+absl::StatusOr<std::string> NewestSessionHere(agent::v1::AgentDaemon::Stub& stub,
+                                              const std::string& project_root);
 
 }  // namespace agent::client

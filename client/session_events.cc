@@ -6,27 +6,23 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "client/context_commands.h"
+#include "client/history.h"
+#include "client/json_events.h"
+#include "client/plan_view.h"
+#include "client/prompt_echo.h"
 #include "client/session_view.h"
 #include "client/workdir_warning.h"
-#include "google/protobuf/util/json_util.h"
 
 namespace agent::client {
 namespace {
 
 namespace v1 = agent::v1;
 
-std::string EventJson(const v1::Event& e) {
-  std::string out;
-  google::protobuf::util::JsonPrintOptions o;
-  o.preserve_proto_field_names = true;
-  (void)google::protobuf::util::MessageToJsonString(e, &out, o);
-  return out;
-}
-
-int ExitFor(v1::TurnOutcome o) {
-  switch (o) {
+int ExitFor(const v1::TurnEnded& t) {
+  switch (t.outcome()) {
     case v1::TURN_OUTCOME_DONE:
-      return kExitDone;
+      return t.denied_calls() > 0 ? kExitDenied : kExitDone;
     case v1::TURN_OUTCOME_CANCELLED:
       return kExitCancelled;
     case v1::TURN_OUTCOME_MAX_STEPS:
@@ -48,14 +44,11 @@ void SessionView::HandleItem(Mailbox::Item& item) {
     case Mailbox::Item::kNotice:
       Emit(item.error ? renderer_->ErrorLine(item.text) : renderer_->Notice(item.text));
       return;
-    case Mailbox::Item::kEnd: {
+    case Mailbox::Item::kEnd:
       if (item.stream != stream_id_) return;  // a stream we left for another session
-      std::string msg = item.status.ok() ? "agentd ended the stream" : item.status.error_message();
-      Leave("");
-      std::fprintf(stderr, "\nagent: lost the daemon: %s\n", msg.c_str());
-      exit_code_ = kExitError;
+      if (removed_) return;                   // SessionRemoved said it: the end is expected
+      StreamLost(item.status);
       return;
-    }
     case Mailbox::Item::kEvent:
       if (item.stream != stream_id_) return;
       HandleEvent(item.event);
@@ -65,7 +58,10 @@ void SessionView::HandleItem(Mailbox::Item& item) {
 
 void SessionView::HandleEvent(const v1::Event& e) {
   absl::Time now = absl::Now();
-  if (o_.json) WriteOut(EventJson(e) + "\n");
+  if (o_.json) WriteOut(EventJsonLine(e) + "\n");
+  if (!e.epoch().empty()) epoch_ = e.epoch();
+  last_seq_ = std::max(last_seq_, e.seq());
+  CountMessages(e);
   switch (e.kind_case()) {
     case v1::Event::kSnapshot:
       OnSnapshot(e, now);
@@ -89,6 +85,31 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kTurnEnded:
       OnTurnEnded(e, now);
       return;
+    case v1::Event::kPlanUpdated:  // plan_view.h
+      if (!o_.json) Emit(PlanText(e.plan_updated()));
+      return;
+    case v1::Event::kNotice:
+      if (!o_.json) Emit(renderer_->Notice(e.notice().text()));
+      return;
+    case v1::Event::kToolResult:
+      OnToolResult(e, now);
+      return;
+    case v1::Event::kSessionRemoved:
+      OnSessionRemoved(e.session_removed());
+      return;
+    case v1::Event::kError:
+      OnError(e, now);
+      return;
+    case v1::Event::kAssistantMessage:
+      if (!e.assistant_message().text().empty()) final_text_ = e.assistant_message().text();
+      return;
+    case v1::Event::kToolCallReady: {
+      const v1::ToolCall& c = e.tool_call_ready().call();
+      call_summary_ = absl::StrCat(c.name(), "(", ArgsSummary(c.name(), c.arguments()), ")");
+      std::string text = renderer_->Render(e, now, screen_);
+      if (!o_.json) Emit(text);
+      return;
+    }
     default: {
       // With --json the events are the output; the renderer still follows the turn.
       std::string text = renderer_->Render(e, now, screen_);
@@ -102,6 +123,12 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   const v1::Snapshot& s = e.snapshot();
   bool first = !got_snapshot_;
   got_snapshot_ = true;
+  messages_ = s.session().message_count();
+  if (restarting_) {
+    restarting_ = false;
+    reconnect_until_ = absl::InfiniteFuture();
+    Emit(renderer_->Notice("daemon back: reattached to session " + turn_.session_id.substr(0, 8)));
+  }
   if (!s.session().id().empty()) turn_.session_id = s.session().id();
   turn_.workdir = s.session().workdir();
   turn_.model = s.session().model();
@@ -110,7 +137,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   if (first && !switched_ && !o_.read_only) WarnIfWide();
   if (!o_.json) {
     if (first && show_history_) {
-      Emit(renderer_->Render(e, now, screen_));
+      Emit(HistoryWithAwayRule(e, now));
     } else {
       // A snapshot after a lag, or of a session we switched to: the screen already
       // shows its history; only the state is taken.
@@ -128,6 +155,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   if (first && !o_.json && interactive_) {
     for (const std::string& q : s.queued_prompts()) Emit(renderer_->Notice("queued: " + q));
   }
+  if (first && interactive_ && !o_.json) Emit(PlanText(s.plan()));
   if (first && s.state() != v1::SESSION_STATE_IDLE) turn_.turns_to_skip = 1;
   if (first) turn_.turns_to_skip += s.queued_prompts_size();
 }
@@ -137,16 +165,19 @@ void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
   bool own = u.client_name() == o_.client_name;
   if (own && !turn_.own_prompt.empty() && u.text() == turn_.own_prompt) {
     turn_.own_turn_started = true;
+    final_text_.clear();
   }
   if (own && !turn_.echoed.empty() && turn_.echoed.front().text == u.text()) {
     // Shown when it was typed; a queued one is recalled where its answer starts.
     if (turn_.echoed.front().queued && !o_.json) {
-      Emit(renderer_->EndLine(screen_) + renderer_->Notice("› " + FirstLine(u.text())));
+      Emit(renderer_->EndLine(screen_) +
+           renderer_->Notice("› " + FirstLine(EchoedPrompt(u.text(), 1))));
     }
     turn_.echoed.pop_front();
   } else if (!o_.json) {
     v1::Event shown = e;
     if (own) shown.mutable_user_message()->clear_client_name();
+    shown.mutable_user_message()->set_text(EchoedPrompt(u.text()));
     Emit(renderer_->Render(shown, now, screen_));
   }
 }
@@ -173,8 +204,8 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
       reason = "not approved: only a person may allow this call (" + a.person_reason() +
                "), and nobody was asked";
     }
-    (void)commands_.Approve(turn_.session_id, a.call_id(),
-                            allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY, reason);
+    (void)commands_->Approve(turn_.session_id, a.call_id(),
+                             allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY, reason);
   }
 }
 
@@ -205,23 +236,115 @@ void SessionView::OnClientsChanged(const v1::ClientsChanged& changed) {
 }
 
 void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
-  std::string rendered = renderer_->Render(e, now, screen_);
+  v1::Event shown = e;
+  // A one-shot says its error once, on stderr (OnOwnTurnEnded), not also on stdout.
+  if (!interactive_ && e.turn_ended().outcome() == v1::TURN_OUTCOME_ERROR) {
+    shown.mutable_turn_ended()->set_outcome(v1::TURN_OUTCOME_UNSPECIFIED);
+  }
+  std::string rendered = renderer_->Render(shown, now, screen_);
   if (!o_.json) Emit(rendered);
   if (!interactive_) {
-    if (!turn_.OwnTurnEnds()) return;
-    const v1::TurnEnded& t = e.turn_ended();
-    if (t.outcome() == v1::TURN_OUTCOME_ERROR && !live_) {
-      // The renderer showed it; scripts read the one-line reason on stderr.
-      Paint();
-      std::fprintf(stderr, "agent: %s\n", t.error().c_str());
+    if (turn_.OwnTurnEnds()) {
+      RememberTurnUsage(e.turn_ended().usage());  // for --usage
+      OnOwnTurnEnded(e.turn_ended());
     }
-    exit_code_ = ExitFor(t.outcome());
-    Leave("");
     return;
   }
   if (turn_.turns_waiting > 0) --turn_.turns_waiting;
   if (!o_.json) Emit(renderer_->StatusLine(turn_.Status(o_.client_name, o_.read_only)));
-  if (piped_input_ && input_ended_ && turn_.turns_waiting == 0) Leave("");
+  SaveSeen();
+}
+
+void SessionView::OnOwnTurnEnded(const v1::TurnEnded& t) {
+  exit_code_ = signal_exit_ != 0 ? signal_exit_ : ExitFor(t);
+  Paint();  // stdout's text before stderr's lines
+  if (t.outcome() == v1::TURN_OUTCOME_ERROR) std::fprintf(stderr, "agent: %s\n", t.error().c_str());
+  if (t.denied_calls() > 0 && t.outcome() == v1::TURN_OUTCOME_DONE) {
+    std::fprintf(stderr, "agent: %d gated call%s denied by the policy (exit code %d)\n",
+                 t.denied_calls(), t.denied_calls() == 1 ? " was" : "s were", kExitDenied);
+  }
+  if (o_.json) {
+    WriteOut(ResultJsonLine(TurnResult{t, final_text_, turn_.session_id, exit_code_}) + "\n");
+  }
+  Leave("");
+}
+
+// A call the mode or a rule refused is said on stderr in a one-shot: without a terminal
+// nobody was asked, and a script must not believe the change was made.
+void SessionView::OnToolResult(const v1::Event& e, absl::Time now) {
+  std::string text = renderer_->Render(e, now, screen_);
+  if (!o_.json) Emit(text);
+  const v1::ToolResult& r = e.tool_result();
+  if (interactive_ || !r.denied_by_policy()) return;
+  Paint();
+  std::string why = FirstLine(r.content());
+  std::fprintf(stderr, "agent: denied %s: %s\n",
+               call_summary_.empty() ? r.name().c_str() : call_summary_.c_str(), why.c_str());
+}
+
+void SessionView::OnSessionRemoved(const v1::SessionRemoved& r) {
+  removed_ = true;
+  std::string by = r.client_name().empty() ? "" : " by " + r.client_name();
+  std::string what = absl::StrCat("session ", turn_.session_id.substr(0, 8), " was removed", by);
+  if (!interactive_) {
+    Leave("");
+    std::fprintf(stderr, "agent: %s; this turn is lost\n", what.c_str());
+    exit_code_ = kExitError;
+    return;
+  }
+  Emit(renderer_->EndLine(screen_) +
+       renderer_->ErrorLine(what + ". /new starts a session here, Ctrl-D leaves"));
+  v1::Event idle;
+  idle.mutable_turn_ended();
+  Emit(renderer_->Render(idle, absl::Now(), screen_));
+  turn_.turns_waiting = 0;
+}
+
+void SessionView::OnError(const v1::Event& e, absl::Time now) {
+  if (interactive_) {
+    std::string text = renderer_->Render(e, now, screen_);
+    if (!o_.json) Emit(text);
+    return;
+  }
+  // One-shot: on stderr only, once.
+  Paint();
+  std::fprintf(stderr, "agent: %s\n", e.error().message().c_str());
+}
+
+std::string SessionView::HistoryWithAwayRule(const v1::Event& e, absl::Time now) {
+  auto history = ParseHistory(e.snapshot().transcript_json());
+  if (!history.ok()) return renderer_->Render(e, now, screen_);
+  // A huge prompt in the history is shown as it was echoed: its start.
+  for (HistoryMessage& m : *history) {
+    if (m.role == "user") m.content = EchoedPrompt(m.content);
+  }
+  std::optional<int64_t> at = AwayRuleBefore(LoadSeenMark(SeenPath()), e.epoch(), e.seq(),
+                                             static_cast<int64_t>(history->size()));
+  auto cut = history->begin() + at.value_or(static_cast<int64_t>(history->size()));
+  std::string out =
+      renderer_->RenderTranscript(std::vector<HistoryMessage>(history->begin(), cut), screen_);
+  if (at.has_value()) {
+    out += renderer_->EndLine(screen_) + renderer_->Notice("— while you were away —");
+    out += renderer_->RenderTranscript(std::vector<HistoryMessage>(cut, history->end()), screen_);
+  }
+  v1::Event state = e;
+  state.mutable_snapshot()->clear_transcript_json();
+  return out + renderer_->Render(state, now, screen_);
+}
+
+void SessionView::CountMessages(const v1::Event& e) {
+  switch (e.kind_case()) {
+    case v1::Event::kUserMessage:
+    case v1::Event::kAssistantMessage:
+    case v1::Event::kToolResult:
+      ++messages_;
+      return;
+    case v1::Event::kCompacted:
+      messages_ = e.compacted().kept_messages();
+      return;
+    default:
+      return;
+  }
 }
 
 void SessionView::WarnIfWide() {

@@ -10,9 +10,11 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "client/prompt_echo.h"
 #include "client/slash_commands.h"
 #include "client/tty.h"
 #include "common/config.h"
+#include "common/paths.h"
 #include "common/protocol.h"
 
 namespace agent::client {
@@ -23,6 +25,10 @@ namespace v1 = agent::v1;
 constexpr absl::Duration kSnapshotTimeout = absl::Seconds(30);
 constexpr absl::Duration kDoubleInterrupt = absl::Seconds(1);
 constexpr int kSpinnerFrameMs = 100;
+constexpr absl::Duration kSignalGrace = absl::Seconds(10);
+constexpr absl::Duration kReconnectStep = absl::Milliseconds(100);
+constexpr absl::Duration kReconnectMaxStep = absl::Seconds(1);
+constexpr absl::Duration kReconnectFor = absl::Seconds(30);
 
 // A terminal in raw mode may not turn "\n" into "\r\n" by itself.
 std::string Crlf(const std::string& s) {
@@ -40,7 +46,9 @@ std::string Short(const std::string& id) { return id.substr(0, 8); }
 }  // namespace
 
 SessionView::SessionView(const Connection& daemon, const ClientOptions& options)
-    : channel_(*daemon.channel), o_(options), commands_(*daemon.stub, o_, mailbox_) {}
+    : channel_(daemon.channel.get()),
+      o_(options),
+      commands_(std::make_unique<CommandRunner>(*daemon.stub, o_, mailbox_)) {}
 
 SessionView::~SessionView() {
   stream_.reset();
@@ -57,6 +65,7 @@ void SessionView::AttachTo(const std::string& id, bool show_history) {
   stream_.reset();
   ++stream_id_;
   got_snapshot_ = false;
+  removed_ = false;  // /new after a removal attaches to a live session
   show_history_ = show_history;
   turn_.session_id = id;
   v1::AttachRequest req;
@@ -64,7 +73,7 @@ void SessionView::AttachTo(const std::string& id, bool show_history) {
   req.set_client_name(o_.client_name);
   req.set_read_only(o_.read_only);
   req.set_protocol_version(kProtocolVersion);
-  stream_ = std::make_unique<EventStream>(channel_, req, mailbox_, stream_id_);
+  stream_ = std::make_unique<EventStream>(*channel_, req, mailbox_, stream_id_);
 }
 
 bool SessionView::WaitForSnapshot() {
@@ -85,8 +94,106 @@ bool SessionView::WaitForSnapshot() {
   return true;
 }
 
+void SessionView::StreamLost(const grpc::Status& status) {
+  std::string msg = status.ok() ? "agentd ended the stream" : status.error_message();
+  const grpc::StatusCode code = status.error_code();
+  const bool daemon_gone = code == grpc::StatusCode::OK || code == grpc::StatusCode::UNAVAILABLE ||
+                           code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::ABORTED;
+  if (!interactive_ || !daemon_gone) {
+    Leave("");
+    if (interactive_) {
+      std::fprintf(stderr, "agent: lost the session: %s\n", msg.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "agent: lost the daemon (%s); this turn is lost. The session is kept: agent "
+                   "attach %s\n",
+                   msg.c_str(), Short(turn_.session_id).c_str());
+    }
+    exit_code_ = kExitError;
+    return;
+  }
+  absl::Time now = absl::Now();
+  if (!restarting_) {
+    Emit(renderer_->EndLine(screen_) +
+         renderer_->Notice("daemon restarting… (reconnecting; what you type is kept)"));
+  }
+  restarting_ = true;
+  if (reconnect_until_ == absl::InfiniteFuture()) {
+    reconnect_until_ = now + kReconnectFor;
+    reconnect_step_ = kReconnectStep;
+  }
+  reconnect_at_ = now + reconnect_step_;
+  // The turn shown running is over for this screen: the new daemon's snapshot says what is.
+  v1::Event idle;
+  idle.mutable_turn_ended();
+  Emit(renderer_->Render(idle, now, screen_));
+  turn_.turns_waiting = 0;
+  turn_.echoed.clear();
+  turn_.answered_call.clear();
+}
+
+// Connects to the socket again (no daemon is started: whoever restarts it does that) and
+// attaches; the snapshot of the new epoch, or another end, says how it went.
+void SessionView::TryReconnect() {
+  absl::Time now = absl::Now();
+  reconnect_at_ = absl::InfiniteFuture();
+  if (now > reconnect_until_) {
+    restarting_ = false;
+    exit_code_ = kExitError;
+    Leave(renderer_->ErrorLine(
+        absl::StrCat("agentd did not come back within ", absl::FormatDuration(kReconnectFor),
+                     "; the session is saved: agent attach ", Short(turn_.session_id))));
+    return;
+  }
+  reconnect_step_ = std::min(reconnect_step_ * 2, kReconnectMaxStep);
+  std::string socket = SocketPath();
+  absl::StatusOr<Connection> c =
+      DaemonAnswers(socket) ? Connect(ConnectOptions{socket, /*autostart=*/false})
+                            : absl::StatusOr<Connection>(absl::UnavailableError("not yet"));
+  if (!c.ok()) {
+    if (absl::IsPermissionDenied(c.status())) {
+      restarting_ = false;
+      exit_code_ = kExitError;
+      Leave(renderer_->ErrorLine(std::string(c.status().message())));
+      return;
+    }
+    reconnect_at_ = now + reconnect_step_;
+    return;
+  }
+  stream_.reset();
+  commands_.reset();
+  reconnected_ = *std::move(c);
+  channel_ = reconnected_.channel.get();
+  commands_ = std::make_unique<CommandRunner>(*reconnected_.stub, o_, mailbox_);
+  AttachTo(turn_.session_id, /*show_history=*/false);
+}
+
+std::string SessionView::SeenPath() const {
+  const char* tty = isatty(0) ? ttyname(0) : nullptr;
+  std::string term = tty != nullptr ? tty : "";
+  if (term.rfind("/dev/", 0) == 0) term = term.substr(5);
+  return SeenMarkPath(StateDir(), turn_.session_id, term);
+}
+
+void SessionView::SaveSeen() {
+  if (!interactive_ || removed_ || epoch_.empty() || turn_.session_id.empty()) return;
+  // Losing a mark only loses the rule on the next attach: not worth an error on screen.
+  (void)SaveSeenMark(SeenPath(), SeenMark{epoch_, last_seq_, messages_});
+}
+
 bool SessionView::SendPrompt(const std::string& text) {
-  grpc::Status s = commands_.SendPrompt(turn_.session_id, text);
+  if (removed_) {
+    Emit(renderer_->ErrorLine(absl::StrCat("session ", Short(turn_.session_id),
+                                           " was removed; not sent. /new starts a session, "
+                                           "Ctrl-D leaves")));
+    return false;
+  }
+  if (restarting_) {
+    Emit(renderer_->ErrorLine("not sent: the daemon is restarting; the line is kept"));
+    if (editor_) editor_->SetText(text);
+    return false;
+  }
+  grpc::Status s = commands_->SendPrompt(turn_.session_id, text);
   if (s.ok()) return true;
   if (interactive_) {
     Emit(renderer_->ErrorLine(s.error_message()));
@@ -97,17 +204,17 @@ bool SessionView::SendPrompt(const std::string& text) {
 }
 
 void SessionView::CancelTurn() {
-  grpc::Status s = commands_.Cancel(turn_.session_id);
+  grpc::Status s = commands_->Cancel(turn_.session_id);
   if (!s.ok() && interactive_) Emit(renderer_->ErrorLine(s.error_message()));
 }
 
 void SessionView::Answer(char key) {
   const auto& pending = screen_.pending_approval();
   if (!pending.has_value() || turn_.answered_call == pending->call_id()) return;
-  grpc::Status s = commands_.Approve(turn_.session_id, pending->call_id(),
-                                     key == 'y'   ? v1::DECISION_ALLOW_ONCE
-                                     : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
-                                                  : v1::DECISION_DENY);
+  grpc::Status s = commands_->Approve(turn_.session_id, pending->call_id(),
+                                      key == 'y'   ? v1::DECISION_ALLOW_ONCE
+                                      : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
+                                                   : v1::DECISION_DENY);
   // FAILED_PRECONDITION: another client answered first; its ApprovalResolved is on the way.
   if (s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
     turn_.answered_call = pending->call_id();
@@ -137,6 +244,9 @@ std::string SessionView::HeaderLine() const {
 }
 
 void SessionView::Leave(const std::string& message) {
+  SaveSeen();
+  // The line still streaming stays where it was shown: only the spinner and editor go.
+  if (renderer_) output_ = renderer_->EndLine(screen_) + output_;
   if (live_) {
     int cols = TerminalColumns();
     std::string frame =
@@ -194,6 +304,11 @@ void SessionView::Paint(bool force) {
 int SessionView::PollTimeoutMs() const {
   int64_t t = -1;
   if (live_ && renderer_->Animating(screen_)) t = kSpinnerFrameMs;
+  for (absl::Time at : {reconnect_at_, leave_by_}) {
+    if (at == absl::InfiniteFuture()) continue;
+    int64_t left = std::max<int64_t>(1, absl::ToInt64Milliseconds(at - absl::Now()) + 1);
+    t = t < 0 ? left : std::min(t, left);
+  }
   if (!hint_.empty()) {
     int64_t left = absl::ToInt64Milliseconds(hint_until_ - absl::Now()) + 1;
     left = std::max<int64_t>(left, 1);
@@ -235,7 +350,7 @@ void SessionView::HandleInterrupt() {
     return;
   }
   last_interrupt_ = now;
-  hint_ = "Ctrl-C again to leave (the session goes on); Ctrl-D detaches too";
+  hint_ = "Ctrl-C again to leave, Ctrl-D to detach";
   hint_until_ = now + kDoubleInterrupt;
 }
 
@@ -262,23 +377,57 @@ void SessionView::HandleSignal(int sig) {
       return;
     case SIGTERM:
     case SIGHUP:
-      exit_code_ = interactive_ ? kExitDone : 128 + sig;
-      Leave("");
+      if (interactive_) {
+        Detach();  // like tmux: a closed terminal or a `kill` leaves the session running
+        return;
+      }
+      // One-shot: the turn is cancelled as by Ctrl-C; a second signal does not wait for it.
+      if (signal_exit_ != 0 || !screen_.TurnRunning()) {
+        exit_code_ = 128 + sig;
+        Leave("");
+        return;
+      }
+      signal_exit_ = 128 + sig;
+      leave_by_ = absl::Now() + kSignalGrace;
+      CancelTurn();
       return;
     default:
       return;
   }
 }
 
+// At an approval question: y / n / a answer; q and a lone Esc deny (as n: Claude Code's Esc
+// refuses too); Ctrl-D detaches and leaves the approval to another client.
+void SessionView::HandleApprovalKeys(const std::string& bytes) {
+  if (bytes == "\x1b") {
+    Answer('n');
+    return;
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    char c = bytes[i];
+    if (c == 0x1b) return;  // an escape sequence (an arrow key): not an answer
+    if (c == 0x04) {
+      if (interactive_) {
+        Detach();
+      } else {
+        Leave(
+            renderer_->Notice(absl::StrCat("left; the approval waits for another client: agent "
+                                           "attach ",
+                                           Short(turn_.session_id))));
+      }
+      return;
+    }
+    char k = static_cast<char>(c | 0x20);
+    if (k == 'y' || k == 'n' || k == 'a' || k == 'q') {
+      Answer(k == 'q' ? 'n' : k);
+      return;
+    }
+  }
+}
+
 void SessionView::HandleInput(const std::string& bytes) {
   if (Asking()) {
-    for (char c : bytes) {
-      char k = static_cast<char>(c | 0x20);
-      if (k == 'y' || k == 'n' || k == 'a') {
-        Answer(k);
-        break;
-      }
-    }
+    HandleApprovalKeys(bytes);
     return;
   }
   if (o_.read_only) {
@@ -291,17 +440,7 @@ void SessionView::HandleInput(const std::string& bytes) {
     return;
   }
   if (screen_.pending_approval().has_value()) return;  // answered; the result is coming
-  if (!interactive_) return;
-  if (piped_input_ || !editor_) {
-    piped_buffer_ += bytes;
-    size_t nl;
-    while ((nl = piped_buffer_.find('\n')) != std::string::npos && !done_) {
-      std::string line = piped_buffer_.substr(0, nl);
-      piped_buffer_.erase(0, nl + 1);
-      HandleLine(line);
-    }
-    return;
-  }
+  if (!interactive_ || !editor_) return;               // without an editor, stdin holds no prompts
   hint_.clear();
   for (LineEditor::Result& r : editor_->Feed(bytes)) {
     if (done_) return;
@@ -324,9 +463,10 @@ void SessionView::HandleLine(const std::string& line) {
     Paint(true);
     return;
   }
-  if (std::optional<SlashCommand> c = ParseSlashCommand(line); c.has_value()) {
+  if (std::optional<SlashCommand> c = ParseSlashCommand(line);
+      c.has_value() && !commands_->IsCustom(*c, turn_.workdir)) {
     if (editor_) editor_->AddHistory(line);
-    Emit(renderer_->UserLine(line, ""));
+    Emit(renderer_->UserLine(EchoedPrompt(line), ""));
     RunCommand(*c);
     Paint(true);
     return;
@@ -334,7 +474,7 @@ void SessionView::HandleLine(const std::string& line) {
   std::string text = line[0] == '/' && line.size() > 1 && line[1] == '/' ? line.substr(1) : line;
   if (editor_) editor_->AddHistory(text);
   bool busy = screen_.TurnRunning() || turn_.turns_waiting > 0;
-  Emit(renderer_->UserLine(text, ""));
+  Emit(renderer_->UserLine(EchoedPrompt(text), ""));
   if (busy) Emit(renderer_->Notice("  (queued: it runs when the current turn ends)"));
   if (SendPrompt(text)) {
     turn_.echoed.push_back({text, busy});
@@ -345,7 +485,7 @@ void SessionView::HandleLine(const std::string& line) {
 }
 
 void SessionView::RunCommand(const SlashCommand& c) {
-  CommandRunner::Outcome out = commands_.Run(c, turn_, *renderer_);
+  CommandRunner::Outcome out = commands_->Run(c, turn_, *renderer_);
   if (out.detach) {
     Leave(out.text);
     return;
@@ -354,8 +494,7 @@ void SessionView::RunCommand(const SlashCommand& c) {
   Emit(out.text);
 }
 
-// What stdin has now; at its end (EOF or an error) piped prompts are finished and an
-// interactive view leaves.
+// What stdin has now; at its end (EOF or an error) an interactive view leaves.
 void SessionView::ReadInput() {
   char buf[4096];
   ssize_t got = ::read(0, buf, sizeof buf);
@@ -365,13 +504,7 @@ void SessionView::ReadInput() {
   }
   if (got < 0 && errno == EINTR) return;
   input_ended_ = true;
-  if (piped_input_) {
-    if (!piped_buffer_.empty()) HandleLine(piped_buffer_);
-    piped_buffer_.clear();
-    if (turn_.turns_waiting == 0 && !done_) Leave("");
-  } else if (interactive_ && !done_) {
-    Leave("");
-  }
+  if (interactive_ && !done_) Leave("");
 }
 
 int SessionView::Loop() {
@@ -391,6 +524,12 @@ int SessionView::Loop() {
     for (int sig : SignalPipe::Get().Drain()) {
       if (!done_) HandleSignal(sig);
     }
+    absl::Time now = absl::Now();
+    if (!done_ && now >= leave_by_) {
+      exit_code_ = signal_exit_;
+      Leave("");
+    }
+    if (!done_ && restarting_ && now >= reconnect_at_) TryReconnect();
     for (Mailbox::Item& it : mailbox_.Take()) {
       if (!done_) HandleItem(it);
     }
@@ -445,20 +584,19 @@ void SessionView::StartEditor() {
     live_area_.Draw({}, true, TerminalColumns());  // Start drew the prompt
   } else {
     editor_.reset();
-    piped_input_ = true;
   }
 }
 
 int SessionView::Interactive(const std::string& session_id) {
   live_ = isatty(1) != 0 && !o_.json;
-  piped_input_ = !o_.read_only && (!isatty(0) || !live_);
-  ask_ = !o_.read_only && !piped_input_;
+  const bool terminal = isatty(0) != 0 && live_;
+  ask_ = !o_.read_only && terminal;
   Start(/*interactive=*/true);
   AttachTo(session_id, /*show_history=*/true);
   if (!WaitForSnapshot()) return kExitError;
   switched_ = true;  // later snapshots are of sessions switched to (/clear, /fork)
   Paint(true);
-  if (!o_.read_only && !piped_input_) {
+  if (!o_.read_only && terminal) {
     StartEditor();
   } else if (o_.read_only && isatty(0)) {
     cbreak_ = std::make_unique<CbreakMode>();

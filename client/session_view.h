@@ -7,19 +7,34 @@
 //   editing    the line editor is drawn under the live lines; keys go to libedit. A turn
 //              may be running: a line typed then is sent at once (the daemon queues it).
 //   approving  an approval waits and this client may answer: the question replaces the
-//              editor (whose text is kept); keys y / n / a answer, Ctrl-C cancels the turn.
-//              ApprovalResolved, from us or from anyone, ends it.
+//              editor (whose text is kept); keys y / n / a answer, n, q and Esc deny,
+//              Ctrl-D detaches (the approval stays pending for another client), Ctrl-C
+//              cancels the turn. ApprovalResolved, from us or from anyone, ends it.
 //   watching   read-only observer: no editor; Ctrl-D, Ctrl-C or q leave.
-// One-shot runs the same loop without an editor and returns when its own turn ends.
+//   restarting the daemon went away: "daemon restarting…", the editor keeps what is typed,
+//              and the view reconnects to the same socket (every kReconnectStep, growing to
+//              1 s) and attaches again, whose snapshot is of the new epoch. If no daemon
+//              answers within kReconnectFor (30 s) it leaves with a message saying how to
+//              come back: it does not start a daemon itself (someone may have stopped it).
+// One-shot runs the same loop without an editor and returns when its own turn ends; a lost
+// daemon ends it with the error code (its turn is lost).
+//
+// Without a terminal on stdin there is no editor: nothing read there is a prompt (stdin for
+// a prompt is the one-shot's, main.cc), and its end detaches.
 //
 // Parts: session_view.cc has the loop, the keys, signals and the screen (live area, editor);
 // session_events.cc what each event does to the screen and to the TurnState (turn_state.h);
 // the daemon calls and slash commands are a CommandRunner's (command_runner.h); the text
 // comes from a pure Renderer with the RenderState kept here.
 //
-// Keys: Ctrl-C cancels a running turn (Cancel RPC) and stays; at an empty idle prompt it does
-// nothing but a hint, and a second one within a second leaves. Ctrl-D at an empty prompt
-// detaches. Leaving never stops the session: it goes on in the daemon.
+// Keys: Ctrl-C cancels a running turn (Cancel RPC) and stays; at an empty idle prompt it only
+// says "Ctrl-C again to leave, Ctrl-D to detach", and a second one within a second leaves.
+// Ctrl-D at an empty prompt detaches, and while a reply streams too: the screen keeps what
+// was shown. Leaving never stops the session: it goes on in the daemon.
+// Signals: SIGHUP and SIGTERM detach an interactive view; a one-shot cancels its turn as
+// Ctrl-C does and exits 128+signal once the turn ended (or kSignalGrace later).
+// Reattaching from the same terminal draws "— while you were away —" before what was missed
+// (seen_mark.h keeps how far this terminal had followed the session).
 #pragma once
 
 #include <memory>
@@ -31,8 +46,10 @@
 #include "client/command_runner.h"
 #include "client/connection.h"
 #include "client/event_stream.h"
+#include "client/json_events.h"
 #include "client/line_editor.h"
 #include "client/renderer.h"
+#include "client/seen_mark.h"
 #include "client/session_client.h"
 #include "client/slash_commands.h"
 #include "client/terminal_text.h"
@@ -60,12 +77,19 @@ class SessionView {
   // Attaches (again) to `id`: a new stream whose first event is the snapshot.
   void AttachTo(const std::string& id, bool show_history);
   bool WaitForSnapshot();
+  // The stream of the attached session ended with `status` (not after a removal).
+  void StreamLost(const grpc::Status& status);
+  // Restarting: one try to connect to a daemon again and attach.
+  void TryReconnect();
+  std::string SeenPath() const;
+  void SaveSeen();
   void StartEditor();
   int Loop();
   void ReadInput();
   void HandleInput(const std::string& bytes);
   void HandleSignal(int sig);
   void HandleInterrupt();
+  void HandleApprovalKeys(const std::string& bytes);
   void HandleLine(const std::string& line);
   void RunCommand(const SlashCommand& c);
   void Answer(char key);
@@ -93,15 +117,25 @@ class SessionView {
   void OnApprovalResolved(const agent::v1::Event& e, absl::Time now);
   void OnClientsChanged(const agent::v1::ClientsChanged& c);
   void OnTurnEnded(const agent::v1::Event& e, absl::Time now);
+  void OnOwnTurnEnded(const agent::v1::TurnEnded& t);
+  void OnToolResult(const agent::v1::Event& e, absl::Time now);
+  void OnSessionRemoved(const agent::v1::SessionRemoved& r);
+  void OnError(const agent::v1::Event& e, absl::Time now);
+  // The snapshot's history (huge prompts cut as echoed) with the "while you were away" rule
+  // where this terminal left.
+  std::string HistoryWithAwayRule(const agent::v1::Event& e, absl::Time now);
+  // Counts the transcript's messages as events add them (for the seen mark).
+  void CountMessages(const agent::v1::Event& e);
   void WarnIfWide();
 
-  grpc::ChannelInterface& channel_;
+  grpc::ChannelInterface* channel_;
+  Connection reconnected_;  // the connection made after a daemon restart, once there is one
   ClientOptions o_;
   bool interactive_ = false;
   bool live_ = false;  // stdout is a terminal and not --json: live area, spinner
   bool ask_ = false;   // approvals are asked here
   Mailbox mailbox_;    // before the stream and the commands, which post to it
-  CommandRunner commands_;
+  std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
   std::unique_ptr<EventStream> stream_;
   int stream_id_ = 0;
   bool show_history_ = true;
@@ -118,14 +152,29 @@ class SessionView {
 
   int exit_code_ = 0;
   bool done_ = false;
-  int interrupts_ = 0;  // one-shot: the second Ctrl-C leaves
+  int interrupts_ = 0;                            // one-shot: the second Ctrl-C leaves
+  int signal_exit_ = 0;                           // one-shot: 128+signal after SIGTERM/SIGHUP
+  absl::Time leave_by_ = absl::InfiniteFuture();  // one-shot: a signal's grace ends
   absl::Time last_interrupt_ = absl::InfinitePast();
   absl::Time hint_until_ = absl::InfinitePast();
   std::string hint_;
-  // stdin is not a terminal: lines are read as prompts, the loop ends after the last turn.
-  bool piped_input_ = false;
-  std::string piped_buffer_;
   bool input_ended_ = false;
+
+  // Restarting (the daemon went away): when to try next and when to give up.
+  bool restarting_ = false;
+  absl::Time reconnect_at_ = absl::InfiniteFuture();
+  absl::Time reconnect_until_ = absl::InfiniteFuture();
+  absl::Duration reconnect_step_;
+  bool removed_ = false;  // SessionRemoved: the session is gone
+
+  // How far this view followed the session (seen_mark.h).
+  std::string epoch_;
+  uint64_t last_seq_ = 0;
+  int64_t messages_ = 0;
+
+  // One-shot: what the result line and the exit code need.
+  std::string final_text_;
+  std::string call_summary_;  // the gated call last ready, for a denial's line
   std::unique_ptr<CbreakMode> cbreak_;
 };
 

@@ -20,6 +20,8 @@ const std::vector<Entry>& Commands() {
   static const std::vector<Entry>* c = new std::vector<Entry>{
       {"help", SlashCommand::kHelp, "/help", "this list"},
       {"status", SlashCommand::kStatus, "/status", "session, model, tokens, attached clients"},
+      {"context", SlashCommand::kContext, "/context",
+       "what the next request is made of, in tokens"},
       {"compact", SlashCommand::kCompact, "/compact",
        "summarise the older half of the session now"},
       {"clear", SlashCommand::kClear, "/clear", "start a new session in this directory"},

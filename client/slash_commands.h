@@ -17,6 +17,7 @@ struct SlashCommand {
     kAllow,
     kFork,
     kStatus,
+    kContext,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed

@@ -83,6 +83,7 @@ grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* 
   if (s.ok()) {
     *resp->mutable_session() = (*s)->Info();
     resp->set_transcript_json((*s)->TranscriptJson());
+    for (auto& f : (*s)->InstructionFiles()) *resp->add_instructions() = std::move(f);
   }
   return Done(ctx, s.status());
 }
@@ -103,8 +104,11 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
                                                    v1::SendPromptResponse* resp) {
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
+  PromptExpansion expansion;
+  if (req->expand()) expansion = (*s)->ExpandPrompt(req->text());
+  for (const std::string& w : expansion.warnings) resp->add_warnings(w);
   auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
-                              req->tool_env(), req->settings());
+                              req->tool_env(), std::move(expansion), req->settings());
   if (pos.ok()) resp->set_queue_position(*pos);
   return Done(ctx, pos.status());
 }

@@ -62,6 +62,14 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx,
                                        const agent::v1::ListModelsRequest* req,
                                        agent::v1::ListModelsResponse* resp) override;
+  // agent_service_context.cc
+  grpc::ServerUnaryReactor* GetContext(grpc::CallbackServerContext* ctx,
+                                       const agent::v1::GetContextRequest* req,
+                                       agent::v1::ContextReport* resp) override;
+  // agent_service_commands.cc
+  grpc::ServerUnaryReactor* ListCommands(grpc::CallbackServerContext* ctx,
+                                         const agent::v1::ListCommandsRequest* req,
+                                         agent::v1::ListCommandsResponse* resp) override;
 
   // Finishes the waiting calls (sessions should be shut down first, which cancels their
   // summaries) and joins the workers; later waiting calls are refused.

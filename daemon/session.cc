@@ -11,7 +11,6 @@
 #include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session_events.h"
-#include "daemon/system_prompt.h"
 
 namespace agent::daemon {
 namespace {
@@ -62,12 +61,14 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
   auto lock = SessionLock::Acquire(workdir, meta.id);
   if (!lock.ok()) return lock.status();
+  BuiltSystemPrompt prompt = BuildPrompt(workdir, meta.cwd, *deps.clock);
   Transcript t;
-  (void)t.AppendSystem(SystemPrompt(workdir));
+  (void)t.AppendSystem(prompt.text);
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
                                          std::move(settings), std::move(deps), *std::move(lock),
                                          /*answered=*/false));
   SessionMutexLock l(&s->mu_);
+  s->InitContextLocked(prompt);
   s->SaveLocked();
   if (s->save_failed_) {
     return absl::UnavailableError("cannot save the new session in " + SessionsDir(workdir));
@@ -95,6 +96,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
                                          std::move(settings), std::move(deps), *std::move(lock),
                                          /*answered=*/true));
   SessionMutexLock l(&s->mu_);
+  s->LoadContextLocked(/*forked=*/false);
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
     s->SaveLocked();
   } else if (s->meta_.message_count != static_cast<int64_t>(s->transcript_.size())) {
@@ -126,6 +128,7 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
                                          std::move(settings), std::move(deps), *std::move(lock),
                                          /*answered=*/true));
   SessionMutexLock l(&s->mu_);
+  s->LoadContextLocked(/*forked=*/true);
   s->SaveLocked();
   return s;
 }
@@ -152,6 +155,7 @@ v1::Session Session::InfoLocked() const {
   info.set_parent_id(meta_.parent_id);
   info.set_policy(settings_.policy);
   info.set_cwd(meta_.cwd);
+  *info.mutable_usage() = ctx_.usage.session();
   return info;
 }
 
@@ -203,6 +207,7 @@ v1::Event Session::SnapshotLocked() const {
   *snap->mutable_session() = InfoLocked();
   snap->set_partial_text(partial_text_);
   snap->set_partial_reasoning(partial_reasoning_);
+  if (ctx_.plan.has_value()) *snap->mutable_plan() = *ctx_.plan;
   return e;
 }
 
@@ -239,6 +244,7 @@ void Session::SaveLocked(Save what) {
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
+  meta_.context = ctx_.ToJson();
   absl::Status s;
   if (what != Save::kMetaOnly) s = SaveTranscript(workdir_, meta_.id, transcript_);
   if (s.ok() && what != Save::kTranscriptOnly) s = SaveMeta(meta_);
@@ -313,6 +319,7 @@ void Session::SetToolEnvironment(const v1::ToolEnvironment& env) {
 absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& client,
                                         const ModelSettings& model,
                                         const v1::ToolEnvironment& tool_env,
+                                        PromptExpansion expansion,
                                         const v1::ClientSettings& settings) {
   std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
@@ -328,7 +335,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   settings_.model = MergeModelSettings(model, settings_.model);
   if (env.has_value()) settings_.tool_env = *std::move(env);
-  queue_.push_back({std::move(text), client, settings});
+  queue_.push_back({std::move(text), client, std::move(expansion), settings});
   int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
   if (!compacting_) StartTurnThreadLocked();
   return position;
@@ -351,6 +358,7 @@ absl::StatusOr<bool> Session::Cancel(const std::string& client) {
   }
   if (!running_) return false;
   cancelled_ = true;
+  if (tally_.cancelled_by.empty()) tally_.cancelled_by = client;
   gate_.Wake();
   return true;
 }

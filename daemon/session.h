@@ -42,10 +42,14 @@
 #include "common/transcript.h"
 #include "daemon/approval_gate.h"
 #include "daemon/call_policy.h"
+#include "daemon/context/session_context.h"
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/policy/rule_source.h"
+#include "daemon/prompt_expansion.h"
+#include "daemon/session_events.h"
 #include "daemon/store.h"
+#include "daemon/system_prompt.h"
 #include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
 #include "daemon/tools/tool_registry.h"
@@ -126,13 +130,17 @@ class Session : private ToolDispatch::Host {
   // Queues a prompt; returns its position (0: it starts now). Once the prompt is accepted,
   // the non-empty fields of `model` replace the session's model settings and a non-empty
   // `tool_env` the tools' environment (in memory only: the key is never saved); a refused
-  // prompt changes nothing. The turn the prompt starts runs with `settings` (set fields),
-  // then the session's, then the daemon's (turn_settings.h).
+  // prompt changes nothing. `expansion` (ExpandPrompt's) is what the transcript gets instead
+  // of `text`. The turn the prompt starts runs with `settings` (set fields), then the
+  // session's, then the daemon's (turn_settings.h).
   absl::StatusOr<int> SendPrompt(std::string text, const std::string& client,
                                  const ModelSettings& model = {},
                                  const agent::v1::ToolEnvironment& tool_env = {},
+                                 PromptExpansion expansion = {},
                                  const agent::v1::ClientSettings& settings = {})
       ABSL_LOCKS_EXCLUDED(mu_);
+  // `text` with its custom command and @mentions expanded for this project (session_expand.cc).
+  PromptExpansion ExpandPrompt(std::string_view text) const;
   // A client's environment for tools, filtered by its policy (else the daemon config's);
   // replaces the session's unless `env` has no variables.
   void SetToolEnvironment(const agent::v1::ToolEnvironment& env) ABSL_LOCKS_EXCLUDED(mu_);
@@ -160,6 +168,10 @@ class Session : private ToolDispatch::Host {
   void EndStreams(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   int attached_clients() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The instruction files in the system message (session_context.cc).
+  std::vector<agent::v1::InstructionFile> InstructionFiles() const ABSL_LOCKS_EXCLUDED(mu_);
+  // What the next request is made of, in tokens (GetContext).
+  agent::v1::ContextReport ContextReport() const ABSL_LOCKS_EXCLUDED(mu_);
   // Why gated tools are stopped (a rule file that does not parse), or OK.
   absl::Status RulesProblem() const;
 
@@ -167,6 +179,7 @@ class Session : private ToolDispatch::Host {
   struct QueuedPrompt {
     std::string text;
     std::string client;
+    PromptExpansion expansion;
     agent::v1::ClientSettings settings;  // what the sending client set
   };
   struct Client {
@@ -210,6 +223,23 @@ class Session : private ToolDispatch::Host {
   // Asks the attached clients about a call the rules left open and waits for the answer.
   std::optional<tools::ToolOutcome> AskClients(const llm::ToolCall& call, const Json& args,
                                                const CallFacts& facts) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- session_context.cc: system prompt, instructions, plan, usage ----
+  // Reads the config, the instruction files and the git state: call without the lock.
+  // `cwd`: where the session was started (Session.cwd); empty: the workdir.
+  static BuiltSystemPrompt BuildPrompt(const std::string& workdir, const std::string& cwd,
+                                       const Clock& clock);
+  void InitContextLocked(const BuiltSystemPrompt& prompt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void LoadContextLocked(bool forked) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BeginTurnContextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  agent::v1::Event TurnEndedEventLocked(agent::v1::TurnOutcome outcome, const std::string& error)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordUsageLocked(const llm::ModelReply& reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordRetryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordPlanLocked(const llm::ToolCall& call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts a rebuilt system message (fresh instruction files) in place of the first message.
+  void RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- session.cc ----
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -264,7 +294,9 @@ class Session : private ToolDispatch::Host {
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
-  std::thread turn_thread_;  // joined before a new one starts and in Shutdown
+  context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);  // of the turn running
+  std::thread turn_thread_;                       // joined before a new one starts and in Shutdown
 };
 
 }  // namespace agent::daemon

@@ -1,5 +1,7 @@
 #include "daemon/session_events.h"
 
+#include <algorithm>
+
 namespace agent::daemon::events {
 
 namespace v1 = agent::v1;
@@ -53,6 +55,13 @@ v1::Event TurnEnded(v1::TurnOutcome outcome, const std::string& error) {
   return e;
 }
 
+void AddTally(v1::Event* turn_ended, const TurnTally& tally, int64_t now_ms) {
+  v1::TurnEnded* t = turn_ended->mutable_turn_ended();
+  if (t->outcome() == v1::TURN_OUTCOME_CANCELLED) t->set_cancelled_by(tally.cancelled_by);
+  t->set_duration_ms(tally.started_ms > 0 ? std::max<int64_t>(0, now_ms - tally.started_ms) : 0);
+  t->set_denied_calls(tally.denied_calls);
+}
+
 v1::Event Usage(int64_t prompt_tokens, int64_t completion_tokens) {
   v1::Event e;
   e.mutable_usage()->set_prompt_tokens(prompt_tokens);
@@ -91,13 +100,15 @@ v1::Event ToolOutput(const std::string& call_id, std::string_view chunk, bool is
   return e;
 }
 
-v1::Event ToolResult(const llm::ToolCall& call, const std::string& content, bool is_error) {
+v1::Event ToolResult(const llm::ToolCall& call, const std::string& content, bool is_error,
+                     bool denied_by_policy) {
   v1::Event e;
   auto* r = e.mutable_tool_result();
   r->set_call_id(call.id);
   r->set_name(call.name);
   r->set_content(content);
   r->set_is_error(is_error);
+  r->set_denied_by_policy(denied_by_policy);
   return e;
 }
 

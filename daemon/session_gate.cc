@@ -31,7 +31,7 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
     case CallVerdict::Kind::kRun:
       return std::nullopt;
     case CallVerdict::Kind::kRefuse:
-      return tools::ToolOutcome{verdict.refusal, true};
+      return tools::ToolOutcome{verdict.refusal, true, /*denied_by_policy=*/true};
     case CallVerdict::Kind::kAsk:
       break;
   }

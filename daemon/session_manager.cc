@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "common/atomic_file.h"
 #include "common/paths.h"
+#include "daemon/context/session_context.h"
 
 namespace agent::daemon {
 namespace {
@@ -293,6 +294,7 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
         info.set_updated_unix_ms(meta->updated_unix_ms);
         info.set_message_count(static_cast<int>(meta->message_count));
         info.set_parent_id(meta->parent_id);
+        *info.mutable_usage() = context::UsageFromContextJson(meta->context);
       } else {
         info.set_load_error(std::string(meta.status().message()));
       }

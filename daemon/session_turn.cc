@@ -11,6 +11,7 @@
 #include "daemon/llm/request_builder.h"
 #include "daemon/session.h"
 #include "daemon/session_events.h"
+#include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {
 namespace {
@@ -51,6 +52,7 @@ class Session::TurnSink : public llm::StreamSink {
     // What streamed before the failed attempt is discarded with it.
     s_->partial_text_.clear();
     s_->partial_reasoning_.clear();
+    s_->RecordRetryLocked();
     s_->Emit(events::Retrying(attempt, max_attempts, delay_ms, reason));
   }
 
@@ -88,14 +90,16 @@ bool Session::BeginTurnLocked() {
   queue_.pop_front();
   in_turn_ = true;
   cancelled_ = false;
+  tally_ = events::TurnTally{"", NowMs(), 0};
   v1::ClientSettings session = settings_.client;
   if (session.max_steps() <= 0) session.set_max_steps(settings_.max_steps);
   turn_ = ResolveTurnSettings(prompt.settings, session, deps_.config);
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
   // Cannot fail: turns end with nothing pending.
-  (void)transcript_.AppendUser(prompt.text);
+  (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
   ++meta_.turns;
   SaveLocked();
+  BeginTurnContextLocked();
   Emit(events::TurnStarted(prompt.text));
   Emit(events::UserMessage(prompt.text, prompt.client));
   return true;
@@ -109,7 +113,9 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
   partial_text_.clear();
   partial_reasoning_.clear();
   in_turn_ = false;
-  Emit(events::TurnEnded(outcome, error));
+  v1::Event ended = TurnEndedEventLocked(outcome, error);
+  events::AddTally(&ended, tally_, NowMs());
+  Emit(std::move(ended));
   // Idle in the same step as the TurnEnded event: a client that answers it with Compact
   // must find the session free, not still winding down.
   if (queue_.empty() || shutting_down_) {
@@ -207,11 +213,7 @@ bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error
   partial_reasoning_.clear();
   answered_ = true;
   meta_.tool_calls += static_cast<int64_t>(reply.tool_calls.size());
-  if (reply.usage.has_value()) {
-    meta_.prompt_tokens = reply.usage->prompt_tokens;
-    meta_.completion_tokens += reply.usage->completion_tokens;
-    Emit(events::Usage(reply.usage->prompt_tokens, reply.usage->completion_tokens));
-  }
+  RecordUsageLocked(reply);
   SaveLocked(Save::kTranscriptOnly);
   Emit(events::AssistantMessage(reply));
   return true;
@@ -256,7 +258,9 @@ void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
     if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
     if (auto s = transcript_.AppendToolResult(call.id, content); !s.ok()) continue;
     SaveLocked(Save::kTranscriptOnly);
-    Emit(events::ToolResult(call, content, outcomes[k].is_error));
+    if (outcomes[k].denied_by_policy) ++tally_.denied_calls;
+    Emit(events::ToolResult(call, content, outcomes[k].is_error, outcomes[k].denied_by_policy));
+    if (call.name == tools::kUpdatePlanTool && !outcomes[k].is_error) RecordPlanLocked(call);
   }
 }
 
@@ -266,6 +270,7 @@ absl::StatusOr<int> Session::CompactNow() {
   Json messages = Json::array();
   size_t cut;
   ModelSettings model;
+  std::string cwd;
   {
     SessionMutexLock l(&mu_);
     cut = transcript_.CutPoint();
@@ -276,7 +281,10 @@ absl::StatusOr<int> Session::CompactNow() {
       messages.push_back(transcript_.messages()[i]);
     }
     model = settings_.model;
+    cwd = meta_.cwd;
   }
+  // Instruction files edited since the session began reach it now.
+  BuiltSystemPrompt prompt = BuildPrompt(workdir_, DirectoryInside(workdir_, cwd), *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
   SessionMutexLock l(&mu_);
   if (!summary.ok()) {
@@ -287,6 +295,7 @@ absl::StatusOr<int> Session::CompactNow() {
   // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
   auto removed = transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
   if (!removed.ok()) return removed.status();
+  RefreshSystemPromptLocked(prompt);
   if (auto s = AppendCompacted(workdir_, meta_.id, *removed, *summary); !s.ok()) {
     Emit(events::Error(absl::StrCat("cannot keep the compacted messages: ", s.message())));
   }

@@ -33,7 +33,8 @@ Json SessionMeta::ToJson() const {
               {"tool_calls", tool_calls},
               {"compactions", compactions},
               {"prompt_tokens", prompt_tokens},
-              {"completion_tokens", completion_tokens}};
+              {"completion_tokens", completion_tokens},
+              {"context", context}};
 }
 
 SessionMeta SessionMeta::FromJson(const Json& j) {
@@ -52,6 +53,7 @@ SessionMeta SessionMeta::FromJson(const Json& j) {
   m.compactions = GetInt(j, "compactions");
   m.prompt_tokens = GetInt(j, "prompt_tokens");
   m.completion_tokens = GetInt(j, "completion_tokens");
+  if (auto it = j.find("context"); it != j.end() && it->is_object()) m.context = *it;
   return m;
 }
 

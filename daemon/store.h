@@ -36,6 +36,7 @@ struct SessionMeta {
   int64_t compactions = 0;
   int64_t prompt_tokens = 0;      // last request
   int64_t completion_tokens = 0;  // sum over the session
+  Json context = Json::object();  // usage totals, instructions, plan (context::SessionContext)
 
   Json ToJson() const;
   static SessionMeta FromJson(const Json& j);

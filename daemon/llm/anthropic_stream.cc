@@ -58,6 +58,7 @@ void AnthropicStreamAssembler::ApplyUsage(const Json& usage) {
   Usage u;
   u.prompt_tokens = input_tokens_ + cache_creation_tokens_ + cache_read_tokens_;
   u.completion_tokens = output;
+  u.cached_tokens = cache_read_tokens_;
   usage_ = u;
 }
 

@@ -24,6 +24,9 @@ struct ToolCall {
 struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  // Part of prompt_tokens served from the provider's prompt cache (OpenAI
+  // prompt_tokens_details.cached_tokens, Anthropic cache_read_input_tokens).
+  int64_t cached_tokens = 0;
 };
 
 // One assembled assistant reply.

@@ -40,6 +40,9 @@ Usage UsageFrom(const Json& u) {
   Usage usage;
   usage.prompt_tokens = GetInt(u, "prompt_tokens");
   usage.completion_tokens = GetInt(u, "completion_tokens");
+  if (auto d = u.find("prompt_tokens_details"); d != u.end() && d->is_object()) {
+    usage.cached_tokens = GetInt(*d, "cached_tokens");
+  }
   return usage;
 }
 

@@ -41,6 +41,7 @@ struct ToolContext {
 struct ToolOutcome {
   std::string content;
   bool is_error = false;
+  bool denied_by_policy = false;  // the mode or a rule refused the call, nobody was asked
 };
 
 class Tool {

@@ -1,6 +1,7 @@
 #include "daemon/tools/tool_registry.h"
 
 #include "daemon/tools/core_tools.h"
+#include "daemon/tools/update_plan.h"
 
 namespace agent::daemon::tools {
 
@@ -13,6 +14,7 @@ ToolRegistry ToolRegistry::CreateCore() {
   r.Add(NewWriteFileTool());
   r.Add(NewEditFileTool());
   r.Add(NewBashTool());
+  r.Add(NewUpdatePlanTool());
   return r;
 }
 

@@ -20,7 +20,7 @@ class ToolRegistry {
   ToolRegistry(const ToolRegistry&) = delete;
   ToolRegistry& operator=(const ToolRegistry&) = delete;
 
-  // read_file, list_dir, find_files, search, write_file, edit_file, bash.
+  // read_file, list_dir, find_files, search, write_file, edit_file, bash, update_plan.
   static ToolRegistry CreateCore();
 
   // Adds a tool after the others; a tool whose name is taken replaces the old one in place.

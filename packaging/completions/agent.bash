@@ -1,11 +1,11 @@
 # bash completion for agent(1), the client of agentd.
 
-# Session ids of the current directory: the first column of `agent ls`. Only a daemon that is
-# already running is asked, so pressing Tab never starts one.
+# Session ids of this project: the first column of `agent ls`, under its header. Only a daemon
+# that is already running is asked, so pressing Tab never starts one.
 _agent_session_ids() {
   local agent=$1
   timeout 2 "$agent" daemon status >/dev/null 2>&1 || return 0
-  timeout 2 "$agent" ls 2>/dev/null | while read -r id _; do printf '%s\n' "$id"; done
+  timeout 2 "$agent" ls 2>/dev/null | tail -n +2 | while read -r id _; do printf '%s\n' "$id"; done
 }
 
 _agent() {
@@ -32,7 +32,7 @@ _agent() {
 
   case $sub in
     ls)
-      COMPREPLY=($(compgen -W '-a --all --help' -- "$cur"))
+      COMPREPLY=($(compgen -W '-a --all --json -l --long --help' -- "$cur"))
       ;;
     attach)
       if [[ $cur == -* ]]; then
@@ -42,12 +42,25 @@ _agent() {
       fi
       ;;
     resume)
-      COMPREPLY=($(compgen -W '-y --yes --plain --help' -- "$cur"))
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '-y --yes --plain --help' -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
       ;;
-    fork | rm)
+    fork)
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W '--help' -- "$cur"))
       elif ((cword == 2)); then
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
+      ;;
+    rm)
+      if [[ $prev == --older-than ]]; then
+        COMPREPLY=($(compgen -W '1d 7d 30d 90d' -- "$cur"))
+      elif [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--older-than --help' -- "$cur"))
+      else
         COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
       fi
       ;;
@@ -62,8 +75,8 @@ _agent() {
         return
       fi
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--json -y --yes --plain -r --resume -c --continue
-                                  --version -h --help' -- "$cur"))
+        COMPREPLY=($(compgen -W '--json -y --yes --read-only --plain -r --resume -c --continue
+                                  -p --print --model --version -h --help' -- "$cur"))
       elif ((cword == 1)); then
         COMPREPLY=($(compgen -W 'ls attach resume fork rm daemon' -- "$cur"))
       fi

@@ -476,7 +476,7 @@ TEST_F(SessionTest, ThePromptsOwnStepLimitWinsOverTheSessions) {
   script_->Add(CallsReply({{"slow_read", R"({"ms":0})"}}, "m"));
   v1::ClientSettings one_step;
   one_step.set_max_steps(1);
-  ASSERT_TRUE(s->SendPrompt("loop", "t", {}, {}, one_step).ok());
+  ASSERT_TRUE(s->SendPrompt("loop", "t", {}, {}, {}, one_step).ok());
   EventPtr end = rec.WaitTurnEnded();
   ASSERT_TRUE(end);
   EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_MAX_STEPS);
@@ -500,7 +500,7 @@ TEST_F(SessionTest, ThePromptsTransportSettingsReachItsRequests) {
   sent.set_max_attempts(1);
   sent.set_idle_timeout_ms(300);
   sent.set_connect_timeout_ms(200);
-  ASSERT_TRUE(s->SendPrompt("one", "t", {}, {}, sent).ok());
+  ASSERT_TRUE(s->SendPrompt("one", "t", {}, {}, {}, sent).ok());
   ASSERT_TRUE(rec.WaitTurnEnded());
   ASSERT_TRUE(s->SendPrompt("two", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(2));

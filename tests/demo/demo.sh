@@ -35,7 +35,7 @@ export AGENT_BASE_URL="http://127.0.0.1:$port/v1" AGENT_MODEL=scripted AGENT_API
 echo "== scripted model on 127.0.0.1:$port; project $work/project"
 echo "== \$ agent --yes \"Summarise notes.txt into summary.txt\""
 cd "$work/project"
-"$bin/agent" --yes "Summarise notes.txt into summary.txt"
+"$bin/agent" --yes "Summarise notes.txt into summary.txt" </dev/null
 echo
 echo "== summary.txt, written by the agent's write_file tool:"
 cat summary.txt

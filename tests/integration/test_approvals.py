@@ -101,7 +101,7 @@ class Approvals(unittest.TestCase):
         with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
             json.dump({"allow": ["bash(rm *)"], "deny": ["bash(rm -rf *)"]}, f)
         r = env.agent("clean")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertEqual(env.stats()["expect_failed"], 0)
 
 
@@ -115,7 +115,7 @@ class Modes(unittest.TestCase):
         with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
             json.dump({"allow": ["bash", "write_file"]}, f)
         r = env.agent("--read-only", "write things")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertFalse(os.path.exists(os.path.join(env.project, "w.txt")))
         self.assertFalse(os.path.exists(os.path.join(env.project, "t.txt")))
         self.assertEqual(env.stats()["expect_failed"], 0)

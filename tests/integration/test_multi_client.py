@@ -280,7 +280,7 @@ class Scripting(unittest.TestCase):
         self.addCleanup(env.close)
         r = env.agent("--json", "loop")
         self.assertEqual(r.returncode, 3, r.stderr)
-        last = json.loads(r.stdout.splitlines()[-1])
+        last = json.loads(r.stdout.splitlines()[-2])  # the last line is the result object
         self.assertEqual(last["turn_ended"]["outcome"], "TURN_OUTCOME_MAX_STEPS")
 
     def test_the_api_key_is_in_no_event_log_or_file(self):

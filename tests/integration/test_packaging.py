@@ -228,10 +228,11 @@ class DebianPackage(unittest.TestCase):
             with self.subTest(library=lib):
                 self.assertEqual(self.complete_bash(env, lib, "agent", ""), sorted(SUBCOMMANDS))
                 self.assertEqual(self.complete_bash(env, lib, "agent", "--c"), ["--continue"])
-                self.assertEqual(self.complete_bash(env, lib, "agent", "--re"), ["--resume"])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "--res"), ["--resume"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "-"),
                                  sorted(["--json", "-y", "--yes", "--plain", "-r", "--resume",
-                                         "-c", "--continue", "--version", "-h", "--help"]))
+                                         "-c", "--continue", "--version", "-h", "--help",
+                                         "--read-only", "-p", "--print", "--model"]))
                 self.assertEqual(self.complete_bash(env, lib, "agent", "daemon", "st"),
                                  ["status", "stop"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "fix", "t"), [])
@@ -245,7 +246,7 @@ class DebianPackage(unittest.TestCase):
         ids = env.session_ids()
         self.assertEqual(len(ids), 1)
         listed = run([agent, "ls"], env=env.env, cwd=env.project)
-        shown = listed.stdout.split()[0]
+        shown = listed.stdout.splitlines()[1].split()[0]  # under the header
         self.assertTrue(ids[0].startswith(shown), listed.stdout)
         for lib in libraries:
             with self.subTest(library=lib):
@@ -268,7 +269,7 @@ class DebianPackage(unittest.TestCase):
         agent = os.path.join(self.root, "usr/bin/agent")
         r = run([agent, "hello"], env=env.env, cwd=env.project)
         self.assertEqual(r.returncode, 0, r.stderr)
-        shown = run([agent, "ls"], env=env.env, cwd=env.project).stdout.split()[0]
+        shown = run([agent, "ls"], env=env.env, cwd=env.project).stdout.splitlines()[1].split()[0]
         # Files named like the words after `agent`: completing must never run them as commands.
         for name in ("rm", "ls", "daemon", "status"):
             open(os.path.join(env.project, name), "w").close()

@@ -43,7 +43,7 @@ class ProtectedPaths(unittest.TestCase):
         write_json(self.project_settings(env), {"allow": ["write_file", "edit_file"]})
         before = read(self.project_settings(env))
         r = env.agent("go")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertEqual(read(self.project_settings(env)), before)
         self.assertFalse(os.path.exists(os.path.join(env.project, "pwned")))
         self.assertEqual(env.stats()["expect_failed"], 0)
@@ -56,7 +56,7 @@ class ProtectedPaths(unittest.TestCase):
         ])
         self.addCleanup(env.close)
         r = env.agent("--yes", "go")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertFalse(os.path.exists(self.project_settings(env)))
         self.assertEqual(env.stats()["expect_failed"], 0)
 
@@ -74,7 +74,7 @@ class ProtectedPaths(unittest.TestCase):
         os.makedirs(os.path.join(env.project, "docs"))
         os.symlink("../.agent/settings.json", os.path.join(env.project, "docs", "notes.md"))
         r = env.agent("--yes", "go")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertEqual(read(self.project_settings(env)), before)
         self.assertEqual(env.stats()["expect_failed"], 0)
 
@@ -97,7 +97,7 @@ class ProtectedPaths(unittest.TestCase):
         git_config = read(os.path.join(env.project, ".git", "config"))
         write_json(self.project_settings(env), {"allow": ["write_file", "bash(git status)"]})
         r = env.agent("--yes", "go")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertEqual(read(os.path.join(env.project, ".git", "config")), git_config)
         self.assertFalse(os.path.exists(os.path.join(env.project, "sub", ".git", "hooks",
                                                      "pre-commit")))
@@ -174,7 +174,7 @@ class Spellings(unittest.TestCase):
         with open(os.path.join(env.project, "x"), "w") as f:
             f.write("keep me\n")
         r = env.agent("--yes", "go")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertTrue(os.path.exists(os.path.join(env.project, "x")))
         results = [m["content"] for m in env.transcript() if m["role"] == "tool"]
         self.assertEqual(len(results), len(spellings))
@@ -209,7 +209,7 @@ class BrokenRuleFiles(unittest.TestCase):
             f.write('{\n  "allow": ["bash"],\n  "deny": ["bash(rm *)", "bash("]\n}\n')
         os.makedirs(os.path.join(env.project, "important"))
         r = env.agent("--json", "--yes", "clean up")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertTrue(os.path.isdir(os.path.join(env.project, "important")))
         result = [m["content"] for m in env.transcript() if m["role"] == "tool"][0]
         self.assertIn("config.json", result)

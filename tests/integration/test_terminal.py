@@ -138,7 +138,7 @@ class InteractiveTerminal(unittest.TestCase):
         term.wait_for(w, "running bash")  # the spinner while the tool runs
         self.assertTrue(wait_until(lambda: processes_with(marker)), "bash never started")
         term.keys(w, "C-c")
-        screen = term.wait_for(w, "[cancelled]")
+        screen = term.wait_for(w, "[cancelled by you]")
         self.assertNotIn("running bash", screen)  # the spinner was erased
         # Cancel killed the tool's process group.
         self.assertTrue(wait_until(lambda: not processes_with(marker)), "sleep 60 survived")
@@ -178,7 +178,7 @@ class InteractiveTerminal(unittest.TestCase):
         self.assertIn("agent attach %s" % sid[:8], screen)
         # The session goes on in the daemon; `agent attach` (newest here) shows its history.
         r = env.agent("ls")
-        self.assertTrue(r.stdout.startswith(sid[:16]), r.stdout)
+        self.assertTrue(r.stdout.splitlines()[1].startswith(sid[:16]), r.stdout)
         a = term.start("again", "attach")
         screen = term.wait_for(a, "Noted: **pineapple**.")
         self.assertIn("remember pineapple, first line", screen)

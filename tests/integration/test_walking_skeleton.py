@@ -60,7 +60,7 @@ class OneShotTurn(unittest.TestCase):
         ])
         self.addCleanup(env.close)
         r = env.agent("write x.txt")
-        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.returncode, 4, r.stderr)  # a call denied by the policy
         self.assertFalse(os.path.exists(os.path.join(env.project, "x.txt")))
         self.assertEqual(env.stats()["expect_failed"], 0)
 

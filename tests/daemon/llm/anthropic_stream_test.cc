@@ -217,6 +217,7 @@ TEST_F(AnthropicStream, CachedPromptTokensCountTowardsPrompt) {
   Feed(MessageDelta("end_turn", 2));
   ModelReply r = FinishOk();
   EXPECT_EQ(r.usage->prompt_tokens, 1014);
+  EXPECT_EQ(r.usage->cached_tokens, 1000);  // the cache reads, a part of the prompt
 }
 
 TEST_F(AnthropicStream, CutBeforeMessageStopIsIncomplete) {

@@ -313,6 +313,20 @@ TEST_F(OpenAiStream, UsageChunkWithEmptyChoices) {
   EXPECT_EQ(r.usage->completion_tokens, 3);
 }
 
+TEST_F(OpenAiStream, CachedPromptTokensFromTheDetails) {
+  Feed(Chunk({{"content", "hi"}}, "stop"));
+  Feed({{"id", "chatcmpl-t"},
+        {"choices", Json::array()},
+        {"usage",
+         {{"prompt_tokens", 2006},
+          {"completion_tokens", 300},
+          {"prompt_tokens_details", {{"cached_tokens", 1920}, {"audio_tokens", 0}}}}}});
+  ModelReply r = FinishOk();
+  ASSERT_TRUE(r.usage.has_value());
+  EXPECT_EQ(r.usage->prompt_tokens, 2006);
+  EXPECT_EQ(r.usage->cached_tokens, 1920);
+}
+
 TEST_F(OpenAiStream, UsageOnTheFinishChunk) {
   // llama.cpp before #15444, Claude via proxies.
   Json last = Chunk(Json::object(), "stop");

@@ -1,0 +1,42 @@
+// What `agent ls` prints, and the age arguments of `agent rm --older-than`. Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/v1/agent.pb.h"
+
+namespace agent::client {
+
+struct TableOptions {
+  bool all = false;        // a PROJECT column (--all lists every project)
+  bool long_form = false;  // --long: TOKENS and COST (Session.usage) before TITLE
+};
+
+// "ID STATE MSGS UPDATED ATTACHED TITLE" and one aligned row per session; a damaged session
+// shows its load error as the title. `now_ms` is the time ages are counted from. Titles and
+// paths are made printable (no control characters reach the terminal).
+std::string SessionTable(const std::vector<agent::v1::Session>& sessions, int64_t now_ms,
+                         const TableOptions& options);
+
+// A JSON array, one object per session; integers are JSON numbers and times milliseconds
+// since the epoch.
+std::string SessionsJson(const std::vector<agent::v1::Session>& sessions);
+
+// One line of printable text: escapes go, other control characters (a title is the user's
+// first prompt, a path comes from the file system) become spaces.
+std::string PrintableLine(const std::string& text);
+
+// `text` cut to at most `columns` display columns, ending in "…" when cut.
+std::string FitColumns(const std::string& text, int columns);
+
+// "42s ago", "5m ago", "3h ago", "2d ago".
+std::string Ago(int64_t unix_ms, int64_t now_ms);
+
+// "30d", "12h", "90m", "45s" as milliseconds; nullopt for anything else (no unit, a
+// negative or absurd number).
+std::optional<int64_t> ParseAge(const std::string& text);
+
+}  // namespace agent::client

@@ -1,0 +1,287 @@
+#include "client/subcommands.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client/cli.h"
+#include "client/context_commands.h"
+#include "client/session_picker.h"
+#include "client/session_table.h"
+#include "common/paths.h"
+
+namespace agent::client {
+namespace {
+
+namespace v1 = agent::v1;
+
+// How long `agent daemon stop` waits for the daemon to exit (it seals running turns first).
+constexpr int kStopWaitMs = 15000;
+
+struct Args {
+  std::string cmd;
+  bool all = false, json = false, long_form = false, read_only = false, yes = false;
+  bool plain = false;
+  std::string id, what = "status", older_than;
+  std::vector<std::string> ids;
+};
+
+int64_t NowMs() { return absl::ToUnixMillis(absl::Now()); }
+
+int List(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
+  std::vector<v1::Session> sessions;
+  if (a.all) {
+    grpc::ClientContext ctx;
+    v1::ListSessionsRequest req;
+    req.set_all(true);
+    v1::ListSessionsResponse resp;
+    grpc::Status s = stub.ListSessions(&ctx, req, &resp);
+    if (!s.ok()) return Complain(s.error_message());
+    sessions.assign(resp.sessions().begin(), resp.sessions().end());
+    std::stable_sort(sessions.begin(), sessions.end(), [](const auto& x, const auto& y) {
+      return x.updated_unix_ms() > y.updated_unix_ms();
+    });
+  } else {
+    auto listed = SessionsOf(stub, o.project.root);
+    if (!listed.ok()) return Complain(std::string(listed.status().message()));
+    sessions = *std::move(listed);
+  }
+  if (a.json) {
+    std::fputs(SessionsJson(sessions).c_str(), stdout);
+    return kExitDone;
+  }
+  std::fputs(SessionTable(sessions, NowMs(), {a.all, a.long_form}).c_str(), stdout);
+  return kExitDone;
+}
+
+int Fork(v1::AgentDaemon::Stub& stub, const std::string& id) {
+  grpc::ClientContext ctx;
+  v1::ForkSessionRequest req;
+  req.set_session_id(id);
+  v1::Session resp;
+  grpc::Status s = stub.ForkSession(&ctx, req, &resp);
+  if (!s.ok()) return Complain(s.error_message());
+  std::printf("%s\n", resp.id().c_str());
+  return kExitDone;
+}
+
+// Deletes one session (`id` may be a prefix) and says which.
+bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id) {
+  v1::Session found;
+  {
+    grpc::ClientContext ctx;
+    v1::GetSessionRequest req;
+    req.set_id(id);
+    v1::GetSessionResponse resp;
+    grpc::Status s = stub.GetSession(&ctx, req, &resp);
+    if (!s.ok()) {
+      Complain(absl::StrCat(id, ": ", s.error_message()));
+      return false;
+    }
+    found = resp.session();
+  }
+  grpc::ClientContext ctx;
+  v1::DeleteSessionRequest req;
+  req.set_session_id(found.id());
+  v1::DeleteSessionResponse resp;
+  grpc::Status s = stub.DeleteSession(&ctx, req, &resp);
+  if (!s.ok()) {
+    Complain(absl::StrCat(id, ": ", s.error_message()));
+    return false;
+  }
+  std::string title = FitColumns(PrintableLine(found.title()), 60);
+  std::printf("removed %s  %s\n", found.id().c_str(), title.c_str());
+  return true;
+}
+
+int Remove(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
+  std::vector<std::string> ids = a.ids;
+  if (!a.older_than.empty()) {
+    std::optional<int64_t> age = ParseAge(a.older_than);
+    if (!age.has_value()) {
+      return Complain(
+          "--older-than takes a number and a unit s, m, h or d (e.g. 30d), not " + a.older_than,
+          kExitUsage);
+    }
+    auto sessions = SessionsOf(stub, o.project.root);
+    if (!sessions.ok()) return Complain(std::string(sessions.status().message()));
+    int64_t cutoff = NowMs() - *age;
+    for (const v1::Session& s : *sessions) {
+      if (!s.load_error().empty() || s.updated_unix_ms() >= cutoff) continue;
+      if (s.state() != v1::SESSION_STATE_IDLE && s.state() != v1::SESSION_STATE_UNSPECIFIED) {
+        std::printf("kept %s  (%s)\n", s.id().c_str(), StateName(s.state()));
+        continue;
+      }
+      ids.push_back(s.id());
+    }
+    if (ids.empty()) std::printf("no session here is older than %s\n", a.older_than.c_str());
+  }
+  bool ok = true;
+  for (const std::string& id : ids) ok = RemoveOne(stub, id) && ok;
+  return ok ? kExitDone : kExitError;
+}
+
+// True while process `pid` exists and is not a zombie (a daemon whose parent never reaps it
+// has exited all the same).
+bool ProcessRuns(int pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
+int StopDaemon(v1::AgentDaemon::Stub& stub, const std::string& socket) {
+  grpc::ClientContext status_ctx;
+  v1::DaemonStatusResponse st;
+  if (!stub.DaemonStatus(&status_ctx, v1::DaemonStatusRequest(), &st).ok()) st.Clear();
+  if (st.socket_activated()) {
+    std::printf(
+        "agentd runs under systemd (socket activation); stop it with:\n"
+        "  systemctl --user stop agentd.socket agentd.service\n");
+    return kExitError;
+  }
+  grpc::ClientContext ctx;
+  v1::ShutdownResponse resp;
+  grpc::Status s = stub.Shutdown(&ctx, v1::ShutdownRequest(), &resp);
+  if (!s.ok()) return Complain(s.error_message());
+  // Returns once the daemon is gone, so that the next command starts a fresh one and no
+  // client connects to a daemon on its way out. Polled: it is not our child.
+  const int pid = st.pid();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopWaitMs);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool running = pid > 0 ? ProcessRuns(pid) : DaemonAnswers(socket);
+    if (!running) {
+      std::printf("agentd stopped\n");
+      return kExitDone;
+    }
+    ::usleep(10000);
+  }
+  return Complain(absl::StrCat("agentd (pid ", pid, ") has not exited after ", kStopWaitMs / 1000,
+                               " s; it may still be ending a turn (see agentd.log)"));
+}
+
+int DaemonCommand(const std::string& what) {
+  std::string socket = SocketPath();
+  if (!DaemonAnswers(socket)) {
+    std::printf("agentd is not running (socket %s)\n", socket.c_str());
+    return what == "status" ? kExitError : kExitDone;
+  }
+  Connection daemon = ConnectOrExit(false);
+  v1::AgentDaemon::Stub& stub = *daemon.stub;
+  if (what == "stop") return StopDaemon(stub, socket);
+  grpc::ClientContext ctx;
+  v1::DaemonStatusResponse st;
+  grpc::Status s = stub.DaemonStatus(&ctx, v1::DaemonStatusRequest(), &st);
+  if (!s.ok()) return Complain(s.error_message());
+  std::printf("agentd %s  pid %d  up %llds  sessions %d  clients %d  protocol %d\nsocket %s\n",
+              st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
+              st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
+  for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
+  return kExitDone;
+}
+
+// The session `agent attach`/`agent resume` opens when none is named: the only or newest
+// one here, or the one picked from a list when there are several and a terminal to ask on.
+absl::StatusOr<std::string> ChooseSession(v1::AgentDaemon::Stub& stub, const Args& a,
+                                          const ClientOptions& o) {
+  if (a.cmd == "resume" && isatty(0) && isatty(1)) {
+    auto sessions = SessionsOf(stub, o.project.root);
+    if (!sessions.ok()) return sessions.status();
+    std::vector<v1::Session> usable;
+    for (const v1::Session& s : *sessions) {
+      if (s.load_error().empty()) usable.push_back(s);
+    }
+    if (usable.size() > 1) {
+      std::optional<std::string> id = RunPicker(std::move(usable), o.color);
+      if (!id.has_value()) return absl::CancelledError("");
+      return *id;
+    }
+  }
+  return NewestSessionHere(stub, o.project.root);
+}
+
+void AddFlags(CLI::App& app, Args& a) {
+  const std::string& cmd = a.cmd;
+  if (cmd == "ls") {
+    app.add_flag("-a,--all", a.all, "sessions of every project");
+    app.add_flag("--json", a.json, "one JSON array, for scripts");
+    app.add_flag("-l,--long", a.long_form, "also tokens and cost");
+  } else if (cmd == "attach") {
+    app.add_option("id", a.id, "session id or unique prefix (default: newest here)");
+    app.add_flag("-r,--read-only", a.read_only, "watch only: no prompts, approvals or cancels");
+    app.add_flag("--plain", a.plain, "no colour");
+  } else if (cmd == "resume") {
+    app.add_option("id", a.id, "session id or unique prefix (default: choose from a list)");
+    app.add_flag("--plain", a.plain, "no colour");
+    app.add_flag("-y,--yes", a.yes, "approve gated tools");
+  } else if (cmd == "fork" || cmd == "status") {
+    app.add_option("id", a.id, "session id or unique prefix")->required();
+  } else if (cmd == "rm") {
+    app.add_option("ids", a.ids, "session ids or unique prefixes");
+    app.add_option("--older-than", a.older_than,
+                   "also every idle session here not used for this long (30d, 12h, 90m, 45s)");
+  } else if (cmd == "daemon") {
+    app.add_option("what", a.what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
+  }
+}
+
+}  // namespace
+
+bool IsSubcommand(const std::string& word) {
+  static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork",
+                                                     "rm", "daemon", "status"};
+  return kSubcommands.count(word) > 0;
+}
+
+int RunSubcommand(int argc, char** argv) {
+  Args a;
+  a.cmd = argv[1];
+  CLI::App app{"agent " + a.cmd};
+  app.name("agent " + a.cmd);
+  AddFlags(app, a);
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return ParseFailed(app, e);
+  }
+  if (a.cmd == "rm" && a.ids.empty() && a.older_than.empty()) {
+    return Complain("rm needs session ids or --older-than AGE", kExitUsage);
+  }
+  if (!a.older_than.empty() && !ParseAge(a.older_than).has_value()) {
+    return Complain(
+        "--older-than takes a number and a unit s, m, h or d (e.g. 30d), not " + a.older_than,
+        kExitUsage);
+  }
+  if (a.cmd == "daemon") return DaemonCommand(a.what);
+  auto options = BaseOptions(false, a.yes, a.plain);
+  if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
+  ClientOptions& o = *options;
+  Connection daemon = ConnectOrExit();
+  v1::AgentDaemon::Stub& stub = *daemon.stub;
+  if (a.cmd == "ls") ExitWithoutTeardown(List(stub, a, o));
+  if (a.cmd == "fork") ExitWithoutTeardown(Fork(stub, a.id));
+  if (a.cmd == "rm") ExitWithoutTeardown(Remove(stub, a, o));
+  if (a.cmd == "status") ExitWithoutTeardown(StatusCommand(stub, a.id));
+  o.read_only = a.read_only;
+  if (a.id.empty()) {
+    auto chosen = ChooseSession(stub, a, o);
+    if (absl::IsCancelled(chosen.status())) ExitWithoutTeardown(kExitCancelled);
+    if (!chosen.ok()) ExitWithoutTeardown(Complain(std::string(chosen.status().message())));
+    a.id = *chosen;
+  }
+  o.session_id = a.id;
+  ExitWithoutTeardown(RunInteractive(daemon, o));
+}
+
+}  // namespace agent::client

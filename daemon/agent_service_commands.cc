@@ -1,0 +1,30 @@
+// AgentService::ListCommands: the custom slash commands a project sees (custom_commands.h),
+// for /help and completion.
+#include "absl/strings/str_cat.h"
+#include "common/grpc_status.h"
+#include "daemon/agent_service.h"
+#include "daemon/custom_commands.h"
+
+namespace agent::daemon {
+
+grpc::ServerUnaryReactor* AgentService::ListCommands(grpc::CallbackServerContext* ctx,
+                                                     const agent::v1::ListCommandsRequest* req,
+                                                     agent::v1::ListCommandsResponse* resp) {
+  auto* reactor = ctx->DefaultReactor();
+  if (req->workdir().empty() || req->workdir()[0] != '/') {
+    reactor->Finish(ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("workdir must be an absolute path, not \"", req->workdir(), "\""))));
+    return reactor;
+  }
+  for (CustomCommandFile& c : ListCustomCommands(req->workdir(), UserCommandsDir())) {
+    agent::v1::CustomCommand* out = resp->add_commands();
+    out->set_name(std::move(c.name));
+    out->set_description(std::move(c.description));
+    out->set_scope(std::move(c.scope));
+    out->set_path(std::move(c.path));
+  }
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace agent::daemon

@@ -1,0 +1,157 @@
+#include "daemon/context/environment.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/tool_env.h"
+#include "daemon/tools/subprocess.h"
+
+namespace agent::daemon::context {
+namespace {
+
+constexpr size_t kMaxSmallFile = 64 * 1024;
+
+// A small regular file's content, read without following a final symlink and without
+// blocking on a FIFO; empty when it is anything else.
+std::string ReadSmall(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
+  struct stat st;
+  std::string out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    char buf[4096];
+    ssize_t n;
+    while (out.size() < kMaxSmallFile && (n = ::read(fd, buf, sizeof(buf))) > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+std::string Parent(const std::string& dir) {
+  size_t slash = dir.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return dir.substr(0, slash);
+}
+
+// The git directory of the work tree containing `dir`: `.git` itself, or where a `.git` file
+// (worktrees, submodules) points. Empty outside a repository.
+std::string FindGitDir(std::string dir, std::string* top) {
+  for (int depth = 0; depth < 64; ++depth) {
+    std::string dot = dir == "/" ? "/.git" : dir + "/.git";
+    struct stat st;
+    if (::lstat(dot.c_str(), &st) == 0) {
+      *top = dir;
+      if (S_ISDIR(st.st_mode)) return dot;
+      std::string text(absl::StripTrailingAsciiWhitespace(ReadSmall(dot)));
+      if (!absl::StartsWith(text, "gitdir: ")) return "";
+      std::string target = text.substr(8);
+      return target.empty() || target[0] == '/' ? target : dir + "/" + target;
+    }
+    if (dir == "/") break;
+    dir = Parent(dir);
+  }
+  return "";
+}
+
+// The config names a program git may run during `status`, beyond hooks and fsmonitor that
+// the command line turns off.
+bool ConfigRunsPrograms(const std::string& git_dir) {
+  std::string config = ReadSmall(git_dir + "/config");
+  std::string commondir(absl::StripTrailingAsciiWhitespace(ReadSmall(git_dir + "/commondir")));
+  if (!commondir.empty()) {
+    std::string common = commondir[0] == '/' ? commondir : git_dir + "/" + commondir;
+    config += ReadSmall(common + "/config");
+  }
+  std::string lower = absl::AsciiStrToLower(config);
+  return absl::StrContains(lower, "[filter") || absl::StrContains(lower, "[include") ||
+         absl::StrContains(lower, "[includeif");
+}
+
+int CountChanges(const std::string& top) {
+  tools::SubprocessOptions o;
+  o.command =
+      "exec git -c core.fsmonitor=false -c core.hooksPath=/dev/null -c core.untrackedCache=false "
+      "--no-optional-locks status --porcelain=v1 --untracked-files=normal";
+  o.cwd = top;
+  o.env = MinimalToolEnvironment();
+  o.env.push_back("GIT_CONFIG_NOSYSTEM=1");
+  o.env.push_back("GIT_CONFIG_GLOBAL=/dev/null");
+  o.env.push_back("GIT_TERMINAL_PROMPT=0");
+  o.timeout = std::chrono::milliseconds(2000);
+  o.head_bytes = 256 << 10;
+  o.tail_bytes = 0;
+  auto r = tools::RunSubprocess(o);
+  if (!r.ok() || !r->exited || r->exit_code != 0 || r->omitted_bytes > 0) return -1;
+  int n = 0;
+  for (char c : r->output) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+GitFacts ReadGitFacts(const std::string& dir, bool count_changes) {
+  GitFacts g;
+  std::string top;
+  std::string git_dir = FindGitDir(dir, &top);
+  if (git_dir.empty()) return g;
+  std::string head(absl::StripTrailingAsciiWhitespace(ReadSmall(git_dir + "/HEAD")));
+  if (head.empty()) return g;
+  g.is_repo = true;
+  if (absl::StartsWith(head, "ref: ")) {
+    head = head.substr(5);
+    if (absl::StartsWith(head, "refs/heads/")) head = head.substr(11);
+    g.branch = head;
+  } else {
+    g.branch = "detached at " + head.substr(0, 7);
+  }
+  // Control characters in a branch name would reach the prompt verbatim.
+  for (char& c : g.branch) {
+    if (static_cast<unsigned char>(c) < 0x20) c = '?';
+  }
+  if (g.branch.size() > 200) g.branch.resize(200);
+  if (count_changes && !ConfigRunsPrograms(git_dir)) g.changed_files = CountChanges(top);
+  return g;
+}
+
+EnvironmentFacts CollectEnvironment(const std::string& project_root, const std::string& cwd,
+                                    absl::Time now) {
+  EnvironmentFacts f;
+  f.project_root = project_root;
+  f.cwd = cwd.empty() ? project_root : cwd;
+  struct utsname u;
+  f.os = ::uname(&u) == 0 ? absl::StrCat(u.sysname, " ", u.release) : "Linux";
+  f.shell = "bash";
+  f.date = absl::FormatTime("%Y-%m-%d (%A)", now, absl::LocalTimeZone());
+  f.git = ReadGitFacts(f.cwd);
+  return f;
+}
+
+std::string RenderEnvironment(const EnvironmentFacts& f) {
+  std::string out = absl::StrCat("- Working directory: ", f.cwd, "\n");
+  if (f.project_root != f.cwd) absl::StrAppend(&out, "- Project root: ", f.project_root, "\n");
+  absl::StrAppend(&out, "- OS: ", f.os, "; shell: ", f.shell, "; today: ", f.date, "\n");
+  if (!f.git.is_repo) {
+    out += "- Not a git repository.";
+  } else {
+    absl::StrAppend(&out, "- Git repository, branch ", f.git.branch);
+    if (f.git.changed_files == 0) out += ", no uncommitted changes";
+    if (f.git.changed_files > 0) {
+      absl::StrAppend(&out, ", ", f.git.changed_files, " changed or untracked file",
+                      f.git.changed_files == 1 ? "" : "s");
+    }
+    out += ".";
+  }
+  return out;
+}
+
+}  // namespace agent::daemon::context

@@ -1,0 +1,17 @@
+// Session::ExpandPrompt: a prompt's custom command and @mentions, for this session's project
+// and its permission rules (prompt_expansion.h). Runs on the sending client's gRPC thread
+// without the session's mutex: it reads files, and only immutable members.
+#include "daemon/custom_commands.h"
+#include "daemon/session.h"
+
+namespace agent::daemon {
+
+PromptExpansion Session::ExpandPrompt(std::string_view text) const {
+  ExpansionContext ctx;
+  ctx.workdir = workdir_;
+  ctx.commands_dir = UserCommandsDir();
+  ctx.rules = rules_->Rules();
+  return agent::daemon::ExpandPrompt(ctx, text);
+}
+
+}  // namespace agent::daemon
