@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/config.h"
 #include "common/paths.h"
 #include "common/tool_env.h"
 
@@ -33,7 +34,7 @@ std::string AgentdPath() {
 }
 
 bool KeepForDaemon(const std::string& name) {
-  if (NameLooksSecret(name)) return false;
+  if (NameLooksSecret(name) || IsPerClientSetting(name)) return false;
   std::string upper = absl::AsciiStrToUpper(name);
   for (const char* exact : {"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL",
                             "TMPDIR", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",

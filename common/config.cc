@@ -48,7 +48,22 @@ absl::Status ToolEnvFromJson(const Json& j, const std::string& path, ToolEnvPoli
   return absl::OkStatus();
 }
 
+std::string WithoutTrailingSlashes(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
 }  // namespace
+
+bool IsPerClientSetting(std::string_view env_name) {
+  for (const char* name :
+       {"AGENT_BASE_URL", "AGENT_API_KEY", "AGENT_MODEL", "AGENT_PROVIDER", "AGENT_MAX_STEPS",
+        "AGENT_MAX_ATTEMPTS", "AGENT_COMPACT_AT", "AGENT_CONTEXT_TOKENS", "AGENT_IDLE_TIMEOUT_MS",
+        "AGENT_CONNECT_TIMEOUT_MS", "AGENT_BASH_TIMEOUT"}) {
+    if (env_name == name) return true;
+  }
+  return false;
+}
 
 ModelSettings ModelSettingsFromEnv() {
   ModelSettings m;
@@ -63,10 +78,14 @@ ModelSettings ModelSettingsFromEnv() {
 
 ModelSettings MergeModelSettings(const ModelSettings& primary, const ModelSettings& fallback) {
   ModelSettings m = primary;
+  // A fallback key without a URL is a general one (config.json's "api_key" alone).
+  const bool same_endpoint =
+      m.base_url.empty() || fallback.base_url.empty() ||
+      WithoutTrailingSlashes(m.base_url) == WithoutTrailingSlashes(fallback.base_url);
   if (m.base_url.empty()) m.base_url = fallback.base_url;
-  if (m.api_key.empty()) m.api_key = fallback.api_key;
+  if (m.api_key.empty() && same_endpoint) m.api_key = fallback.api_key;
   if (m.model.empty()) m.model = fallback.model;
-  if (m.provider.empty()) m.provider = fallback.provider;
+  if (m.provider.empty() && same_endpoint) m.provider = fallback.provider;
   if (m.provider.empty()) {
     m.provider = absl::StrContains(m.base_url, "anthropic.com") ? "anthropic" : "openai";
   }

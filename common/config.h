@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "common/tool_env.h"
@@ -42,7 +43,15 @@ ModelSettings ModelSettingsFromEnv();
 // The full configuration. A malformed config.json is InvalidArgument naming the file.
 absl::StatusOr<Config> LoadConfig();
 
-// Fills the empty fields of `primary` from `fallback`, then derives `provider`.
+// Fills the empty fields of `primary` from `fallback`, then derives `provider`. A key belongs
+// to its endpoint: when `primary` names another base_url than `fallback`, neither the
+// fallback's api_key nor its provider is taken (a client's URL must not receive the key
+// configured for another server).
 ModelSettings MergeModelSettings(const ModelSettings& primary, const ModelSettings& fallback);
+
+// Whether `env_name` is a setting each client reads and sends with its requests (the model
+// connection, ClientSettings): a daemon a client starts must not inherit that client's value,
+// or every later client would get it as the daemon's default.
+bool IsPerClientSetting(std::string_view env_name);
 
 }  // namespace agent

@@ -58,6 +58,20 @@ absl::Status EnsurePrivateDir(const std::string& dir) {
   return absl::OkStatus();
 }
 
+std::string DirectoryInside(const std::string& root, const std::string& cwd) {
+  if (cwd.empty() || cwd[0] != '/') return root;
+  std::error_code ec;
+  const std::string dir = std::filesystem::canonical(cwd, ec).string();
+  if (ec || !std::filesystem::is_directory(dir, ec) || ec) return root;
+  const std::string base = std::filesystem::canonical(root, ec).string();
+  if (ec) return root;
+  if (dir == base || (dir.size() > base.size() && dir.compare(0, base.size(), base) == 0 &&
+                      (base == "/" || dir[base.size()] == '/'))) {
+    return dir;
+  }
+  return root;
+}
+
 std::string AbsolutePath(const std::string& path) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(path, ec);

@@ -25,4 +25,9 @@ absl::Status EnsurePrivateDir(const std::string& dir);
 // Absolute, lexically normal form of `path` (relative to the current directory).
 std::string AbsolutePath(const std::string& path);
 
+// Where a session's tools run: `cwd` resolved (symlinks too) when it is an existing directory
+// inside the directory `root` (canonical) or `root` itself, else `root`. Relative or empty
+// `cwd`: `root`. A repository's files name no directory outside the project this way.
+std::string DirectoryInside(const std::string& root, const std::string& cwd);
+
 }  // namespace agent

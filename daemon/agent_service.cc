@@ -7,6 +7,7 @@
 #include "common/protocol.h"
 #include "common/version.h"
 #include "daemon/attach_reactor.h"
+#include "daemon/llm/model_list.h"
 
 namespace agent::daemon {
 namespace {
@@ -24,6 +25,24 @@ class RefusedStream : public grpc::ServerWriteReactor<v1::Event> {
  public:
   explicit RefusedStream(const absl::Status& s) { Finish(ToGrpcStatus(s)); }
   void OnDone() override { delete this; }
+};
+
+// A model list that takes longer is not coming.
+constexpr int kListModelsTimeoutMs = 15000;
+
+// A unary reactor that runs `then` once the call is done (its status sent).
+class FinishThen : public grpc::ServerUnaryReactor {
+ public:
+  FinishThen(const absl::Status& s, std::function<void()> then) : then_(std::move(then)) {
+    Finish(ToGrpcStatus(s));
+  }
+  void OnDone() override {
+    then_();
+    delete this;
+  }
+
+ private:
+  std::function<void()> then_;
 };
 
 ModelSettings FromProto(const v1::ModelConfig& m) {
@@ -89,7 +108,7 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
   if (req->expand()) expansion = (*s)->ExpandPrompt(req->text());
   for (const std::string& w : expansion.warnings) resp->add_warnings(w);
   auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
-                              req->tool_env(), std::move(expansion));
+                              req->tool_env(), std::move(expansion), req->settings());
   if (pos.ok()) resp->set_queue_position(*pos);
   return Done(ctx, pos.status());
 }
@@ -141,7 +160,7 @@ grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContext* ctx,
                                                       const v1::DeleteSessionRequest* req,
                                                       v1::DeleteSessionResponse* resp) {
-  return Done(ctx, sessions_->Delete(req->session_id()));
+  return Done(ctx, sessions_->Delete(req->session_id(), req->client_name()));
 }
 
 grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
@@ -170,11 +189,35 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   return Done(ctx, absl::OkStatus());
 }
 
+grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* ctx,
+                                                   const v1::ListModelsRequest* req,
+                                                   v1::ListModelsResponse* resp) {
+  ModelSettings fallback = sessions_->config().model;
+  if (!req->session_id().empty()) {
+    auto s = sessions_->Find(req->session_id());
+    if (!s.ok()) return Done(ctx, s.status());
+    fallback = (*s)->model_settings();
+  }
+  ModelSettings settings = MergeModelSettings(FromProto(req->model()), fallback);
+  const int connect_ms = sessions_->config().connect_timeout_ms;
+  auto* reactor = ctx->DefaultReactor();
+  bool queued = workers_.Submit([settings = std::move(settings), connect_ms, reactor, resp] {
+    llm::ModelList list = llm::ListProviderModels(settings, connect_ms, kListModelsTimeoutMs);
+    for (std::string& m : list.models) resp->add_models(std::move(m));
+    resp->set_message(std::move(list.message));
+    reactor->Finish(grpc::Status::OK);
+  });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* AgentService::Shutdown(grpc::CallbackServerContext* ctx,
                                                  const v1::ShutdownRequest* req,
                                                  v1::ShutdownResponse* resp) {
-  if (!shutdown_requested_.exchange(true)) request_shutdown_();
-  return Done(ctx, absl::OkStatus());
+  if (shutdown_requested_.exchange(true)) return Done(ctx, absl::OkStatus());
+  // The daemon stops once this call is done: a shutdown that began while it was still in
+  // flight would wait for it until the deadline.
+  return new FinishThen(absl::OkStatus(), request_shutdown_);
 }
 
 }  // namespace agent::daemon

@@ -59,6 +59,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx,
                                      const agent::v1::ShutdownRequest* req,
                                      agent::v1::ShutdownResponse* resp) override;
+  // Asks the provider (GET /models) from the worker pool: it may take the connect timeout.
+  grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx,
+                                       const agent::v1::ListModelsRequest* req,
+                                       agent::v1::ListModelsResponse* resp) override;
   // agent_service_context.cc
   grpc::ServerUnaryReactor* GetContext(grpc::CallbackServerContext* ctx,
                                        const agent::v1::GetContextRequest* req,

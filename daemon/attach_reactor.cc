@@ -1,5 +1,6 @@
 #include "daemon/attach_reactor.h"
 
+#include "common/grpc_status.h"
 #include "common/protocol.h"
 
 namespace agent::daemon {
@@ -13,7 +14,7 @@ AttachReactor::AttachReactor(std::shared_ptr<Session> session,
 
 void AttachReactor::Deliver(const EventPtr& event) {
   agent::MutexLock l(&mu_);
-  if (finished_) return;
+  if (finished_ || ending_) return;
   EventPtr now = queue_.Push(event);
   if (!now) return;
   current_ = std::move(now);
@@ -21,13 +22,37 @@ void AttachReactor::Deliver(const EventPtr& event) {
   DeferWrite(this);
 }
 
+void AttachReactor::End(const absl::Status& status) {
+  agent::MutexLock l(&mu_);
+  if (finished_ || ending_) return;
+  ending_ = true;
+  end_status_ = ToGrpcStatus(status);
+  if (queue_.writing()) return;  // OnWriteDone finishes once the queue is written
+  // Finish waits for the session's mutex to be released, as a write would.
+  finish_deferred_ = true;
+  DeferWrite(this);
+}
+
 void AttachReactor::StartDeferredWrite() {
   EventPtr now;
+  bool finish = false;
   {
     agent::MutexLock l(&mu_);
-    now = current_;
+    if (finish_deferred_) {
+      finish_deferred_ = false;
+      if (!finished_) finish_status_ = end_status_;  // else a cancel came first
+      finished_ = true;
+      finish = !finish_sent_;
+      finish_sent_ = true;
+    } else {
+      now = current_;
+    }
   }
-  StartWrite(now.get());
+  if (finish) {
+    Finish(finish_status_);
+    return;
+  }
+  if (now) StartWrite(now.get());
 }
 
 void AttachReactor::OnWriteDone(bool ok) {
@@ -40,6 +65,10 @@ void AttachReactor::OnWriteDone(bool ok) {
     if (!ok && !finished_) {
       finished_ = true;
       finish_status_ = grpc::Status::CANCELLED;
+    }
+    if (!finished_ && ending_ && !next.write) {
+      finished_ = true;
+      finish_status_ = end_status_;
     }
     if (finished_) {
       finish = !finish_sent_;
@@ -66,8 +95,9 @@ void AttachReactor::FinishOnce(const grpc::Status& status) {
     if (finished_) return;
     finished_ = true;
     finish_status_ = status;
-    // Finish must not overtake a write in flight: OnWriteDone sends it then.
-    if (queue_.writing()) return;
+    // Finish must not overtake a write in flight (OnWriteDone sends it then) or a deferred
+    // finish (StartDeferredWrite sends it).
+    if (queue_.writing() || finish_deferred_) return;
     finish_sent_ = true;
   }
   Finish(status);

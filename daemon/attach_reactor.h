@@ -30,6 +30,7 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
   AttachReactor(std::shared_ptr<Session> session, const agent::v1::AttachRequest& request);
 
   void Deliver(const EventPtr& event) override;
+  void End(const absl::Status& status) override;
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
   void OnDone() override;
@@ -45,6 +46,10 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
   bool finish_sent_ ABSL_GUARDED_BY(mu_) = false;  // Finish was called
   grpc::Status finish_status_;                     // written before finished_ is set
   EventPtr current_ ABSL_GUARDED_BY(mu_);          // kept alive until its write completes
+  // End was called: the stream finishes with end_status_ once the queue is written.
+  bool ending_ ABSL_GUARDED_BY(mu_) = false;
+  bool finish_deferred_ ABSL_GUARDED_BY(mu_) = false;  // StartDeferredWrite finishes instead
+  grpc::Status end_status_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agent::daemon

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "agent/v1/agent.pb.h"
 #include "common/clock.h"
 
@@ -37,6 +38,9 @@ class Subscriber {
   virtual ~Subscriber() = default;
   // Called under the session's mutex: queue the event and return at once.
   virtual void Deliver(const EventPtr& event) = 0;
+  // Called under the session's mutex: after the events delivered so far, end the stream with
+  // `status` (the session was removed, the daemon is stopping); later events are dropped.
+  virtual void End(const absl::Status& status) { (void)status; }
 };
 
 class EventLog {

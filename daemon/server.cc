@@ -32,6 +32,9 @@ const tools::ToolRegistry& CoreTools() {
   return *registry;
 }
 
+// How long calls still in flight at shutdown may take (see Run).
+constexpr std::chrono::milliseconds kShutdownGrace{250};
+
 void WriteReady(int fd, const std::string& line) {
   if (fd < 0) return;
   ssize_t n = ::write(fd, line.data(), line.size());
@@ -78,6 +81,15 @@ absl::Status Server::Bind() {
   if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return absl::InvalidArgumentError("socket path too long: " + path);
   }
+  // Before anything is created or chmod-ed: a typo in AGENT_SOCKET must not cost a file.
+  struct stat st;
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (exists && !S_ISSOCK(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path,
+                     " exists and is not a socket; refusing to replace it (check "
+                     "AGENT_SOCKET or --socket)"));
+  }
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (auto s = EnsurePrivateDir(dir); !s.ok()) return s;
 
@@ -85,8 +97,7 @@ absl::Status Server::Bind() {
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
 
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0) {
+  if (exists) {
     // A live daemon answers; a stale file (the daemon died) refuses and is removed.
     int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     bool live =
@@ -153,11 +164,19 @@ absl::Status Server::Run() {
   WriteReady(options_.ready_fd, "ok\n");
   accept_thread_.join();  // returns when shutdown is requested
 
-  // Stop taking new clients, end every turn cleanly, then close the streams.
-  if (options_.inherited_fd < 0) ::unlink(options_.socket_path.c_str());
+  // Stop taking new clients (one still in the backlog is refused at once, not left hanging),
+  // end every turn cleanly, then the streams (UNAVAILABLE, "shutting down"): a call that
+  // arrives meanwhile on an open connection gets the same answer.
+  if (options_.inherited_fd < 0) {
+    ::unlink(options_.socket_path.c_str());
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
   sessions_->ShutdownAll();
   service_->StopWorkers();
-  grpc_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  // What is left in flight is quick unary calls (turns, streams and workers have ended), so
+  // the deadline only bounds a client that does not close its connection.
+  grpc_server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
   grpc_server_->Wait();
   sessions_.reset();
   mcp_->Shutdown();  // the servers' process groups end with the daemon

@@ -37,7 +37,8 @@ class Server {
   explicit Server(ServerOptions options);
   ~Server();
 
-  // Binds (cleaning a stale socket file, refusing when a live daemon answers), starts gRPC and
+  // Binds (removing a stale socket, refusing when a live daemon answers or the path is not a
+  // socket: FailedPrecondition, the file untouched), starts gRPC and
   // serves until shutdown is requested; then ends turns, saves and returns.
   absl::Status Run();
   // Async-signal-safe.

@@ -26,13 +26,19 @@ std::string NewSessionId() {
 
 }  // namespace
 
+absl::Status RemovedError(const std::string& id) {
+  return absl::NotFoundError(
+      absl::StrCat("session ", id, " was removed (agent rm); start a new one with agent"));
+}
+
 Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
-                 SessionSettings settings, SessionDeps deps, SessionLock lock)
+                 SessionSettings settings, SessionDeps deps, SessionLock lock, bool answered)
     : workdir_(std::move(workdir)),
       id_(meta.id),
       deps_(std::move(deps)),
       lock_(std::move(lock)),
       meta_(std::move(meta)),
+      answered_(answered),
       transcript_(std::move(transcript)),
       settings_(std::move(settings)),
       log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock) {
@@ -51,14 +57,16 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   meta.workdir = workdir;
   meta.title = std::move(title);
   meta.model = settings.model.model;
+  if (std::string cwd = DirectoryInside(workdir, settings.cwd); cwd != workdir) meta.cwd = cwd;
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
   auto lock = SessionLock::Acquire(workdir, meta.id);
   if (!lock.ok()) return lock.status();
-  BuiltSystemPrompt prompt = BuildPrompt(workdir, /*cwd=*/"", *deps.clock);
+  BuiltSystemPrompt prompt = BuildPrompt(workdir, meta.cwd, *deps.clock);
   Transcript t;
   (void)t.AppendSystem(prompt.text);
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
-                                         std::move(settings), std::move(deps), *std::move(lock)));
+                                         std::move(settings), std::move(deps), *std::move(lock),
+                                         /*answered=*/false));
   SessionMutexLock l(&s->mu_);
   s->InitContextLocked(prompt);
   s->SaveLocked();
@@ -85,7 +93,8 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
   }
   if (settings.model.model.empty()) settings.model.model = meta.model;
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), *std::move(transcript),
-                                         std::move(settings), std::move(deps), *std::move(lock)));
+                                         std::move(settings), std::move(deps), *std::move(lock),
+                                         /*answered=*/true));
   SessionMutexLock l(&s->mu_);
   s->LoadContextLocked(/*forked=*/false);
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
@@ -116,7 +125,8 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
   auto lock = SessionLock::Acquire(source.workdir_, meta.id);
   if (!lock.ok()) return lock.status();
   std::shared_ptr<Session> s(new Session(source.workdir_, std::move(meta), std::move(copy),
-                                         std::move(settings), std::move(deps), *std::move(lock)));
+                                         std::move(settings), std::move(deps), *std::move(lock),
+                                         /*answered=*/true));
   SessionMutexLock l(&s->mu_);
   s->LoadContextLocked(/*forked=*/true);
   s->SaveLocked();
@@ -144,6 +154,7 @@ v1::Session Session::InfoLocked() const {
   info.set_message_count(static_cast<int>(transcript_.size()));
   info.set_parent_id(meta_.parent_id);
   info.set_policy(settings_.policy);
+  info.set_cwd(meta_.cwd);
   *info.mutable_usage() = ctx_.usage.session();
   return info;
 }
@@ -156,6 +167,16 @@ v1::Session Session::Info() const {
 std::string Session::TranscriptJson() const {
   SessionMutexLock l(&mu_);
   return transcript_.FileText();
+}
+
+ModelSettings Session::model_settings() const {
+  SessionMutexLock l(&mu_);
+  return settings_.model;
+}
+
+bool Session::discarded() const {
+  SessionMutexLock l(&mu_);
+  return discarded_;
 }
 
 bool Session::Busy() const {
@@ -207,7 +228,19 @@ void Session::StartDeferredWritesLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   mu_.Lock();
 }
 
+void Session::DiscardIfUnansweredLocked() {
+  if (answered_ || discarded_ || !clients_.empty() || running_ || compacting_ || !queue_.empty()) {
+    return;
+  }
+  discarded_ = true;
+  shutting_down_ = true;  // no prompt starts a turn again
+  if (auto s = DeleteSessionFiles(workdir_, id_); !s.ok()) {
+    Emit(events::Error(absl::StrCat("cannot remove the unanswered session: ", s.message())));
+  }
+}
+
 void Session::SaveLocked(Save what) {
+  if (discarded_) return;  // its files are gone on purpose
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
@@ -252,6 +285,7 @@ void Session::Detach(Subscriber* sub) {
   }
   clients_.erase(it);
   EmitClientsChanged();
+  DiscardIfUnansweredLocked();
 }
 
 void Session::Resync(Subscriber* sub) {
@@ -285,17 +319,23 @@ void Session::SetToolEnvironment(const v1::ToolEnvironment& env) {
 absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& client,
                                         const ModelSettings& model,
                                         const v1::ToolEnvironment& tool_env,
-                                        PromptExpansion expansion) {
+                                        PromptExpansion expansion,
+                                        const v1::ClientSettings& settings) {
   std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
   }
+  if (removed_) return RemovedError(id_);
+  if (discarded_) {
+    return absl::NotFoundError(absl::StrCat(
+        "session ", id_, " was discarded: the model never answered it and no client was left"));
+  }
   if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
   if (text.empty()) return absl::InvalidArgumentError("empty prompt");
   settings_.model = MergeModelSettings(model, settings_.model);
   if (env.has_value()) settings_.tool_env = *std::move(env);
-  queue_.push_back({std::move(text), client, std::move(expansion)});
+  queue_.push_back({std::move(text), client, std::move(expansion), settings});
   int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
   if (!compacting_) StartTurnThreadLocked();
   return position;
@@ -357,6 +397,23 @@ absl::StatusOr<int> Session::Compact() {
   // Prompts sent while compacting waited for it.
   if (!queue_.empty() && !shutting_down_) StartTurnThreadLocked();
   return r;
+}
+
+void Session::Remove(const std::string& by_client) {
+  {
+    SessionMutexLock l(&mu_);
+    removed_ = true;
+    v1::Event e;
+    e.mutable_session_removed()->set_client_name(by_client);
+    Emit(std::move(e));
+    for (const Client& c : clients_) c.sub->End(absl::OkStatus());
+  }
+  Shutdown("the session was deleted");
+}
+
+void Session::EndStreams(const absl::Status& status) {
+  SessionMutexLock l(&mu_);
+  for (const Client& c : clients_) c.sub->End(status);
 }
 
 void Session::Shutdown(std::string_view reason) {

@@ -54,6 +54,7 @@
 #include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
 #include "daemon/tools/tool_registry.h"
+#include "daemon/turn_settings.h"
 
 namespace agent::daemon {
 
@@ -79,15 +80,27 @@ struct SessionDeps {
 struct SessionSettings {
   ModelSettings model;
   agent::v1::PolicyMode policy = agent::v1::POLICY_MODE_ASK;
-  int max_steps = 0;  // 0: config default
+  int max_steps = 0;  // 0: config default (under client.max_steps when that is set)
+  // What the creating client sent: fills what a prompt's own ClientSettings lack
+  // (turn_settings.h). Memory only.
+  agent::v1::ClientSettings client;
+  // Create only: where the tools run (kept in the meta file), checked to be inside the
+  // workdir (common/paths.h DirectoryInside), else the workdir.
+  std::string cwd;
   // Tool commands' environment: the latest client's, filtered (common/tool_env.h). Empty:
   // none known, tools get the minimal one. Memory only.
   std::vector<std::string> tool_env;
 };
 
+// NotFound "session <id> was removed (agent rm); ...": what commands to a deleted session get.
+absl::Status RemovedError(const std::string& id);
+
 class Session : private ToolDispatch::Host {
  public:
-  // A new session in `workdir` with the system prompt; saved before it returns.
+  // A new session in `workdir` with the system prompt; saved before it returns. Until the
+  // model starts answering it, it is discarded (its files deleted, later commands NotFound)
+  // as soon as it is idle with no client attached: a failed or empty one-shot leaves no file
+  // and no `agent ls` row, while a client waiting at its prompt keeps it.
   static absl::StatusOr<std::shared_ptr<Session>> Create(const std::string& workdir,
                                                          SessionSettings settings,
                                                          std::string title, SessionDeps deps);
@@ -108,6 +121,10 @@ class Session : private ToolDispatch::Host {
   agent::v1::Session Info() const ABSL_LOCKS_EXCLUDED(mu_);
   std::string TranscriptJson() const ABSL_LOCKS_EXCLUDED(mu_);
   bool Busy() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Discarded unanswered (see Create): the manager forgets it.
+  bool discarded() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The model connection the next request uses (the key included: memory only).
+  ModelSettings model_settings() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Registers `sub` and delivers, under the lock, either the events after (epoch, after_seq)
   // or a snapshot; live events follow. `client_name` shows in ClientsChanged.
@@ -120,12 +137,15 @@ class Session : private ToolDispatch::Host {
   // Queues a prompt; returns its position (0: it starts now). Once the prompt is accepted,
   // the non-empty fields of `model` replace the session's model settings and a non-empty
   // `tool_env` the tools' environment (in memory only: the key is never saved); a refused
-  // prompt changes nothing.
-  // `expansion` (ExpandPrompt's) is what the transcript gets instead of `text`.
+  // prompt changes nothing. `expansion` (ExpandPrompt's) is what the transcript gets instead
+  // of `text`. The turn the prompt starts runs with `settings` (set fields), then the
+  // session's, then the daemon's (turn_settings.h).
   absl::StatusOr<int> SendPrompt(std::string text, const std::string& client,
                                  const ModelSettings& model = {},
                                  const agent::v1::ToolEnvironment& tool_env = {},
-                                 PromptExpansion expansion = {}) ABSL_LOCKS_EXCLUDED(mu_);
+                                 PromptExpansion expansion = {},
+                                 const agent::v1::ClientSettings& settings = {})
+      ABSL_LOCKS_EXCLUDED(mu_);
   // `text` with its custom command and @mentions expanded for this project (session_expand.cc).
   PromptExpansion ExpandPrompt(std::string_view text) const;
   // A client's environment for tools, filtered by its policy (else the daemon config's);
@@ -147,6 +167,12 @@ class Session : private ToolDispatch::Host {
   void SetModel(const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the turn, seals, saves and waits for the turn thread.
   void Shutdown(std::string_view reason) ABSL_LOCKS_EXCLUDED(mu_);
+  // The session was deleted (`agent rm` by `by_client`): attached clients get SessionRemoved,
+  // then their streams end (OK); later commands are NotFound. Then Shutdown.
+  void Remove(const std::string& by_client) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends the attached clients' streams with `status` after what they were sent (the daemon
+  // is stopping).
+  void EndStreams(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   int attached_clients() const ABSL_LOCKS_EXCLUDED(mu_);
   // The instruction files in the system message (session_context.cc).
@@ -161,6 +187,7 @@ class Session : private ToolDispatch::Host {
     std::string text;
     std::string client;
     PromptExpansion expansion;
+    agent::v1::ClientSettings settings;  // what the sending client set
   };
   struct Client {
     Subscriber* sub;
@@ -170,7 +197,7 @@ class Session : private ToolDispatch::Host {
   class TurnSink;
 
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
-          SessionDeps deps, SessionLock lock);
+          SessionDeps deps, SessionLock lock, bool answered);
 
   // ---- session_turn.cc: the turn loop (turn thread) ----
   // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
@@ -233,6 +260,9 @@ class Session : private ToolDispatch::Host {
   // written when a turn starts and ends, and a load recounts what it may have missed.
   enum class Save { kAll, kTranscriptOnly, kMetaOnly };
   void SaveLocked(Save what = Save::kAll) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes the files of a session the model never answered once it is idle and detached
+  // (see Create); it stays discarded.
+  void DiscardIfUnansweredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Event SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -253,8 +283,12 @@ class Session : private ToolDispatch::Host {
 
   mutable agent::Mutex mu_;
   SessionMeta meta_ ABSL_GUARDED_BY(mu_);
+  // Loaded, forked, or the model started answering: kept even when nobody is attached.
+  bool answered_ ABSL_GUARDED_BY(mu_);
+  bool discarded_ ABSL_GUARDED_BY(mu_) = false;
   Transcript transcript_ ABSL_GUARDED_BY(mu_);
   SessionSettings settings_ ABSL_GUARDED_BY(mu_);
+  TurnSettings turn_ ABSL_GUARDED_BY(mu_);  // of the running turn (set when it begins)
   EventLog log_ ABSL_GUARDED_BY(mu_);
   ApprovalGate gate_ ABSL_GUARDED_BY(mu_);
   std::deque<QueuedPrompt> queue_ ABSL_GUARDED_BY(mu_);
@@ -262,6 +296,7 @@ class Session : private ToolDispatch::Host {
   bool in_turn_ ABSL_GUARDED_BY(mu_) = false;  // it took a prompt and has not ended its turn
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool removed_ ABSL_GUARDED_BY(mu_) = false;
   std::string partial_text_ ABSL_GUARDED_BY(mu_);
   std::string partial_reasoning_ ABSL_GUARDED_BY(mu_);
   std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);

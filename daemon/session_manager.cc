@@ -37,6 +37,13 @@ ModelSettings FromProto(const v1::ModelConfig& m) {
   return s;
 }
 
+// How many deleted ids Find still names as removed.
+constexpr size_t kRememberRemoved = 256;
+
+absl::Status StoppingError() {
+  return absl::UnavailableError("agentd is shutting down; run agent again to start it anew");
+}
+
 bool UnloadsIdle(const SessionManagerOptions& o) {
   return o.idle_unload > absl::ZeroDuration() && o.idle_unload != absl::InfiniteDuration();
 }
@@ -113,6 +120,10 @@ std::vector<std::string> SessionManager::Projects() const {
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     const v1::CreateSessionRequest& req) {
+  {
+    agent::MutexLock l(&mu_);
+    if (shut_down_) return StoppingError();
+  }
   // The daemon's own working directory means nothing to a client: a relative path is an
   // error, never resolved against it.
   if (req.workdir().empty() || req.workdir()[0] != '/') {
@@ -130,6 +141,8 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   settings.policy =
       req.policy() == v1::POLICY_MODE_UNSPECIFIED ? v1::POLICY_MODE_ASK : req.policy();
   settings.max_steps = req.max_steps();
+  settings.client = req.settings();
+  settings.cwd = req.cwd();
   auto s = Session::Create(workdir, std::move(settings), req.title(), deps_);
   if (!s.ok()) return s.status();
   (*s)->SetToolEnvironment(req.tool_env());  // before any client can find it
@@ -172,12 +185,22 @@ absl::StatusOr<std::pair<std::string, std::string>> SessionManager::Resolve(
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(const std::string& id_or_prefix) {
   {
     agent::MutexLock l(&mu_);
+    if (shut_down_) return StoppingError();
     if (auto it = sessions_.find(id_or_prefix); it != sessions_.end() && it->second.session) {
-      it->second.last_used = Now();
-      return it->second.session;
+      if (!it->second.session->discarded()) {
+        it->second.last_used = Now();
+        return it->second.session;
+      }
+      sessions_.erase(it);  // its files are gone: Resolve below says it is not there
     }
   }
   auto where = Resolve(id_or_prefix);
+  if (absl::IsNotFound(where.status())) {
+    agent::MutexLock l(&mu_);
+    for (const std::string& gone : removed_) {
+      if (absl::StartsWith(gone, id_or_prefix)) return RemovedError(gone);
+    }
+  }
   if (!where.ok()) return where.status();
   return LoadOrJoin(where->first, where->second);
 }
@@ -294,7 +317,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Fork(const std::string&
   return *s;
 }
 
-absl::Status SessionManager::Delete(const std::string& id) {
+absl::Status SessionManager::Delete(const std::string& id, const std::string& by_client) {
   auto s = Find(id);
   if (!s.ok()) return s.status();
   std::string full = (*s)->id();
@@ -305,8 +328,10 @@ absl::Status SessionManager::Delete(const std::string& id) {
     if (auto it = sessions_.find(full); it != sessions_.end() && it->second.session == *s) {
       sessions_.erase(it);
     }
+    removed_.push_back(full);
+    if (removed_.size() > kRememberRemoved) removed_.pop_front();
   }
-  (*s)->Shutdown("the session was deleted");
+  (*s)->Remove(by_client);
   return DeleteSessionFiles(workdir, full);
 }
 
@@ -314,11 +339,13 @@ void SessionManager::ShutdownAll() {
   std::vector<std::shared_ptr<Session>> sessions;
   {
     agent::MutexLock l(&mu_);
+    shut_down_ = true;
     for (auto& [id, slot] : sessions_) {
       if (slot.session) sessions.push_back(slot.session);
     }
   }
   for (auto& s : sessions) s->Shutdown("interrupted: the daemon stopped");
+  for (auto& s : sessions) s->EndStreams(StoppingError());
 }
 
 int SessionManager::loaded_count() const {

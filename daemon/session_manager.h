@@ -13,6 +13,7 @@
 // that id only (they share its result), never another id. Lock order: `mu_`, then a session's.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <future>
 #include <map>
@@ -61,14 +62,19 @@ class SessionManager {
   // listed with load_error set instead of failing the call.
   std::vector<agent::v1::Session> List(const std::string& workdir, bool all);
   absl::StatusOr<std::shared_ptr<Session>> Fork(const std::string& id, int at_message);
-  absl::Status Delete(const std::string& id);
-  // Ends every turn cleanly (sealed, saved).
+  // Refuses a running session (FailedPrecondition). Attached clients are told (Session::Remove)
+  // and later lookups of the id are NotFound saying it was removed.
+  absl::Status Delete(const std::string& id, const std::string& by_client = "");
+  // Ends every turn cleanly (sealed, saved), then the attached clients' streams (Unavailable);
+  // later Create and Find are Unavailable.
   void ShutdownAll();
 
   // Unloads the sessions idle and detached for `idle_unload`; returns how many. The sweep
   // thread calls it; tests with a fake clock call it directly.
   int SweepIdle() ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The daemon's defaults (its environment, then config.json).
+  const Config& config() const { return deps_.config; }
   int loaded_count() const;
   // The problems that stop gated tools in loaded sessions (broken rule files), without repeats.
   std::vector<std::string> RuleProblems() const;
@@ -107,6 +113,8 @@ class SessionManager {
   mutable agent::Mutex mu_;
   std::map<std::string, Slot> sessions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> projects_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::string> removed_ ABSL_GUARDED_BY(mu_);  // recently deleted ids, bounded
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   agent::CondVar stop_cv_;  // wakes the sweep thread to stop
   std::thread sweeper_;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/paths.h"
 #include "daemon/compactor.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/llm/request_builder.h"
@@ -31,16 +32,19 @@ class Session::TurnSink : public llm::StreamSink {
   explicit TurnSink(Session* s) : s_(s) {}
   void OnText(std::string_view text) override {
     SessionMutexLock l(&s_->mu_);
+    s_->answered_ = true;  // the model answers: the session is kept from here on
     s_->partial_text_.append(text);
     s_->Emit(events::TextDelta(text));
   }
   void OnReasoning(std::string_view text) override {
     SessionMutexLock l(&s_->mu_);
+    s_->answered_ = true;
     s_->partial_reasoning_.append(text);
     s_->Emit(events::ReasoningDelta(text));
   }
   void OnToolCallStarted(std::string_view id, std::string_view name) override {
     SessionMutexLock l(&s_->mu_);
+    s_->answered_ = true;
     s_->Emit(events::ToolCallStarted(id, name));
   }
   void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override {
@@ -87,6 +91,9 @@ bool Session::BeginTurnLocked() {
   in_turn_ = true;
   cancelled_ = false;
   tally_ = events::TurnTally{"", NowMs(), 0};
+  v1::ClientSettings session = settings_.client;
+  if (session.max_steps() <= 0) session.set_max_steps(settings_.max_steps);
+  turn_ = ResolveTurnSettings(prompt.settings, session, deps_.config);
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
   // Cannot fail: turns end with nothing pending.
   (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
@@ -113,6 +120,7 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
   // must find the session free, not still winding down.
   if (queue_.empty() || shutting_down_) {
     running_ = false;
+    DiscardIfUnansweredLocked();  // a script's prompt that got no answer, nobody attached
     return false;
   }
   return true;
@@ -123,11 +131,14 @@ llm::ModelRequest Session::BuildRequestLocked() const {
   req.settings = settings_.model;
   req.messages = transcript_.messages();
   req.tools = deps_.tools->Schemas();
+  req.connect_timeout_ms = turn_.connect_timeout_ms;
+  req.idle_timeout_ms = turn_.idle_timeout_ms;
+  req.max_attempts = turn_.max_attempts;
   return req;
 }
 
 bool Session::ShouldCompactLocked() const {
-  const Config& c = deps_.config;
+  const TurnSettings& c = turn_;
   if (c.compact_at_chars > 0 &&
       static_cast<int64_t>(transcript_.CharCount()) > c.compact_at_chars) {
     return true;
@@ -139,7 +150,7 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
   int max_steps;
   {
     SessionMutexLock l(&mu_);
-    max_steps = settings_.max_steps > 0 ? settings_.max_steps : deps_.config.max_steps;
+    max_steps = turn_.max_steps;
   }
   for (int step = 0; step < max_steps; ++step) {
     if (cancelled_) return v1::TURN_OUTCOME_CANCELLED;
@@ -210,6 +221,7 @@ bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error
   }
   partial_text_.clear();
   partial_reasoning_.clear();
+  answered_ = true;
   meta_.tool_calls += static_cast<int64_t>(reply.tool_calls.size());
   RecordUsageLocked(reply);
   SaveLocked(Save::kTranscriptOnly);
@@ -229,11 +241,16 @@ tools::ToolContext Session::MakeContext(const std::string& call_id) {
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
-  ctx.default_timeout_s = deps_.config.bash_timeout_s;
+  std::string cwd;
   {
     SessionMutexLock l(&mu_);
+    cwd = meta_.cwd;
+    ctx.default_timeout_s = turn_.bash_timeout_s;
     ctx.env = settings_.tool_env;
   }
+  // Checked again at each use: the directory may be gone, and a loaded meta file is
+  // repository content.
+  ctx.cwd = DirectoryInside(workdir_, cwd);
   ctx.on_output = [this, call_id](std::string_view chunk, bool is_stderr) {
     SessionMutexLock l(&mu_);
     Emit(events::ToolOutput(call_id, chunk, is_stderr));
@@ -269,6 +286,7 @@ absl::StatusOr<int> Session::CompactNow() {
   Json messages = Json::array();
   size_t cut;
   ModelSettings model;
+  std::string cwd;
   {
     SessionMutexLock l(&mu_);
     cut = transcript_.CutPoint();
@@ -279,9 +297,10 @@ absl::StatusOr<int> Session::CompactNow() {
       messages.push_back(transcript_.messages()[i]);
     }
     model = settings_.model;
+    cwd = meta_.cwd;
   }
   // Instruction files edited since the session began reach it now.
-  BuiltSystemPrompt prompt = BuildPrompt(workdir_, /*cwd=*/"", *deps_.clock);
+  BuiltSystemPrompt prompt = BuildPrompt(workdir_, DirectoryInside(workdir_, cwd), *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
   SessionMutexLock l(&mu_);
   if (!summary.ok()) {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@ Json SessionMeta::ToJson() const {
               {"title", title},
               {"model", model},
               {"parent_id", parent_id},
+              {"cwd", cwd},
               {"created_unix_ms", created_unix_ms},
               {"updated_unix_ms", updated_unix_ms},
               {"message_count", message_count},
@@ -42,6 +44,7 @@ SessionMeta SessionMeta::FromJson(const Json& j) {
   m.title = GetString(j, "title");
   m.model = GetString(j, "model");
   m.parent_id = GetString(j, "parent_id");
+  m.cwd = GetString(j, "cwd");
   m.created_unix_ms = GetInt(j, "created_unix_ms");
   m.updated_unix_ms = GetInt(j, "updated_unix_ms");
   m.message_count = GetInt(j, "message_count");
@@ -70,6 +73,17 @@ absl::StatusOr<DirFd> OpenSessionsDir(const std::string& workdir, bool create) {
   ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, create));
   ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", create));
   return agent_dir.OpenSubdir("sessions", create);
+}
+
+// `.agent/.gitignore`, added when missing (never replaced: the user may have edited it), so
+// that `git add -A` leaves transcripts out while settings.json stays committable.
+void EnsureAgentGitignore(const DirFd& agent_dir) {
+  struct stat st;
+  if (::fstatat(agent_dir.fd(), ".gitignore", &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
+    return;
+  }
+  // Best effort: a project where it cannot be written still works.
+  (void)WriteFileAtomically(agent_dir, ".gitignore", kAgentGitignore, Durability::kUnsynced);
 }
 
 absl::Status WriteSessionFile(const std::string& workdir, const std::string& name,
@@ -174,6 +188,12 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
 
 absl::StatusOr<SessionLock> SessionLock::Acquire(const std::string& workdir,
                                                  const std::string& id) {
+  {
+    // Once per session kept, which is when `.agent/sessions` gets its first files.
+    ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, /*create=*/true));
+    ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", /*create=*/true));
+    EnsureAgentGitignore(agent_dir);
+  }
   ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
   const std::string name = id + ".lock";
   ASSIGN_OR_RETURN(const int fd, dir.OpenFile(name, O_RDWR | O_CREAT));

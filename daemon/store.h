@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,6 +27,7 @@ struct SessionMeta {
   std::string title;
   std::string model;
   std::string parent_id;
+  std::string cwd;  // where tools run, inside workdir; empty: workdir
   int64_t created_unix_ms = 0;
   int64_t updated_unix_ms = 0;
   int64_t message_count = 0;
@@ -39,6 +41,11 @@ struct SessionMeta {
   Json ToJson() const;
   static SessionMeta FromJson(const Json& j);
 };
+
+// What `.agent/.gitignore` holds when the daemon adds it (SessionLock::Acquire, when missing).
+inline constexpr std::string_view kAgentGitignore =
+    "# Added by agentd: session transcripts stay out of commits; settings stay committable.\n"
+    "sessions/\n";
 
 std::string SessionsDir(const std::string& workdir);
 std::string TranscriptPath(const std::string& workdir, const std::string& id);
@@ -64,7 +71,7 @@ std::vector<std::string> ListSessionIds(const std::string& workdir);
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id);
 
 // An exclusive advisory lock on <id>.lock, held while the object lives. FailedPrecondition
-// when another process holds it.
+// when another process holds it. Acquire also adds `.agent/.gitignore` when it is missing.
 class SessionLock {
  public:
   static absl::StatusOr<SessionLock> Acquire(const std::string& workdir, const std::string& id);

@@ -7,6 +7,7 @@
 // SseParser and the events to the StreamAssembler, and abandons a transfer as soon as the
 // stream failed (an in-stream error, a cap) so that a server cannot keep us reading.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <memory>
 #include <random>
@@ -140,8 +141,12 @@ class CurlModelClient : public ModelClient {
     absl::StatusOr<WireRequest> wire = BuildWireRequest(request);
     if (!wire.ok()) return wire.status();
     if (absl::Status s = OpenHandles(); !s.ok()) return s;
+    active_ = options_;
+    if (request.connect_timeout_ms > 0) active_.connect_timeout_ms = request.connect_timeout_ms;
+    if (request.idle_timeout_ms > 0) active_.idle_timeout_ms = request.idle_timeout_ms;
+    if (request.max_attempts > 0) active_.max_attempts = request.max_attempts;
 
-    const int max_attempts = std::max(1, options_.max_attempts);
+    const int max_attempts = std::max(1, active_.max_attempts);
     for (int attempt = 1;; ++attempt) {
       Attempt a(MakeStreamAssembler(wire->provider, sink, options_.max_reply_bytes),
                 options_.max_event_bytes, curl_, easy_);
@@ -151,6 +156,7 @@ class CurlModelClient : public ModelClient {
       AttemptOutcome outcome;
       outcome.transport_error = code != CURLE_OK;
       outcome.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+      outcome.connection_refused = code == CURLE_COULDNT_CONNECT && OsErrno() == ECONNREFUSED;
       outcome.transport_message = error_buf_[0] ? error_buf_ : curl_->easy_strerror(code);
       outcome.http_status = static_cast<int>(a.status);
       outcome.streamed = a.streaming;
@@ -192,6 +198,13 @@ class CurlModelClient : public ModelClient {
     return absl::OkStatus();
   }
 
+  // The errno of the last connect, as libcurl saw it.
+  long OsErrno() const {
+    long err = 0;
+    curl_->easy_getinfo(easy_, CURLINFO_OS_ERRNO, &err);
+    return err;
+  }
+
   // Sleeps for `ms`, waking early for a cancel; false when cancelled.
   static bool Wait(int64_t ms, const std::atomic<bool>* cancelled) {
     auto until = Clock::now() + std::chrono::milliseconds(ms);
@@ -220,7 +233,7 @@ class CurlModelClient : public ModelClient {
     curl_->easy_setopt(easy_, CURLOPT_HEADERDATA, a);
     curl_->easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buf_);
     curl_->easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS,
-                       static_cast<long>(options_.connect_timeout_ms));
+                       static_cast<long>(active_.connect_timeout_ms));
     curl_->easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
     curl_->easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_->easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "");
@@ -249,9 +262,9 @@ class CurlModelClient : public ModelClient {
         aborted = true;
         break;
       }
-      if (Clock::now() - a->last_byte > std::chrono::milliseconds(options_.idle_timeout_ms)) {
+      if (Clock::now() - a->last_byte > std::chrono::milliseconds(active_.idle_timeout_ms)) {
         result = CURLE_OPERATION_TIMEDOUT;
-        std::snprintf(error_buf_, sizeof error_buf_, "no data for %d ms", options_.idle_timeout_ms);
+        std::snprintf(error_buf_, sizeof error_buf_, "no data for %d ms", active_.idle_timeout_ms);
         aborted = true;
         break;
       }
@@ -265,6 +278,7 @@ class CurlModelClient : public ModelClient {
   }
 
   TransportOptions options_;
+  TransportOptions active_;  // options_ with the current request's settings over them
   const CurlLibrary* curl_ = nullptr;
   CURL* easy_ = nullptr;
   CURLM* multi_ = nullptr;

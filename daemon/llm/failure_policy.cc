@@ -1,5 +1,9 @@
 #include "daemon/llm/failure_policy.h"
 
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/llm/error_text.h"
 #include "daemon/llm/retry_policy.h"
@@ -36,6 +40,26 @@ FailureDecision ClassifyStreamFailure(const AttemptOutcome& o, int attempt, uint
 
 }  // namespace
 
+bool IsLoopbackUrl(std::string_view url) {
+  size_t start = url.find("://");
+  start = start == std::string_view::npos ? 0 : start + 3;
+  std::string_view rest = url.substr(start);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (size_t at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
+  std::string_view host = rest;
+  if (!host.empty() && host.front() == '[') {
+    host = host.substr(
+        1, host.find(']') == std::string_view::npos ? host.size() - 1 : host.find(']') - 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  const std::string h = absl::AsciiStrToLower(std::string(host));
+  if (h == "localhost" || h == "::1" || absl::EndsWith(h, ".localhost")) return true;
+  // 127.0.0.0/8 as an address, not a name that starts like one (127.0.0.1.example.com).
+  return absl::StartsWith(h, "127.") && std::count(h.begin(), h.end(), '.') == 3 &&
+         h.find_first_not_of("0123456789.") == std::string::npos;
+}
+
 absl::Status HttpErrorStatus(int status, std::string_view message) {
   std::string text = absl::StrCat("API ", status, ": ", std::string(message));
   switch (status) {
@@ -60,6 +84,11 @@ absl::Status HttpErrorStatus(int status, std::string_view message) {
 FailureDecision ClassifyFailure(const AttemptOutcome& o, std::string_view url, int attempt,
                                 absl::Time now, uint64_t jitter_seed) {
   if (o.streamed) return ClassifyStreamFailure(o, attempt, jitter_seed);
+  if (o.transport_error && o.body.empty() && o.connection_refused && IsLoopbackUrl(url)) {
+    return Decide(FailureAction::kFailNow,
+                  absl::UnavailableError(absl::StrCat("nothing listens on ", std::string(url), ": ",
+                                                      o.transport_message)));
+  }
   if (o.transport_error && o.body.empty()) {
     // Nothing came back: the server is unreachable, or went silent before answering.
     return Decide(

@@ -11,6 +11,9 @@
 //   - kUnavailable (an in-stream overload or server error, a cut or incomplete stream): retry
 //     after BackoffMs;
 //   - anything else (an in-stream request error, a malformed chunk): fail now;
+// - a refused connection to a loopback host (`connection_refused`, IsLoopbackUrl): fail now,
+//   kUnavailable "nothing listens on <url>": a local server that is not running does not come
+//   up within the backoff, and the user is waiting; remote hosts are retried as below;
 // - no answer at all (a transport error and no body): kUnavailable "cannot reach <url>: ..."
 //   ("no answer from" after a timeout), retried after BackoffMs;
 // - a 200 that is JSON, not a stream: fail now (kUnavailable, with the start of the body);
@@ -32,12 +35,13 @@ namespace agent::daemon::llm {
 
 // What one failed attempt ended with, as the transport saw it.
 struct AttemptOutcome {
-  bool transport_error = false;   // libcurl ended the transfer with an error
-  bool timed_out = false;         // ... a connect or idle timeout
-  std::string transport_message;  // libcurl's text for it ("Connection refused", ...)
-  int http_status = 0;            // 0: no response
-  bool streamed = false;          // a 200 event stream went to the parser
-  std::string body;               // a non-stream body (an error, as JSON), capped
+  bool transport_error = false;     // libcurl ended the transfer with an error
+  bool timed_out = false;           // ... a connect or idle timeout
+  bool connection_refused = false;  // ... the host answered the connect with a reset (ECONNREFUSED)
+  std::string transport_message;    // libcurl's text for it ("Connection refused", ...)
+  int http_status = 0;              // 0: no response
+  bool streamed = false;            // a 200 event stream went to the parser
+  std::string body;                 // a non-stream body (an error, as JSON), capped
   std::vector<std::pair<std::string, std::string>> headers;  // of the response
   // Streamed only: why the stream gave no reply (in-stream error, cap, malformed chunk, cut
   // or incomplete stream), and whether output had reached the sink.
@@ -58,6 +62,9 @@ struct FailureDecision {
 // `jitter_seed` feed the retry delay (retry_policy.h).
 FailureDecision ClassifyFailure(const AttemptOutcome& outcome, std::string_view url, int attempt,
                                 absl::Time now, uint64_t jitter_seed);
+
+// Whether `url`'s host is this machine: localhost, 127.0.0.0/8 or [::1].
+bool IsLoopbackUrl(std::string_view url);
 
 // "API <status>: <message>" with the code a caller can act on: 400/413/422 InvalidArgument,
 // 401 Unauthenticated, 402/403 PermissionDenied, 404 NotFound, 429 ResourceExhausted, others

@@ -21,6 +21,11 @@ struct ModelRequest {
   ModelSettings settings;
   Json messages = Json::array();  // OpenAI shape, valid by the one rule
   Json tools = Json::array();     // OpenAI function schemas
+  // The sending client's transport settings for this request; 0: the client's own
+  // TransportOptions.
+  int connect_timeout_ms = 0;
+  int idle_timeout_ms = 0;
+  int max_attempts = 0;
 };
 
 struct TransportOptions {

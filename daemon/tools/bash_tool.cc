@@ -60,7 +60,7 @@ class BashTool : public Tool {
 
     SubprocessOptions options;
     options.command = std::move(command);
-    options.cwd = ctx.workdir;
+    options.cwd = ctx.cwd.empty() ? ctx.workdir : ctx.cwd;
     options.env = ctx.env;  // empty: the minimal environment, never the daemon's
     options.timeout = std::chrono::seconds(timeout_s);
     options.cancelled = ctx.cancelled;

@@ -21,6 +21,8 @@ class FileTracker;
 struct ToolContext {
   // The session's working directory, absolute and canonical. Every path is kept inside it.
   std::string workdir;
+  // Where commands (bash) run: a directory inside `workdir` (Session.cwd). Empty: workdir.
+  std::string cwd;
   // Hashes of files the agent read, to refuse overwriting a file changed since.
   FileTracker* files = nullptr;
   // Set by Cancel; a long-running tool stops promptly when it turns true.

@@ -82,11 +82,23 @@ TEST_F(ConfigTest, TheEnvironmentOverridesTheFile) {
   ASSERT_THAT(c, IsOk());
   EXPECT_EQ(c->model.base_url, "http://env");
   EXPECT_EQ(c->model.model, "env-model");
-  EXPECT_EQ(c->model.api_key, "file-key");    // not in the environment
-  EXPECT_EQ(c->model.provider, "anthropic");  // not in the environment
+  // The file's key and provider belong to the file's URL, not to the one the environment names.
+  EXPECT_EQ(c->model.api_key, "");
+  EXPECT_EQ(c->model.provider, "openai");
   EXPECT_EQ(c->max_steps, 3);
   EXPECT_EQ(c->idle_timeout_ms, 500);
   EXPECT_EQ(c->bash_timeout_s, 9);
+}
+
+TEST_F(ConfigTest, TheFilesKeyStaysWithTheFilesUrl) {
+  WriteFile(ConfigFile(), R"({"base_url": "http://file/v1", "api_key": "file-key",
+    "provider": "anthropic"})");
+  env_.Set("AGENT_BASE_URL", "http://file/v1/");
+  env_.Set("AGENT_MODEL", "env-model");
+  auto c = LoadConfig();
+  ASSERT_THAT(c, IsOk());
+  EXPECT_EQ(c->model.api_key, "file-key");
+  EXPECT_EQ(c->model.provider, "anthropic");
 }
 
 TEST_F(ConfigTest, NegativeNumbersInTheEnvironmentAreIgnored) {
@@ -124,6 +136,38 @@ TEST(MergeModelSettings, FillsOnlyEmptyFieldsThenDerivesTheProvider) {
   EXPECT_EQ(m.provider, "anthropic");
   fallback.provider = "openai";
   EXPECT_EQ(MergeModelSettings(primary, fallback).provider, "openai");
+}
+
+TEST(MergeModelSettings, AnotherEndpointNeverGetsTheFallbacksKey) {
+  ModelSettings fallback{.base_url = "https://api.anthropic.com/v1",
+                         .api_key = "anthropic-key",
+                         .model = "claude",
+                         .provider = "anthropic"};
+  ModelSettings primary;
+  primary.base_url = "http://127.0.0.1:8080/v1";
+  ModelSettings m = MergeModelSettings(primary, fallback);
+  EXPECT_EQ(m.base_url, "http://127.0.0.1:8080/v1");
+  EXPECT_EQ(m.api_key, "");
+  EXPECT_EQ(m.provider, "openai");  // from its own URL, not the other server's
+  // The same endpoint (up to a trailing slash) keeps the fallback's key.
+  primary.base_url = "https://api.anthropic.com/v1/";
+  EXPECT_EQ(MergeModelSettings(primary, fallback).api_key, "anthropic-key");
+  // A key configured without a URL is a general one.
+  fallback.base_url = "";
+  primary.base_url = "http://127.0.0.1:8080/v1";
+  EXPECT_EQ(MergeModelSettings(primary, fallback).api_key, "anthropic-key");
+}
+
+TEST(IsPerClientSetting, CoversTheSettingsEachClientSends) {
+  for (const char* name :
+       {"AGENT_BASE_URL", "AGENT_MODEL", "AGENT_PROVIDER", "AGENT_API_KEY", "AGENT_MAX_STEPS",
+        "AGENT_MAX_ATTEMPTS", "AGENT_COMPACT_AT", "AGENT_CONTEXT_TOKENS", "AGENT_IDLE_TIMEOUT_MS",
+        "AGENT_CONNECT_TIMEOUT_MS", "AGENT_BASH_TIMEOUT"}) {
+    EXPECT_TRUE(IsPerClientSetting(name)) << name;
+  }
+  for (const char* name : {"AGENT_SOCKET", "AGENT_SESSION_IDLE_UNLOAD_S", "PATH", "AGENT_BASE"}) {
+    EXPECT_FALSE(IsPerClientSetting(name)) << name;
+  }
 }
 
 }  // namespace

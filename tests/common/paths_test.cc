@@ -105,5 +105,25 @@ TEST(AbsolutePath, IsAbsoluteAndLexicallyNormal) {
   EXPECT_EQ(AbsolutePath("."), here);
 }
 
+TEST(DirectoryInside, KeepsADirectoryOfTheProjectElseTheProject) {
+  TempDir t;
+  const std::string root = t.Join("project");
+  ASSERT_EQ(::mkdir(root.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((root + "/sub").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(t.Join("project-other").c_str(), 0700), 0);
+  WriteFile(root + "/file", "x");
+  ASSERT_EQ(::symlink("/tmp", (root + "/out").c_str()), 0);
+  EXPECT_EQ(DirectoryInside(root, root + "/sub"), root + "/sub");
+  EXPECT_EQ(DirectoryInside(root, root + "/sub/../sub/"), root + "/sub");
+  EXPECT_EQ(DirectoryInside(root, root), root);
+  EXPECT_EQ(DirectoryInside(root, ""), root);
+  EXPECT_EQ(DirectoryInside(root, "sub"), root);                    // relative
+  EXPECT_EQ(DirectoryInside(root, root + "/missing"), root);        // not there
+  EXPECT_EQ(DirectoryInside(root, root + "/file"), root);           // not a directory
+  EXPECT_EQ(DirectoryInside(root, root + "/out"), root);            // leads outside
+  EXPECT_EQ(DirectoryInside(root, t.Join("project-other")), root);  // a prefix only
+  EXPECT_EQ(DirectoryInside(root, "/"), root);
+}
+
 }  // namespace
 }  // namespace agent

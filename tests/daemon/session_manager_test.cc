@@ -68,13 +68,24 @@ class SessionManagerTest : public ::testing::Test {
     return *manager_;
   }
 
+  // A session the model answered once, so it is kept on disk.
   std::string NewSession(SessionManager& m) {
+    auto s = NewUnansweredSession(m);
+    if (!s) return "";
+    Recorder rec;
+    s->Attach(&rec, "t", false, "", 0);
+    EXPECT_TRUE(s->SendPrompt("hi", "t").ok());
+    EXPECT_TRUE(rec.WaitTurnEnded());
+    s->Detach(&rec);
+    return s->id();
+  }
+  std::shared_ptr<Session> NewUnansweredSession(SessionManager& m) {
     v1::CreateSessionRequest req;
     req.set_workdir(workdir_);
     req.set_policy(v1::POLICY_MODE_YES);
     auto s = m.Create(req);
     EXPECT_TRUE(s.ok()) << s.status();
-    return s.ok() ? (*s)->id() : "";
+    return s.ok() ? *s : nullptr;
   }
   // Sessions saved by a manager that is gone: on disk, not loaded.
   std::vector<std::string> SavedSessions(int n) {
@@ -289,6 +300,87 @@ TEST_F(SessionManagerTest, FailedLoadLeavesNoEntryAndIsTriedAgain) {
   EXPECT_EQ(again.status().code(), r.status().code());
   EXPECT_EQ(loads.load(), 2);
   manager_.reset();
+}
+
+TEST_F(SessionManagerTest, ASessionTheModelNeverAnsweredIsGoneOnceItsClientLeaves) {
+  SessionManager& m = Start(ManualOptions());
+  std::shared_ptr<Session> s = NewUnansweredSession(m);
+  ASSERT_TRUE(s);
+  const std::string id = s->id();
+  const std::string transcript = workdir_ + "/.agent/sessions/" + id + ".json";
+  script_->Add(absl::UnavailableError("nothing listens on http://127.0.0.1:9/v1"));
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  ASSERT_TRUE(s->SendPrompt("hi", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  // The client still at its prompt keeps it: listed, and another prompt may still get through.
+  EXPECT_TRUE(std::filesystem::exists(transcript));
+  EXPECT_TRUE(Listed(m, id));
+  s->Detach(&rec);
+  EXPECT_FALSE(std::filesystem::exists(transcript));
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/sessions/" + id + ".lock"));
+  EXPECT_FALSE(Listed(m, id));
+  EXPECT_TRUE(absl::IsNotFound(m.Find(id).status()));
+  EXPECT_TRUE(absl::IsNotFound(s->SendPrompt("again", "t").status()));
+}
+
+TEST_F(SessionManagerTest, AnUnansweredPromptWithNobodyAttachedLeavesNoSession) {
+  SessionManager& m = Start(ManualOptions());
+  std::shared_ptr<Session> s = NewUnansweredSession(m);
+  ASSERT_TRUE(s);
+  script_->Add(absl::UnavailableError("nothing listens on http://127.0.0.1:9/v1"));
+  Recorder watcher;  // attached and gone again before the prompt, as a script may be
+  s->Attach(&watcher, "w", false, "", 0);
+  s->Detach(&watcher);
+  EXPECT_TRUE(s->discarded());  // an empty one-shot: nothing was ever asked
+  EXPECT_FALSE(Listed(m, s->id()));
+}
+
+TEST_F(SessionManagerTest, AnAnsweredSessionStaysWhenItsClientLeaves) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);  // answered once, detached
+  EXPECT_TRUE(Listed(m, id));
+  EXPECT_TRUE(m.Find(id).ok());
+}
+
+TEST_F(SessionManagerTest, DeletingAnAttachedSessionTellsItsClientsAndEndsTheirStreams) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  auto s = m.Find(id);
+  ASSERT_TRUE(s.ok());
+  Recorder rec;
+  (*s)->Attach(&rec, "viewer", false, "", 0);
+  ASSERT_TRUE(m.Delete(id, "remover").ok());
+  auto removed = rec.WaitFor([](const v1::Event& e) { return e.has_session_removed(); });
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->session_removed().client_name(), "remover");
+  ASSERT_TRUE(rec.WaitEnded());
+  EXPECT_TRUE(rec.end_status().ok()) << rec.end_status();
+  EXPECT_EQ(rec.events().back()->kind_case(), v1::Event::kSessionRemoved);
+  // Commands to it now say what happened.
+  auto gone = m.Find(id);
+  EXPECT_TRUE(absl::IsNotFound(gone.status()));
+  EXPECT_NE(gone.status().message().find("was removed"), absl::string_view::npos);
+  auto prompt = (*s)->SendPrompt("hi", "viewer");
+  EXPECT_TRUE(absl::IsNotFound(prompt.status()));
+  (*s)->Detach(&rec);
+}
+
+TEST_F(SessionManagerTest, ShutdownEndsTheStreamsAndRefusesNewWork) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  auto s = m.Find(id);
+  ASSERT_TRUE(s.ok());
+  Recorder rec;
+  (*s)->Attach(&rec, "viewer", false, "", 0);
+  m.ShutdownAll();
+  ASSERT_TRUE(rec.WaitEnded());
+  EXPECT_TRUE(absl::IsUnavailable(rec.end_status())) << rec.end_status();
+  EXPECT_TRUE(absl::IsUnavailable(m.Find(id).status()));
+  v1::CreateSessionRequest req;
+  req.set_workdir(workdir_);
+  EXPECT_TRUE(absl::IsUnavailable(m.Create(req).status()));
+  (*s)->Detach(&rec);
 }
 
 }  // namespace

@@ -395,6 +395,8 @@ TEST_F(SessionTest, PromptSentDuringACompactionIsAnsweredAfterIt) {
 
 TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
   auto s = NewSession();
+  Recorder owner;  // keeps the unanswered session while the observer comes and goes
+  s->Attach(&owner, "owner", false, "", 0);
   Recorder rec;
   s->Attach(&rec, "observer", /*read_only=*/true, "", 0);
   EXPECT_TRUE(absl::IsPermissionDenied(s->SendPrompt("hi", "observer").status()));
@@ -405,6 +407,7 @@ TEST_F(SessionTest, ReadOnlyObserverCannotPromptApproveOrCancel) {
   // Once it has left, the name is an ordinary client again.
   script_->Add(TextReply("ok"));
   EXPECT_TRUE(s->SendPrompt("hi", "observer").ok());
+  s->Detach(&owner);
 }
 
 TEST_F(SessionTest, AttachAfterSeqReplaysExactlyTheMissedEvents) {
@@ -466,6 +469,50 @@ TEST_F(SessionTest, StepLimitEndsTheTurnWithMaxSteps) {
   s->Detach(&rec);
 }
 
+TEST_F(SessionTest, ThePromptsOwnStepLimitWinsOverTheSessions) {
+  auto s = NewSession(v1::POLICY_MODE_YES, /*max_steps=*/50);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"slow_read", R"({"ms":0})"}}, "m"));
+  v1::ClientSettings one_step;
+  one_step.set_max_steps(1);
+  ASSERT_TRUE(s->SendPrompt("loop", "t", {}, {}, {}, one_step).ok());
+  EventPtr end = rec.WaitTurnEnded();
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_MAX_STEPS);
+  // A prompt that sets nothing runs with the session's limit again.
+  script_->Add(CallsReply({{"slow_read", R"({"ms":0})"}}, "n"));
+  script_->Add(TextReply("done"));
+  ASSERT_TRUE(s->SendPrompt("again", "t").ok());
+  end = rec.WaitTurnEnded(2);
+  ASSERT_TRUE(end);
+  EXPECT_EQ(end->turn_ended().outcome(), v1::TURN_OUTCOME_DONE);
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, ThePromptsTransportSettingsReachItsRequests) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(TextReply("a"));
+  script_->Add(TextReply("b"));
+  v1::ClientSettings sent;
+  sent.set_max_attempts(1);
+  sent.set_idle_timeout_ms(300);
+  sent.set_connect_timeout_ms(200);
+  ASSERT_TRUE(s->SendPrompt("one", "t", {}, {}, {}, sent).ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  ASSERT_TRUE(s->SendPrompt("two", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(2));
+  agent::MutexLock l(&script_->mu);
+  ASSERT_EQ(script_->transport.size(), 2u);
+  EXPECT_EQ(script_->transport[0], (std::vector<int>{200, 300, 1}));
+  Config daemon;  // the defaults: Deps() changes only max_steps
+  EXPECT_EQ(script_->transport[1], (std::vector<int>{daemon.connect_timeout_ms,
+                                                     daemon.idle_timeout_ms, daemon.max_attempts}));
+  s->Detach(&rec);
+}
+
 TEST_F(SessionTest, CallCutByTheOutputLimitIsAnsweredNotRun) {
   auto s = NewSession();
   Recorder rec;
@@ -478,6 +525,42 @@ TEST_F(SessionTest, CallCutByTheOutputLimitIsAnsweredNotRun) {
   ASSERT_TRUE(rec.WaitTurnEnded());
   EXPECT_FALSE(std::filesystem::exists(workdir_ + "/cut.txt"));
   EXPECT_THAT(DumpJson(SavedTranscript()), HasSubstr("cut at the output limit"));
+}
+
+TEST_F(SessionTest, ToolsRunInTheSessionsCwdWhichALoadKeeps) {
+  std::filesystem::create_directories(workdir_ + "/sub/dir");
+  SessionSettings settings;
+  settings.model.model = "fake";
+  settings.policy = v1::POLICY_MODE_YES;
+  settings.cwd = workdir_ + "/sub/dir";
+  auto created = Session::Create(workdir_, settings, "", Deps());
+  ASSERT_TRUE(created.ok()) << created.status();
+  session_ = *std::move(created);
+  created = absl::CancelledError("moved");  // the only reference is session_
+  EXPECT_EQ(session_->Info().cwd(), workdir_ + "/sub/dir");
+  Recorder rec;
+  session_->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"bash", R"({"command":"pwd"})"}}, "b"));
+  script_->Add(TextReply("done"));
+  ASSERT_TRUE(session_->SendPrompt("where", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  session_->Detach(&rec);
+  EXPECT_THAT(DumpJson(SavedTranscript()), HasSubstr(workdir_ + "/sub/dir\\n"));
+  const std::string id = session_->id();
+  session_.reset();
+  auto loaded = Session::Load(workdir_, id, SessionSettings{}, Deps());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  session_ = *loaded;
+  EXPECT_EQ(session_->Info().cwd(), workdir_ + "/sub/dir");
+}
+
+TEST_F(SessionTest, ACwdOutsideTheProjectFallsBackToTheProject) {
+  SessionSettings settings;
+  settings.cwd = "/tmp";
+  auto created = Session::Create(workdir_, settings, "", Deps());
+  ASSERT_TRUE(created.ok()) << created.status();
+  session_ = *created;
+  EXPECT_EQ(session_->Info().cwd(), "");
 }
 
 TEST_F(SessionTest, LoadSealsACallThatACrashLeftOpen) {

@@ -152,6 +152,29 @@ TEST_F(StoreTest, AppendCompactedAddsOneLinePerCompaction) {
   EXPECT_EQ(lines[1]["summary"], "second");
 }
 
+TEST_F(StoreTest, TheFirstLockAddsAGitignoreThatKeepsTranscriptsOutOfCommits) {
+  ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
+  const std::string text = ReadFile(workdir_.Join(".agent/.gitignore"));
+  EXPECT_EQ(text, kAgentGitignore);
+  EXPECT_THAT(text, HasSubstr("\nsessions/\n"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("\nsettings")));
+}
+
+TEST_F(StoreTest, AnExistingGitignoreIsKeptAsTheUserWroteIt) {
+  MakeSessionsDir();
+  WriteFile(workdir_.Join(".agent/.gitignore"), "mine\n");
+  ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
+  EXPECT_EQ(ReadFile(workdir_.Join(".agent/.gitignore")), "mine\n");
+}
+
+TEST_F(StoreTest, AGitignoreSymlinkIsNotWrittenThrough) {
+  MakeSessionsDir();
+  const std::string victim = Victim();
+  Plant(victim, workdir_.Join(".agent/.gitignore"));
+  ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+}
+
 TEST_F(StoreTest, ALockIsHeldOncePerSession) {
   auto first = SessionLock::Acquire(workdir(), "s1");
   ASSERT_THAT(first, IsOk());

@@ -43,10 +43,30 @@ class EventRecorder : public daemon::Subscriber {
     agent::MutexLock l(&mu_);
     return events_;
   }
+  // Subscriber::End: the stream would end here with `status`.
+  void End(const absl::Status& status) override {
+    agent::MutexLock l(&mu_);
+    ended_ = true;
+    end_status_ = status;
+    cv_.SignalAll();
+  }
+  // Waits (bounded) until End was called; false on timeout.
+  bool WaitEnded(absl::Duration timeout = absl::Seconds(20)) {
+    agent::MutexLock l(&mu_);
+    absl::Time deadline = absl::Now() + timeout;
+    while (!ended_ && absl::Now() < deadline) cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    return ended_;
+  }
+  absl::Status end_status() {
+    agent::MutexLock l(&mu_);
+    return end_status_;
+  }
 
  private:
   agent::Mutex mu_;
   std::vector<daemon::EventPtr> events_ ABSL_GUARDED_BY(mu_);
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status end_status_ ABSL_GUARDED_BY(mu_);
   agent::CondVar cv_;
 };
 

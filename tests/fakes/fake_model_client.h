@@ -19,6 +19,8 @@ struct FakeScript {
   agent::Mutex mu;
   std::deque<absl::StatusOr<daemon::llm::ModelReply>> replies ABSL_GUARDED_BY(mu);
   std::vector<Json> requests ABSL_GUARDED_BY(mu);  // the messages of every request
+  // Every request's transport settings: {connect_timeout_ms, idle_timeout_ms, max_attempts}.
+  std::vector<std::vector<int>> transport ABSL_GUARDED_BY(mu);
   // While set, Complete waits (for cancel tests) until cleared or cancelled.
   bool hold ABSL_GUARDED_BY(mu) = false;
   bool holding ABSL_GUARDED_BY(mu) = false;  // a request is waiting on `hold`
@@ -76,6 +78,8 @@ class FakeModelClient : public daemon::llm::ModelClient {
     {
       agent::MutexLock l(&script_->mu);
       script_->requests.push_back(request.messages);
+      script_->transport.push_back(
+          {request.connect_timeout_ms, request.idle_timeout_ms, request.max_attempts});
       script_->holding = true;
       script_->cv.SignalAll();
       // The cancel flag changes without the mutex, so look at it every few ms; bounded so a

@@ -133,7 +133,8 @@ class Stop(unittest.TestCase):
         self.assertEqual(env.agent("hello").returncode, 0)
         # An attached client makes the daemon's exit take longer than the socket's removal.
         watcher = env.popen_agent("attach", "-r")
-        self.addCleanup(watcher.wait, 30)
+        # It would wait 30 s for the daemon to come back (a restart); the test is done then.
+        self.addCleanup(lambda: (watcher.kill(), watcher.wait(30)))
         self.addCleanup(watcher.stderr.close)
         self.addCleanup(watcher.stdout.close)
         watcher.stdout.readline()

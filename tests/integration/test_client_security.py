@@ -124,7 +124,10 @@ class DaemonEnvironment(unittest.TestCase):
             names = {e.split(b"=", 1)[0].decode() for e in f.read().split(b"\0") if e}
         for secret in ("AGENT_API_KEY", "OPENAI_API_KEY", "FOO_TOKEN", "MY_Password"):
             self.assertNotIn(secret, names)
-        for kept in ("AGENT_SOCKET", "AGENT_MAX_STEPS", "HOME", "PATH", "XDG_STATE_HOME"):
+        # Settings each client sends stay with it: the daemon must not make them everyone's.
+        for per_client in ("AGENT_MAX_STEPS", "AGENT_BASE_URL", "AGENT_MODEL"):
+            self.assertNotIn(per_client, names)
+        for kept in ("AGENT_SOCKET", "HOME", "PATH", "XDG_STATE_HOME"):
             self.assertIn(kept, names)
 
 

@@ -146,6 +146,9 @@ class State:
         self.rejected = 0
         self.expect_failed = 0
         self.summary = None      # the script's "summary" reply, see load_summary
+        # GET /v1/models: these ids, or a 404 when None (POST /script {"models": ...}).
+        self.models = ["scripted-model"]
+        self.models_auth = []    # per GET /v1/models: which auth headers it carried
         self.summaries = 0
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
 
@@ -177,6 +180,7 @@ class State:
             "expect_failed": self.expect_failed,
             "replies_remaining": max(len(self.replies) - self.cursor, 0),
             "summaries": self.summaries,
+            "models_auth": self.models_auth,
         }
 
     def reset_stats(self):
@@ -879,9 +883,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 stats = st.stats()
             self.send_json(200, stats)
         elif path == "/v1/models":
+            with st.lock:
+                st.models_auth.append({  # which auth came, never its value
+                    "bearer": self.headers.get("Authorization", "").startswith("Bearer "),
+                    "x_api_key": bool(self.headers.get("x-api-key")),
+                    "anthropic_version": self.headers.get("anthropic-version", "")})
+                models = st.models
+            if models is None:
+                self.send_json(404, openai_error_body(404, f"Invalid URL (GET {path})",
+                                                      code="unknown_url"))
+                return
             self.send_json(200, {"object": "list", "data": [
-                {"id": "scripted-model", "object": "model", "created": 0,
-                 "owned_by": "scripted"}]})
+                {"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
+                for m in models]})
         else:
             self.send_json(404, openai_error_body(404, f"Invalid URL (GET {path})",
                                                   code="unknown_url"))
@@ -917,6 +931,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 st.used = 0
                 if "summary" in new:
                     st.summary = new["summary"]
+                if "models" in new:  # a list of ids, or null for a provider without /models
+                    st.models = new["models"]
             self.send_json(200, {"ok": True})
             return
         if path not in ("/v1/chat/completions", "/v1/messages"):

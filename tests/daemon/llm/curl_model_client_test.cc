@@ -1,9 +1,12 @@
 // CurlModelClient against the scripted model server (tests/model_server/scripted_model.py),
 // started per test on 127.0.0.1 with a free port and stopped in teardown.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,6 +192,40 @@ TEST_F(CurlModelClientTest, TextReply) {
   EXPECT_EQ(requests[0]["path"], "/v1/chat/completions");
   EXPECT_EQ(requests[0]["has_auth"], true);
   EXPECT_EQ(requests[0]["body"]["stream"], true);
+}
+
+// A loopback port with nothing listening: bound to get a free number, then closed.
+int FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(CurlModelClientRefused, LoopbackWithNothingListeningFailsAtOnce) {
+  const int port = FreeLoopbackPort();
+  ASSERT_NE(port, 0);
+  std::unique_ptr<ModelClient> client = MakeCurlModelClient(TransportOptions{5000, 20000, 5});
+  ModelRequest request;
+  const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+  request.settings = ModelSettings{base, "", "scripted", "openai"};
+  request.messages = Json::array({{{"role", "user"}, {"content", "hi"}}});
+  Sink sink;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<ModelReply> reply = client->Complete(request, &sink, nullptr);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_THAT(reply.status(), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_THAT(std::string(reply.status().message()), HasSubstr("nothing listens on " + base));
+  EXPECT_TRUE(sink.retries.empty());
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
 }
 
 TEST_F(CurlModelClientTest, ToolCall) {

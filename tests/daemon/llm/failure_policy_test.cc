@@ -51,6 +51,41 @@ TEST(ClassifyFailure, UnreachableIsRetriedWithBackoff) {
   EXPECT_EQ(d.delay_ms, BackoffMs(2, 7));
 }
 
+TEST(ClassifyFailure, RefusedLoopbackFailsAtOnceSayingNothingListens) {
+  AttemptOutcome o;
+  o.transport_error = true;
+  o.connection_refused = true;
+  o.transport_message = "Connection refused";
+  FailureDecision d = Classify(o);
+  EXPECT_EQ(d.action, FailureAction::kFailNow);
+  EXPECT_THAT(d.status, StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_THAT(std::string(d.status.message()),
+              HasSubstr(absl::StrCat("nothing listens on ", std::string(kUrl))));
+}
+
+TEST(ClassifyFailure, RefusedRemoteHostIsStillRetried) {
+  AttemptOutcome o;
+  o.transport_error = true;
+  o.connection_refused = true;
+  o.transport_message = "Connection refused";
+  FailureDecision d = ClassifyFailure(o, "https://api.example.com/v1/chat/completions", 1, kNow, 7);
+  EXPECT_EQ(d.action, FailureAction::kRetry);
+  EXPECT_THAT(std::string(d.status.message()), HasSubstr("cannot reach"));
+}
+
+TEST(IsLoopbackUrl, KnowsTheLocalHostsOnly) {
+  for (const char* url :
+       {"http://127.0.0.1:1/v1", "http://localhost:11434/v1", "http://[::1]:8/v1",
+        "http://127.1.2.3/v1", "http://LOCALHOST/v1", "http://u:p@127.0.0.1:9/"}) {
+    EXPECT_TRUE(IsLoopbackUrl(url)) << url;
+  }
+  for (const char* url :
+       {"https://api.openai.com/v1", "http://10.0.0.1:8000/v1", "http://localhost.example.com/v1",
+        "http://127.0.0.1.evil.com/v1", "http://[::2]/v1"}) {
+    EXPECT_FALSE(IsLoopbackUrl(url)) << url;
+  }
+}
+
 TEST(ClassifyFailure, TimeoutBeforeAnAnswerSaysNoAnswer) {
   AttemptOutcome o;
   o.transport_error = true;
