@@ -100,11 +100,15 @@ bool SessionView::WaitForSnapshot() {
 void SessionView::StreamLost(const grpc::Status& status) {
   std::string msg = status.ok() ? "agentd ended the stream" : status.error_message();
   const grpc::StatusCode code = status.error_code();
+  const bool stopped = code == static_cast<grpc::StatusCode>(kDaemonStoppedCode);
   const bool daemon_gone = code == grpc::StatusCode::OK || code == grpc::StatusCode::UNAVAILABLE ||
-                           code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::ABORTED;
-  if (!interactive_ || !daemon_gone) {
+                           code == grpc::StatusCode::CANCELLED;
+  if (!interactive_ || !daemon_gone || stopped) {
     Leave("");
-    if (interactive_) {
+    if (interactive_ && stopped) {
+      std::fprintf(stderr, "agent: %s; the session is saved: agent attach %s\n", msg.c_str(),
+                   Short(turn_.session_id).c_str());
+    } else if (interactive_) {
       std::fprintf(stderr, "agent: lost the session: %s\n", msg.c_str());
     } else {
       std::fprintf(stderr,

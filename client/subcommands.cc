@@ -75,7 +75,7 @@ int Fork(v1::AgentDaemon::Stub& stub, const std::string& id) {
 }
 
 // Deletes one session (`id` may be a prefix) and says which.
-bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id) {
+bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id, const std::string& client_name) {
   v1::Session found;
   {
     grpc::ClientContext ctx;
@@ -92,6 +92,7 @@ bool RemoveOne(v1::AgentDaemon::Stub& stub, const std::string& id) {
   grpc::ClientContext ctx;
   v1::DeleteSessionRequest req;
   req.set_session_id(found.id());
+  req.set_client_name(client_name);  // attached clients are told who removed it
   v1::DeleteSessionResponse resp;
   grpc::Status s = stub.DeleteSession(&ctx, req, &resp);
   if (!s.ok()) {
@@ -126,7 +127,7 @@ int Remove(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
     if (ids.empty()) std::printf("no session here is older than %s\n", a.older_than.c_str());
   }
   bool ok = true;
-  for (const std::string& id : ids) ok = RemoveOne(stub, id) && ok;
+  for (const std::string& id : ids) ok = RemoveOne(stub, id, o.client_name) && ok;
   return ok ? kExitDone : kExitError;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "absl/status/status.h"
+
 namespace agent {
 
 // 2: CreateSession and SendPrompt carry the client's ToolEnvironment; a daemon of version 1
@@ -11,6 +13,11 @@ namespace agent {
 // 3: the client's other settings travel with CreateSession/SendPrompt (ClientSettings), and
 // a session's tools run in Session.cwd; a daemon of 2 would ignore both.
 inline constexpr int kProtocolVersion = 3;
+
+// How an Attach stream ends when the daemon is stopped on purpose (`agent daemon stop`):
+// the client leaves. Any other end of a daemon going away (UNAVAILABLE, a lost connection)
+// is a restart, and an interactive client reconnects.
+inline constexpr absl::StatusCode kDaemonStoppedCode = absl::StatusCode::kAborted;
 
 // Events kept per session for Attach(after_seq) replay.
 inline constexpr size_t kEventRingSize = 4096;

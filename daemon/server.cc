@@ -64,9 +64,9 @@ Server::~Server() {
   }
 }
 
-void Server::RequestShutdown() {
+void Server::RequestShutdown(Stop kind) {
   if (wake_pipe_[1] >= 0) {
-    char c = 'x';
+    char c = static_cast<char>(kind);
     ssize_t n = ::write(wake_pipe_[1], &c, 1);
     (void)n;
   }
@@ -148,7 +148,8 @@ absl::Status Server::Run() {
   mcp_->StartEager();
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
   service_ = std::make_unique<AgentService>(
-      sessions_.get(), epoch_, [this] { RequestShutdown(); }, options_.inherited_fd >= 0);
+      sessions_.get(), epoch_, [this] { RequestShutdown(Stop::kStop); },
+      options_.inherited_fd >= 0);
   service_->set_mcp(mcp_.get());
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -172,7 +173,7 @@ absl::Status Server::Run() {
     ::close(listen_fd_);
     listen_fd_ = -1;
   }
-  sessions_->ShutdownAll();
+  sessions_->ShutdownAll(RequestedStop() == Stop::kStop);
   service_->StopWorkers();
   // What is left in flight is quick unary calls (turns, streams and workers have ended), so
   // the deadline only bounds a client that does not close its connection.
@@ -181,6 +182,19 @@ absl::Status Server::Run() {
   sessions_.reset();
   mcp_->Shutdown();  // the servers' process groups end with the daemon
   return absl::OkStatus();
+}
+
+Server::Stop Server::RequestedStop() {
+  Stop kind = Stop::kRestart;
+  char buf[64];
+  for (int i = 0; i < 16; ++i) {  // the pipe is non-blocking; a few bytes at most
+    ssize_t n = ::read(wake_pipe_[0], buf, sizeof buf);
+    if (n <= 0) break;
+    for (ssize_t k = 0; k < n; ++k) {
+      if (buf[k] == static_cast<char>(Stop::kStop)) kind = Stop::kStop;
+    }
+  }
+  return kind;
 }
 
 void Server::AcceptLoop() {

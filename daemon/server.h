@@ -41,12 +41,16 @@ class Server {
   // socket: FailedPrecondition, the file untouched), starts gRPC and
   // serves until shutdown is requested; then ends turns, saves and returns.
   absl::Status Run();
-  // Async-signal-safe.
-  void RequestShutdown();
+  // Async-signal-safe. kRestart (a signal: systemd, a package upgrade) lets attached clients
+  // wait for the daemon to come back; kStop (`agent daemon stop`) tells them it will not.
+  enum class Stop : char { kRestart = 'r', kStop = 's' };
+  void RequestShutdown(Stop kind = Stop::kRestart);
 
  private:
   absl::Status Bind();
   void AcceptLoop();
+  // What the wake pipe says: kStop when any request was a deliberate stop.
+  Stop RequestedStop();
 
   ServerOptions options_;
   int listen_fd_ = -1;

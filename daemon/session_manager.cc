@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "common/atomic_file.h"
 #include "common/paths.h"
+#include "common/protocol.h"
 #include "daemon/context/session_context.h"
 
 namespace agent::daemon {
@@ -335,7 +336,7 @@ absl::Status SessionManager::Delete(const std::string& id, const std::string& by
   return DeleteSessionFiles(workdir, full);
 }
 
-void SessionManager::ShutdownAll() {
+void SessionManager::ShutdownAll(bool stopped) {
   std::vector<std::shared_ptr<Session>> sessions;
   {
     agent::MutexLock l(&mu_);
@@ -345,7 +346,10 @@ void SessionManager::ShutdownAll() {
     }
   }
   for (auto& s : sessions) s->Shutdown("interrupted: the daemon stopped");
-  for (auto& s : sessions) s->EndStreams(StoppingError());
+  const absl::Status end =
+      stopped ? absl::Status(kDaemonStoppedCode, "agentd was stopped (agent daemon stop)")
+              : StoppingError();
+  for (auto& s : sessions) s->EndStreams(end);
 }
 
 int SessionManager::loaded_count() const {

@@ -65,9 +65,11 @@ class SessionManager {
   // Refuses a running session (FailedPrecondition). Attached clients are told (Session::Remove)
   // and later lookups of the id are NotFound saying it was removed.
   absl::Status Delete(const std::string& id, const std::string& by_client = "");
-  // Ends every turn cleanly (sealed, saved), then the attached clients' streams (Unavailable);
-  // later Create and Find are Unavailable.
-  void ShutdownAll();
+  // Ends every turn cleanly (sealed, saved), then the attached clients' streams (Unavailable,
+  // or kDaemonStoppedCode); later Create and Find are Unavailable.
+  // `stopped`: the daemon is stopped on purpose (`agent daemon stop`), not restarting, and the
+  // streams end with kDaemonStoppedCode so attached clients leave instead of reconnecting.
+  void ShutdownAll(bool stopped = false);
 
   // Unloads the sessions idle and detached for `idle_unload`; returns how many. The sweep
   // thread calls it; tests with a fake clock call it directly.

@@ -133,8 +133,7 @@ class Stop(unittest.TestCase):
         self.assertEqual(env.agent("hello").returncode, 0)
         # An attached client makes the daemon's exit take longer than the socket's removal.
         watcher = env.popen_agent("attach", "-r")
-        # It would wait 30 s for the daemon to come back (a restart); the test is done then.
-        self.addCleanup(lambda: (watcher.kill(), watcher.wait(30)))
+        self.addCleanup(lambda: (watcher.poll() is None and watcher.kill(), watcher.wait(30)))
         self.addCleanup(watcher.stderr.close)
         self.addCleanup(watcher.stdout.close)
         watcher.stdout.readline()
@@ -144,6 +143,9 @@ class Stop(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("agentd stopped", r.stdout)
         self.assertFalse(running(pids[0]))
+        # A deliberate stop is not a restart: the watcher leaves instead of reconnecting.
+        self.assertEqual(watcher.wait(timeout=10), 1)
+        self.assertIn("agentd was stopped", watcher.stderr.read())
 
 
 if __name__ == "__main__":

@@ -288,7 +288,7 @@ class Screen(unittest.TestCase):
         term.wait_for(w, "First answer.")
         term.tmux("send-keys", "-t", "t:" + w, "-l", "half typed")
         term.wait_for(w, "half typed")
-        self.assertEqual(env.agent("daemon", "stop").returncode, 0)
+        env.kill_daemon(signal.SIGTERM)  # what systemd's restart or a package upgrade sends
         term.wait_for(w, "daemon restarting")
         self.assertEqual(env.agent("ls").returncode, 0)  # starts a new daemon
         term.wait_for(w, "daemon back")
@@ -302,12 +302,22 @@ class Screen(unittest.TestCase):
         env, term = self.make([])
         w = term.start("main")
         term.wait_for(w, "›")
-        self.assertEqual(env.agent("daemon", "stop").returncode, 0)
+        env.kill_daemon()  # a crash: the client cannot know it will not come back
         term.wait_for(w, "daemon restarting")
         # The bound is 30 s (session_view.h); nothing starts a daemon meanwhile.
         self.assertEqual(term.wait_exit(w, timeout=60), 1)
         self.assertIn("did not come back", term.screen(w))
         self.assertEqual(env.daemon_pids(), [])
+
+    def test_agent_daemon_stop_makes_attached_clients_leave_at_once(self):
+        env, term = self.make([])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        self.assertEqual(env.agent("daemon", "stop").returncode, 0)
+        self.assertEqual(term.wait_exit(w, timeout=20), 1)
+        screen = term.screen(w)
+        self.assertIn("agentd was stopped", screen)
+        self.assertNotIn("daemon restarting", screen)
 
     def test_reattach_marks_what_was_missed(self):
         env, term = self.make([{"text": "Answer one."}, {"text": "Answer two."}])
@@ -376,8 +386,7 @@ def daemon_tells_removal(env):
 class Removal(unittest.TestCase):
     def test_an_attached_client_is_told_and_its_next_prompt_says_so(self):
         env = make_env(self, [{"text": "Hi."}])
-        if not daemon_tells_removal(env):
-            self.skipTest("this agentd does not send SessionRemoved yet")
+        self.assertTrue(daemon_tells_removal(env))
         term = Terminal(self, env)
         w = term.start("main")
         term.wait_for(w, "›")
@@ -386,7 +395,7 @@ class Removal(unittest.TestCase):
         sid = env.session_ids()[0]
         r = env.agent("rm", sid)
         self.assertEqual(r.returncode, 0, r.stderr)
-        term.wait_for(w, "session %s was removed" % sid[:8])
+        term.wait_for(w, "session %s was removed by agent-" % sid[:8])
         term.type_line(w, "are you there")
         term.wait_for(w, "was removed; not sent")
         self.assertNotIn("[agent exited", term.screen(w))

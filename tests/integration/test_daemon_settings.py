@@ -203,10 +203,16 @@ class ProjectFiles(unittest.TestCase):
         took = time.monotonic() - start
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("nothing listens on http://127.0.0.1:%d/v1" % port, r.stdout + r.stderr)
-        self.assertLess(took, 5.0)  # no 13.5 s of retries against a local port
+        self.assertLess(took, 10.0)  # not 13.5 s of retries against a local port
         self.assertEqual(env.session_ids(), [])
+        # The session is discarded when the daemon sees the client gone, which the client
+        # does not wait for: the files' removal is polled (bounded).
         sessions_dir = env.sessions_dir()
-        self.assertEqual(os.listdir(sessions_dir) if os.path.isdir(sessions_dir) else [], [])
+        left = lambda: os.listdir(sessions_dir) if os.path.isdir(sessions_dir) else []
+        deadline = time.monotonic() + 10
+        while left() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(left(), [])
         ls = env.agent("ls")
         self.assertEqual(ls.returncode, 0, ls.stderr)
         api = Api(env)
@@ -284,8 +290,9 @@ class Shutdown(unittest.TestCase):
         with self.assertRaises(grpc.RpcError) as err:
             for _ in stream:
                 pass
-        self.assertEqual(err.exception.code(), grpc.StatusCode.UNAVAILABLE)
-        self.assertIn("shutting down", err.exception.details())
+        # A deliberate stop (not a restart): clients leave instead of reconnecting.
+        self.assertEqual(err.exception.code(), grpc.StatusCode.ABORTED)
+        self.assertIn("agentd was stopped", err.exception.details())
         deadline = time.monotonic() + 10
         while running(pid) and time.monotonic() < deadline:
             time.sleep(0.01)  # polling /proc for a process that is not our child
