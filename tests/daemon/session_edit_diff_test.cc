@@ -10,42 +10,19 @@
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"
 #include "tests/fakes/fake_model_client.h"
+#include "tests/fakes/yes_session_test.h"
 
 namespace agent::daemon {
 namespace {
 
 namespace v1 = agent::v1;
 using ::agent::testing::CallsReply;
-using ::agent::testing::FakeModelClient;
-using ::agent::testing::FakeScript;
 using ::agent::testing::TextReply;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
 
-class SessionEditDiffTest : public ::testing::Test {
+class SessionEditDiffTest : public ::agent::testing::YesSessionTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/session-diff-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    workdir_ = std::filesystem::canonical(tmpl).string();
-    registry_ = tools::ToolRegistry::CreateCore();
-    script_ = std::make_shared<FakeScript>();
-    SessionDeps d;
-    d.epoch = "e";
-    d.tools = &registry_;
-    d.make_model_client = [script = script_] { return std::make_unique<FakeModelClient>(script); };
-    d.config.max_steps = 5;
-    SessionSettings s;
-    s.model.model = "fake";
-    s.policy = v1::POLICY_MODE_YES;
-    auto created = Session::Create(workdir_, s, "", std::move(d));
-    ASSERT_TRUE(created.ok()) << created.status();
-    session_ = *created;
-  }
-  void TearDown() override {
-    session_.reset();
-    std::filesystem::remove_all(workdir_);
-  }
   // Runs one turn whose model makes `calls` in one reply; returns the ToolResult events.
   std::vector<v1::ToolResult> Run(std::vector<std::pair<std::string, std::string>> calls) {
     script_->Add(CallsReply(calls, "c"));
@@ -61,11 +38,6 @@ class SessionEditDiffTest : public ::testing::Test {
     session_->Detach(&rec);
     return results;
   }
-
-  std::string workdir_;
-  tools::ToolRegistry registry_;
-  std::shared_ptr<FakeScript> script_;
-  std::shared_ptr<Session> session_;
 };
 
 TEST_F(SessionEditDiffTest, AWriteRunWithoutAskingCarriesItsDiff) {
