@@ -304,7 +304,7 @@ class Session : private ToolDispatch::Host {
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
-  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);  // of the turn running
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);                           // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
