@@ -144,8 +144,9 @@ TEST_F(ClientTest, ANotificationFloodNeitherBlocksNorFloodsProgress) {
 }
 
 TEST_F(ClientTest, ToolsListChangedIsReported) {
-  auto c = std::make_unique<Client>(FakeTransport("ok", log_));
+  // Declared before the client: its close (at the end of the scope) calls on_change too.
   std::atomic<int> changes{0};
+  auto c = std::make_unique<Client>(FakeTransport("ok", log_));
   c->set_on_change([&] { ++changes; });
   ASSERT_TRUE(c->Initialize(absl::Seconds(10)).ok());
   ASSERT_TRUE(c->CallTool("change", Json::object(), {}).ok());
