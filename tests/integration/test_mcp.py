@@ -169,7 +169,8 @@ class EverythingServer(unittest.TestCase):
         ], {"web": {"url": "http://127.0.0.1:%d/mcp" % port}})
         self.assertEqual(r.returncode, 0, r.stderr)
         [result] = tool_messages(env.transcript())
-        self.assertEqual(result["content"], "Echo: over http")
+        # stderr names the server's problem when its tools were unavailable.
+        self.assertEqual(result["content"], "Echo: over http", r.stderr)
         self.assertEqual(env.stats()["rejected"], 0)
 
 
