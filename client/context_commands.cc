@@ -91,13 +91,19 @@ std::string ContextText(const v1::ContextReport& r) {
   return out;
 }
 
-std::string FetchStatusExtra(v1::AgentDaemon::Stub& stub, const std::string& session_id) {
+// GetSession with the commands' deadline.
+static grpc::Status GetSessionInfo(v1::AgentDaemon::Stub& stub, const std::string& session_id,
+                                   v1::GetSessionResponse* resp) {
   grpc::ClientContext ctx;
   Deadline(&ctx);
   v1::GetSessionRequest req;
   req.set_id(session_id);
+  return stub.GetSession(&ctx, req, resp);
+}
+
+std::string FetchStatusExtra(v1::AgentDaemon::Stub& stub, const std::string& session_id) {
   v1::GetSessionResponse resp;
-  grpc::Status s = stub.GetSession(&ctx, req, &resp);
+  grpc::Status s = GetSessionInfo(stub, session_id, &resp);
   if (!s.ok()) return "cannot read the session: " + s.error_message();
   return absl::StrCat(InstructionsText(resp), "\nusage: ", UsageText(resp.session().usage()));
 }
@@ -114,12 +120,8 @@ std::string FetchContext(v1::AgentDaemon::Stub& stub, const std::string& session
 }
 
 int StatusCommand(v1::AgentDaemon::Stub& stub, const std::string& session_id) {
-  grpc::ClientContext ctx;
-  Deadline(&ctx);
-  v1::GetSessionRequest req;
-  req.set_id(session_id);
   v1::GetSessionResponse resp;
-  grpc::Status s = stub.GetSession(&ctx, req, &resp);
+  grpc::Status s = GetSessionInfo(stub, session_id, &resp);
   if (!s.ok()) {
     std::fprintf(stderr, "agent: %s\n", s.error_message().c_str());
     return 1;
