@@ -52,6 +52,17 @@ def processes():
             continue
 
 
+def process_alive(pid):
+    """Whether pid still runs. A dying process loses its command line (its memory is freed)
+    before its files are closed, so only a gone or zombie process is sure to hold no socket."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2:][:1] not in ("Z", "X")
+
+
 class Env:
     def __init__(self, replies, strict=True, extra_env=None, summary=None):
         self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
@@ -165,7 +176,7 @@ class Env:
         for pid in pids:
             os.kill(pid, sig)
         deadline = time.monotonic() + 10
-        while self.daemon_pids() and time.monotonic() < deadline:
+        while any(process_alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.01)  # polling /proc for a process that is not our child
         return pids
 
