@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "client/checkpoint_commands.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/session_picker.h"
@@ -240,12 +241,15 @@ void AddFlags(CLI::App& app, Args& a) {
 }  // namespace
 
 bool IsSubcommand(const std::string& word) {
-  static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork",
-                                                     "rm", "daemon", "status"};
+  static const std::set<std::string> kSubcommands = {"ls",     "attach", "resume", "fork", "rm",
+                                                     "daemon", "status", "undo",   "diff"};
   return kSubcommands.count(word) > 0;
 }
 
 int RunSubcommand(int argc, char** argv) {
+  if (std::string(argv[1]) == "undo" || std::string(argv[1]) == "diff") {
+    return RunCheckpointSubcommand(argc, argv);
+  }
   Args a;
   a.cmd = argv[1];
   CLI::App app{"agent " + a.cmd};
