@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "client/session_table.h"
 #include "client/terminal_text.h"
@@ -88,6 +90,20 @@ std::string ColoredDiff(const std::string& diff, bool color) {
     absl::StrAppend(&out, code == nullptr ? line : Sgr(true, code, line), "\n");
   }
   return out;
+}
+
+std::string StoreSizeLine(int64_t bytes) {
+  std::string size;
+  if (bytes < 1024) {
+    size = absl::StrCat(bytes, " B");
+  } else {
+    const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes) / 1024;
+    size_t u = 0;
+    for (; v >= 1024 && u + 1 < std::size(units); ++u) v /= 1024;
+    size = absl::StrFormat("%.1f %s", v, units[u]);
+  }
+  return absl::StrCat("checkpoints: ", size, " on disk");
 }
 
 std::optional<int> ParseTurnCount(const std::string& arg) {

@@ -5,6 +5,7 @@
 // harmless here.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ std::string TurnsPhrase(int turns);
 // removed lines red, hunk headers cyan, and control characters made harmless; without it
 // the diff exactly as given (so that it can be piped to `git apply`).
 std::string ColoredDiff(const std::string& diff, bool color);
+
+// "checkpoints: 1.5 MiB on disk" for `agent daemon status` (B, KiB, MiB, GiB).
+std::string StoreSizeLine(int64_t bytes);
 
 // "/undo", "/undo 3": the number of turns (1 when empty); nullopt when `arg` is not a whole
 // number from 1 to 1000.

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/checkpoint_commands.h"
+#include "client/checkpoint_text.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/session_picker.h"
@@ -189,6 +190,7 @@ int DaemonCommand(const std::string& what) {
   std::printf("agentd %s  pid %d  up %llds  sessions %d  clients %d  protocol %d\nsocket %s\n",
               st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
               st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
+  std::printf("%s\n", StoreSizeLine(st.checkpoint_store_bytes()).c_str());
   for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
   return kExitDone;
 }

@@ -73,6 +73,14 @@ TEST(ColoredDiff, FileContentCannotDriveTheTerminal) {
   EXPECT_EQ(TerminalSafe("tab\tok\nline\r"), "tab\tok\nline^M");
 }
 
+TEST(StoreSizeLine, BytesInTheLargestUnitUnder1024) {
+  EXPECT_EQ(StoreSizeLine(0), "checkpoints: 0 B on disk");
+  EXPECT_EQ(StoreSizeLine(1023), "checkpoints: 1023 B on disk");
+  EXPECT_EQ(StoreSizeLine(1536), "checkpoints: 1.5 KiB on disk");
+  EXPECT_EQ(StoreSizeLine(5LL << 20), "checkpoints: 5.0 MiB on disk");
+  EXPECT_EQ(StoreSizeLine(3LL << 30), "checkpoints: 3.0 GiB on disk");
+}
+
 TEST(ParseTurnCount, EmptyIsOneAndOnlyPlainNumbersCount) {
   EXPECT_EQ(ParseTurnCount(""), 1);
   EXPECT_EQ(ParseTurnCount(" 3 "), 3);

@@ -87,6 +87,9 @@ class CheckpointsCli(unittest.TestCase):
         last = env.transcript(session_ids(env)[0])[-1]
         self.assertEqual(last["role"], "user")
         self.assertIn("restored", last["content"])
+        # The store's size (of real bytes: the turn's trees are in it).
+        status = env.agent("daemon", "status")
+        self.assertRegex(status.stdout, r"(?m)^checkpoints: [0-9.]+ (KiB|MiB) on disk$")
 
     def test_undo_without_yes_and_without_a_terminal_lists_and_refuses(self):
         env = self.make(turn_changing_four_files())
