@@ -139,10 +139,17 @@ std::vector<RewindPoint> RewindPoints(const std::vector<HistoryMessage>& history
   return out;
 }
 
-std::string RewindList(const std::vector<RewindPoint>& points, bool color) {
+std::string RewindList(const std::vector<RewindPoint>& points, bool color, size_t max_shown) {
   std::string out;
   const int width = static_cast<int>(absl::StrCat(points.size()).size());
-  for (size_t i = 0; i < points.size(); ++i) {
+  const size_t first = points.size() > max_shown ? points.size() - max_shown : 0;
+  if (first > 0) {
+    std::string which =
+        first == 1 ? "prompt 1 is not shown; its number works too"
+                   : absl::StrCat("prompts 1 to ", first, " are not shown; their numbers work too");
+    absl::StrAppend(&out, "  ", Sgr(color, "2", "(" + which + ")"), "\n");
+  }
+  for (size_t i = first; i < points.size(); ++i) {
     std::string n = absl::StrCat(i + 1);
     n.insert(0, static_cast<size_t>(width) - n.size(), ' ');
     absl::StrAppend(&out, "  ", n, "  ", points[i].prompt);

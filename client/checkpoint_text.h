@@ -56,8 +56,9 @@ struct RewindPoint {
 std::vector<RewindPoint> RewindPoints(const std::vector<HistoryMessage>& history,
                                       const std::vector<agent::v1::Checkpoint>& checkpoints);
 
-// The numbered list /rewind shows ("  1  fix the bug   (files: 2 turns)").
-std::string RewindList(const std::vector<RewindPoint>& points, bool color);
+// The numbered list /rewind shows ("  1  fix the bug  (files: 2 turns since)"): the last
+// `max_shown` points, after a line saying how many earlier ones are left out.
+std::string RewindList(const std::vector<RewindPoint>& points, bool color, size_t max_shown = 40);
 
 // The number typed to pick one of `count` points (1-based); nullopt when it is not one.
 std::optional<int> ParseChoice(const std::string& answer, int count);
