@@ -18,6 +18,9 @@ namespace {
 namespace v1 = agent::v1;
 
 constexpr int kMaxTurns = 1000;
+// How the daemon's note after a restore begins (daemon/session_checkpoints.cc, RestoreNote):
+// a user message, but not a prompt anyone typed.
+constexpr char kRestoreNote[] = "[The user restored the project's files";
 constexpr int kPromptColumns = 70;
 
 std::string Sgr(bool color, const char* code, const std::string& s) {
@@ -126,7 +129,7 @@ std::vector<RewindPoint> RewindPoints(const std::vector<HistoryMessage>& history
                                       const std::vector<v1::Checkpoint>& checkpoints) {
   std::vector<RewindPoint> out;
   for (size_t i = 0; i < history.size(); ++i) {
-    if (history[i].role != "user") continue;
+    if (history[i].role != "user" || history[i].content.rfind(kRestoreNote, 0) == 0) continue;
     RewindPoint p;
     p.at_message = static_cast<int>(i);
     std::string first = history[i].content.substr(0, history[i].content.find('\n'));

@@ -52,7 +52,8 @@ struct RewindPoint {
   int files_turns = 0;  // checkpointed turns at or after it: what restoring undoes
 };
 
-// The user messages of `history`, oldest first, with the checkpoints that follow each.
+// The user messages of `history` (but the daemon's notes that files were restored), oldest
+// first, with the checkpoints that follow each.
 std::vector<RewindPoint> RewindPoints(const std::vector<HistoryMessage>& history,
                                       const std::vector<agent::v1::Checkpoint>& checkpoints);
 

@@ -97,10 +97,17 @@ TEST(IsYes, OnlyYOrYes) {
 
 TEST(RewindPoints, UserMessagesWithTheTurnsThatChangedFilesAfterThem) {
   std::vector<HistoryMessage> history = {
-      {"system", "you are", {}},           {"user", "fix the bug\nin a.cc", {}},
-      {"assistant", "done", {}},           {"user", "add \x1b[2Ja test", {}},
-      {"assistant", "", {{"bash", "{}"}}}, {"tool", "ok", {}},
-      {"assistant", "added", {}},          {"user", "thanks", {}},
+      {"system", "you are", {}},
+      {"user", "fix the bug\nin a.cc", {}},
+      {"assistant", "done", {}},
+      {"user", "add \x1b[2Ja test", {}},
+      {"assistant", "", {{"bash", "{}"}}},
+      {"tool", "ok", {}},
+      {"assistant", "added", {}},
+      {"user", "thanks", {}},
+      {"assistant", "bye", {}},
+      // The daemon's note after an undo: not a prompt to go back to.
+      {"user", "[The user restored the project's files to their state before turn 2", {}},
   };
   v1::Checkpoint first, second, empty;
   first.set_at_message(1);
