@@ -226,8 +226,14 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexe
   ASSIGN_OR_RETURN(std::string now, store->Snapshot());
   ASSIGN_OR_RETURN(std::vector<TreeChange> done, store->Changes(first.before, last.after));
   ASSIGN_OR_RETURN(std::vector<TreeChange> since, store->Changes(last.after, now));
-  std::set<std::string> touched;
-  for (const TreeChange& c : since) touched.insert(c.path);
+  ASSIGN_OR_RETURN(std::vector<TreeChange> undone, store->Changes(first.before, now));
+  // Changed since the turns: differs from how they left it and from how it was before them
+  // (a file already back as it was is not in the way of anything).
+  std::set<std::string> differs_from_before, touched;
+  for (const TreeChange& c : undone) differs_from_before.insert(c.path);
+  for (const TreeChange& c : since) {
+    if (differs_from_before.count(c.path) > 0) touched.insert(c.path);
+  }
   UndoResult result;
   result.first_turn = first.turn;
   result.last_turn = last.turn;
@@ -241,6 +247,7 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexe
     f.set_changed_since(touched.count(c.path) > 0);
     result.files.push_back(f);
     if (c.old_mode == "160000" || c.new_mode == "160000") continue;  // nested repositories
+    if (differs_from_before.count(c.path) == 0) continue;               // already as it was
     if (f.changed_since() && !overwrite) {
       ++skipped;
       continue;
@@ -279,8 +286,9 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexe
   }
   std::vector<CheckpointRecord> copy;
   {
+    // With files kept, the turns stay in effect: an undo with overwrite can finish the job.
     agent::MutexLock l(&mu_);
-    for (size_t i : indexes) records_[i].undone = true;
+    for (size_t i : indexes) records_[i].undone = skipped == 0;
     copy = records_;
   }
   (void)SaveCheckpoints(workdir_, session_id_, copy);
