@@ -188,6 +188,7 @@ int DaemonCommand(const std::string& what) {
   std::printf("agentd %s  pid %d  up %llds  sessions %d  clients %d  protocol %d\nsocket %s\n",
               st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
               st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
+  std::printf("checkpoint store %.1f MB\n", static_cast<double>(st.checkpoint_store_bytes()) / 1e6);
   for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
   return kExitDone;
 }
