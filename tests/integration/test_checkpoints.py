@@ -166,7 +166,9 @@ class Checkpoints(unittest.TestCase):
         self.assertEqual(read(self.path("a.txt")), "mine\n")
 
     def test_undo_is_refused_while_a_turn_runs(self):
-        self.start([{"tool_calls": [tool_call("bash", command="sleep 30")]}, {"text": "x"}])
+        self.start(bash_turn("echo 1 > a.txt") +
+                   [{"tool_calls": [tool_call("bash", command="sleep 30")]}, {"text": "x"}])
+        self.turn("something to undo")
         stream = self.api.attach(self.sid, "watcher")
         next(stream)
         self.api.prompt(self.sid, "sleep")
@@ -176,6 +178,8 @@ class Checkpoints(unittest.TestCase):
         with self.assertRaises(Exception) as cm:
             self.undo()
         self.assertIn("FAILED_PRECONDITION", str(cm.exception))
+        self.assertIn("a turn is running", str(cm.exception))
+        self.assertTrue(os.path.exists(self.path("a.txt")))
         self.api.stub.Cancel(self.pb.CancelRequest(session_id=self.sid, client_name="t"),
                              timeout=10)
         collect_until_turns_end(stream)
@@ -194,6 +198,15 @@ class Checkpoints(unittest.TestCase):
                                   timeout=30).unified_diff
         self.assertIn("+++ b/second.txt", all_)
         self.assertIn("+++ b/made.txt", all_)
+
+    def test_a_diff_larger_than_a_grpc_message_is_cut(self):
+        self.start(bash_turn("head -c 6000000 /dev/zero | tr '\\0' 'x' | fold -w 100 > big.txt"))
+        self.turn("one big file")
+        d = self.api.stub.Diff(self.pb.DiffRequest(session_id=self.sid, turn=1),
+                               timeout=30).unified_diff
+        self.assertIn("+++ b/big.txt", d)
+        self.assertIn("[diff cut here: ", d)
+        self.assertLess(len(d), 4 << 20)
 
     def test_rewind_forks_and_restores_the_files(self):
         self.start(bash_turn("echo 1 > n.txt") + bash_turn("echo 2 > n.txt"))
