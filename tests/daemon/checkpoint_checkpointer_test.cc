@@ -143,7 +143,7 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
     Turn(*c, 2, [&] { WriteFile(P("a"), "2"); });
     Turn(*c, 3, [&] { WriteFile(P("a"), "3"); });
   }
-  auto c = Make();  // loaded from .agent/sessions/s1.checkpoints.json
+  auto c = Make();  // loaded from .agent/sessions/s1.checkpoints
   ASSERT_EQ(c->List().size(), 3u);
   auto r = c->Undo(2, false, false);
   ASSERT_TRUE(r.ok()) << r.status();

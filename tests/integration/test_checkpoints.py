@@ -102,6 +102,11 @@ class Checkpoints(unittest.TestCase):
         self.turn("change four files")
         self.assertEqual(read(self.path("edit.txt")), "new text\n")
         self.assertTrue(self.is_exec("run.sh"))
+        # The records beside the transcript are not taken for a session of their own.
+        self.assertEqual(self.env.session_ids(), [self.sid])
+        listed = self.api.stub.ListSessions(
+            self.pb.ListSessionsRequest(workdir=self.env.project), timeout=10).sessions
+        self.assertEqual([s.id for s in listed], [self.sid])
         cps = self.api.stub.ListCheckpoints(
             self.pb.ListCheckpointsRequest(session_id=self.sid), timeout=10).checkpoints
         self.assertEqual([(c.turn, c.prompt, c.files_changed) for c in cps],
