@@ -1,5 +1,6 @@
 // Undo, Diff, ListCheckpoints: the session's file checkpoints over the API. The restore and
 // the diff run git on the project: they finish from the service's worker pool.
+#include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/utf8.h"
 #include "daemon/agent_service.h"
@@ -13,6 +14,19 @@ grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* ctx, const absl::Sta
   auto* r = ctx->DefaultReactor();
   r->Finish(ToGrpcStatus(s));
   return r;
+}
+
+// A gRPC message's default limit is 4 MiB: a larger diff is cut, saying so.
+constexpr size_t kMaxDiffBytes = 3 << 20;
+
+std::string CappedDiff(std::string diff) {
+  const size_t total = diff.size();
+  if (total > kMaxDiffBytes) {
+    diff.resize(kMaxDiffBytes);
+    diff = diff.substr(0, diff.rfind('\n') + 1);
+    absl::StrAppend(&diff, "[diff cut here: ", total - diff.size(), " more bytes]\n");
+  }
+  return ToValidUtf8(diff);  // files need not be UTF-8
 }
 
 }  // namespace
@@ -44,7 +58,7 @@ grpc::ServerUnaryReactor* AgentService::Diff(grpc::CallbackServerContext* ctx,
   auto* reactor = ctx->DefaultReactor();
   bool queued = workers_.Submit([session = *s, turn = req->turn(), resp, reactor] {
     auto d = session->FilesDiff(turn);
-    if (d.ok()) resp->set_unified_diff(ToValidUtf8(*d));  // files need not be UTF-8
+    if (d.ok()) resp->set_unified_diff(CappedDiff(*std::move(d)));
     reactor->Finish(ToGrpcStatus(d.status()));
   });
   if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));

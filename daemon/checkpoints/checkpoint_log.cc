@@ -25,7 +25,7 @@ bool IsObjectId(const std::string& s) {
 }  // namespace
 
 std::string CheckpointsFileName(const std::string& session_id) {
-  return session_id + ".checkpoints.json";
+  return session_id + ".checkpoints";
 }
 
 absl::StatusOr<std::vector<CheckpointRecord>> LoadCheckpoints(const std::string& workdir,

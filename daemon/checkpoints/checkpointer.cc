@@ -207,6 +207,88 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreFrom(int at_message, bool dry_ru
   return RestoreRange(std::move(active), dry_run, overwrite);
 }
 
+namespace {
+
+// What a restore from `after` back to `before` writes, with the files now in `now`.
+struct RestorePlan {
+  UndoResult result;
+  std::vector<RestoreEntry> removals, writes;
+  std::vector<std::string> blob_ids;  // of the writes that need content, in order
+  int skipped = 0;
+};
+
+absl::StatusOr<RestorePlan> PlanRestore(const ShadowStore& store, const std::string& before,
+                                        const std::string& after, const std::string& now,
+                                        bool overwrite) {
+  ASSIGN_OR_RETURN(std::vector<TreeChange> done, store.Changes(before, after));
+  ASSIGN_OR_RETURN(std::vector<TreeChange> since, store.Changes(after, now));
+  ASSIGN_OR_RETURN(std::vector<TreeChange> undone, store.Changes(before, now));
+  // Changed since the turns: differs from how they left it and from how it was before them
+  // (a file already back as it was is not in the way of anything).
+  std::set<std::string> differs_from_before, touched;
+  for (const TreeChange& c : undone) differs_from_before.insert(c.path);
+  for (const TreeChange& c : since) {
+    if (differs_from_before.count(c.path) > 0) touched.insert(c.path);
+  }
+  RestorePlan plan;
+  for (const TreeChange& c : done) {
+    v1::FileChange f;
+    f.set_path(c.path);
+    f.set_change(c.Kind());
+    f.set_changed_since(touched.count(c.path) > 0);
+    plan.result.files.push_back(f);
+    if (c.old_mode == "160000" || c.new_mode == "160000") continue;  // nested repositories
+    if (differs_from_before.count(c.path) == 0) continue;            // already as it was
+    if (f.changed_since() && !overwrite) {
+      ++plan.skipped;
+      continue;
+    }
+    RestoreEntry e = BackTo(c, f.changed_since());
+    if (e.mode == "000000") {
+      plan.removals.push_back(std::move(e));
+    } else {
+      if (!e.mode_only) plan.blob_ids.push_back(c.old_blob);
+      plan.writes.push_back(std::move(e));
+    }
+  }
+  return plan;
+}
+
+// Applies the plan; the message says what was done.
+absl::Status ApplyRestore(const ShadowStore& store, RestorePlan& plan) {
+  ASSIGN_OR_RETURN(std::vector<std::string> blobs, store.Blobs(plan.blob_ids));
+  size_t b = 0;
+  for (RestoreEntry& e : plan.writes) {
+    if (!e.mode_only) e.content = std::move(blobs[b++]);
+  }
+  // Deepest first, so a directory a turn made is empty when its turn comes.
+  std::sort(plan.removals.begin(), plan.removals.end(),
+            [](const RestoreEntry& x, const RestoreEntry& y) { return x.path > y.path; });
+  std::vector<std::string> failed;
+  int restored = 0;
+  for (const std::vector<RestoreEntry>* list : {&plan.removals, &plan.writes}) {
+    for (const RestoreEntry& e : *list) {
+      absl::Status s = RestoreOne(store.project_root(), e);
+      if (s.ok()) {
+        ++restored;
+      } else {
+        failed.push_back(std::string(s.message()));
+      }
+    }
+  }
+  UndoResult& r = plan.result;
+  r.restored = true;
+  r.message = absl::StrCat("restored ", restored, " file", restored == 1 ? "" : "s");
+  if (plan.skipped > 0) {
+    absl::StrAppend(&r.message, "; kept ", plan.skipped,
+                    " changed since the turn (overwrite to restore them too)");
+  }
+  if (!failed.empty()) absl::StrAppend(&r.message, "; failed: ", absl::StrJoin(failed, "; "));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexes, bool dry_run,
                                                       bool overwrite) {
   ASSIGN_OR_RETURN(std::shared_ptr<const ShadowStore> store, Store());
@@ -224,74 +306,23 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexe
         absl::StrCat("the checkpoint of turn ", first.turn, " was pruned"));
   }
   ASSIGN_OR_RETURN(std::string now, store->Snapshot());
-  ASSIGN_OR_RETURN(std::vector<TreeChange> done, store->Changes(first.before, last.after));
-  ASSIGN_OR_RETURN(std::vector<TreeChange> since, store->Changes(last.after, now));
-  std::set<std::string> touched;
-  for (const TreeChange& c : since) touched.insert(c.path);
-  UndoResult result;
-  result.first_turn = first.turn;
-  result.last_turn = last.turn;
-  std::vector<RestoreEntry> removals, writes;
-  std::vector<std::string> blob_ids;
-  int skipped = 0;
-  for (const TreeChange& c : done) {
-    v1::FileChange f;
-    f.set_path(c.path);
-    f.set_change(c.Kind());
-    f.set_changed_since(touched.count(c.path) > 0);
-    result.files.push_back(f);
-    if (c.old_mode == "160000" || c.new_mode == "160000") continue;  // nested repositories
-    if (f.changed_since() && !overwrite) {
-      ++skipped;
-      continue;
-    }
-    RestoreEntry e = BackTo(c, f.changed_since());
-    if (e.mode == "000000") {
-      removals.push_back(std::move(e));
-    } else {
-      if (!e.mode_only) blob_ids.push_back(c.old_blob);
-      writes.push_back(std::move(e));
-    }
-  }
+  ASSIGN_OR_RETURN(RestorePlan plan, PlanRestore(*store, first.before, last.after, now, overwrite));
+  plan.result.first_turn = first.turn;
+  plan.result.last_turn = last.turn;
   if (dry_run) {
-    result.message = skipped > 0 ? absl::StrCat(skipped, " changed since the turn") : "";
-    return result;
+    if (plan.skipped > 0) plan.result.message = absl::StrCat(plan.skipped, " changed since");
+    return std::move(plan.result);
   }
-  ASSIGN_OR_RETURN(std::vector<std::string> blobs, store->Blobs(blob_ids));
-  size_t b = 0;
-  for (RestoreEntry& e : writes) {
-    if (!e.mode_only) e.content = std::move(blobs[b++]);
-  }
-  // Deepest first, so a directory a turn made is empty when its turn comes.
-  std::sort(removals.begin(), removals.end(),
-            [](const RestoreEntry& x, const RestoreEntry& y) { return x.path > y.path; });
-  std::vector<std::string> failed;
-  int restored = 0;
-  for (const std::vector<RestoreEntry>* list : {&removals, &writes}) {
-    for (const RestoreEntry& e : *list) {
-      absl::Status s = RestoreOne(store->project_root(), e);
-      if (s.ok()) {
-        ++restored;
-      } else {
-        failed.push_back(std::string(s.message()));
-      }
-    }
-  }
+  RETURN_IF_ERROR(ApplyRestore(*store, plan));
   std::vector<CheckpointRecord> copy;
   {
+    // With files kept, the turns stay in effect: an undo with overwrite can finish the job.
     agent::MutexLock l(&mu_);
-    for (size_t i : indexes) records_[i].undone = true;
+    for (size_t i : indexes) records_[i].undone = plan.skipped == 0;
     copy = records_;
   }
   (void)SaveCheckpoints(workdir_, session_id_, copy);
-  result.restored = true;
-  result.message = absl::StrCat("restored ", restored, " file", restored == 1 ? "" : "s");
-  if (skipped > 0) {
-    absl::StrAppend(&result.message, "; kept ", skipped,
-                    " changed since the turn (overwrite to restore them too)");
-  }
-  if (!failed.empty()) absl::StrAppend(&result.message, "; failed: ", absl::StrJoin(failed, "; "));
-  return result;
+  return std::move(plan.result);
 }
 
 absl::StatusOr<std::string> Checkpointer::Diff(int turn) {

@@ -34,6 +34,8 @@ constexpr char kRefPrefix[] = "refs/checkpoints/";
 // Never recorded: the session files (transcripts change every message) and git's own.
 constexpr char kOwnExcludes[] = "# agentd checkpoints: never recorded\n/.agent/sessions/\n.git\n";
 
+constexpr char kAttributes[] = "* -text -eol -crlf -filter -ident -working-tree-encoding\n";
+
 // Held for every operation on a store: git's own index.lock would fail, not wait.
 class StoreLock {
  public:
@@ -137,10 +139,15 @@ absl::Status ShadowStore::WriteExcludes() const {
       absl::StrAppend(&rules, "# ", root_, "/.git/info/exclude\n", *user, "\n");
     }
   }
-  if (auto old = ReadFileToString(dir_ + "/info/exclude"); old.ok() && *old == rules) {
+  if (auto old = ReadFileToString(dir_ + "/info/exclude"); !old.ok() || *old != rules) {
+    RETURN_IF_ERROR(WriteFileAtomically(dir_ + "/info/exclude", rules, Durability::kUnsynced));
+  }
+  // Above every .gitattributes of the project: files are stored as they are on disk (no
+  // end-of-line conversion, filter, ident or re-encoding), so a restore gives the same bytes.
+  if (auto old = ReadFileToString(dir_ + "/info/attributes"); old.ok() && *old == kAttributes) {
     return absl::OkStatus();
   }
-  return WriteFileAtomically(dir_ + "/info/exclude", rules, Durability::kUnsynced);
+  return WriteFileAtomically(dir_ + "/info/attributes", kAttributes, Durability::kUnsynced);
 }
 
 absl::StatusOr<std::string> ShadowStore::Snapshot() const {

@@ -60,7 +60,7 @@ class ShadowStore {
  private:
   ShadowStore(std::string root, std::string dir) : root_(std::move(root)), dir_(std::move(dir)) {}
   absl::StatusOr<std::string> Git(std::vector<std::string> args, std::string input = "") const;
-  // Writes info/exclude: our rules and the user's .git/info/exclude.
+  // Writes info/exclude (our rules and the user's .git/info/exclude) and info/attributes.
   absl::Status WriteExcludes() const;
 
   std::string root_;  // canonical

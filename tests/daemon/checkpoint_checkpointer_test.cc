@@ -116,6 +116,13 @@ TEST_F(CheckpointerTest, AFileChangedSinceIsKeptUnlessOverwrite) {
   EXPECT_EQ(ReadFile(P("a")), "user");
   EXPECT_EQ(ReadFile(P("b")), "1");
   EXPECT_NE(r->message.find("kept 1"), std::string::npos) << r->message;
+  // Not done yet: the turn stays, and an overwrite finishes it ("b" is not in the way now).
+  ASSERT_EQ(c->List().size(), 1u);
+  auto again = c->Undo(1, /*dry_run=*/true, false);
+  for (const auto& f : again->files) EXPECT_EQ(f.changed_since(), f.path() == "a") << f.path();
+  ASSERT_TRUE(c->Undo(1, false, /*overwrite=*/true).ok());
+  EXPECT_EQ(ReadFile(P("a")), "1");
+  EXPECT_TRUE(c->List().empty());
 }
 
 TEST_F(CheckpointerTest, OverwriteRestoresAFileChangedSince) {
@@ -136,7 +143,7 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
     Turn(*c, 2, [&] { WriteFile(P("a"), "2"); });
     Turn(*c, 3, [&] { WriteFile(P("a"), "3"); });
   }
-  auto c = Make();  // loaded from .agent/sessions/s1.checkpoints.json
+  auto c = Make();  // loaded from .agent/sessions/s1.checkpoints
   ASSERT_EQ(c->List().size(), 3u);
   auto r = c->Undo(2, false, false);
   ASSERT_TRUE(r.ok()) << r.status();

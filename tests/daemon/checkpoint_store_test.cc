@@ -117,6 +117,19 @@ TEST_F(ShadowStoreTest, BlobsComeBackByteForByte) {
   EXPECT_EQ((*blobs)[0], binary);
 }
 
+TEST_F(ShadowStoreTest, AttributesOfTheProjectDoNotChangeWhatIsStored) {
+  WriteFile(P(".gitattributes"), "* text eol=crlf\n*.txt ident filter=evil\n");
+  const std::string crlf = "line one\r\nline two $Id$\r\n";
+  WriteFile(P("a.txt"), crlf);
+  ShadowStore store = Open();
+  auto t0 = store.Snapshot();
+  ::unlink(P("a.txt").c_str());
+  auto t1 = store.Snapshot();
+  auto changes = store.Changes(*t0, *t1);
+  ASSERT_TRUE(changes.ok() && changes->size() == 1u);
+  EXPECT_EQ((*store.Blobs({(*changes)[0].old_blob}))[0], crlf);
+}
+
 TEST_F(ShadowStoreTest, PruneForgetsByCountAndAge) {
   WriteFile(P("a"), "1");
   ShadowStore store = Open();
