@@ -33,12 +33,6 @@ def turn_creating(path, final):
     ]
 
 
-def session_ids(env):
-    """The sessions of the project (<id>.json, not <id>.meta.json nor the checkpoint log)."""
-    return sorted(n[:-5] for n in os.listdir(env.sessions_dir())
-                  if n.endswith(".json") and n.count(".") == 1)
-
-
 class CheckpointsCli(unittest.TestCase):
     def make(self, replies):
         env = Env(replies)
@@ -84,7 +78,7 @@ class CheckpointsCli(unittest.TestCase):
             self.assertRegex(r.stdout, r"(?m)^  %s +%s$" % (change, re.escape(name)))
         self.assert_restored(env)
         # The model is told, in the transcript, that the files were restored.
-        last = env.transcript(session_ids(env)[0])[-1]
+        last = env.transcript(env.session_ids()[0])[-1]
         self.assertEqual(last["role"], "user")
         self.assertIn("restored", last["content"])
         # The store's size (of real bytes: the turn's trees are in it).
@@ -184,7 +178,7 @@ class CheckpointsTerminal(unittest.TestCase):
         self.run_turn(env, "first prompt")
         self.run_turn(env, "second prompt", "-c")
         self.assertTrue(os.path.exists(self.path(env, "second.txt")))
-        [original] = session_ids(env)
+        [original] = env.session_ids()
         before = env.transcript(original)
         term = Terminal(self, env)
         w = term.start("main", "-c")
@@ -200,7 +194,7 @@ class CheckpointsTerminal(unittest.TestCase):
         # The files as before the second prompt: the first turn's changes stay.
         self.assertFalse(os.path.exists(self.path(env, "second.txt")))
         self.assert_changed(env)
-        ids = session_ids(env)
+        ids = env.session_ids()
         self.assertEqual(len(ids), 2, ids)
         [fork] = [i for i in ids if i != original]
         # The old branch stays (with a note that its files were restored).
