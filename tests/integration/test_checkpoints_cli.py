@@ -160,6 +160,30 @@ class CheckpointsTerminal(unittest.TestCase):
         term.keys(w, "C-d")
         self.assertEqual(term.wait_exit(w), 0)
 
+    def test_agent_undo_on_a_terminal_asks_twice_and_keeps_what_the_user_changed(self):
+        env = self.make(turn_changing_four_files())
+        self.run_turn(env, "change four files")
+        with open(self.path(env, "a.txt"), "w") as f:
+            f.write("mine now\n")
+        term = Terminal(self, env)
+        w = term.start("undo", "undo")
+        screen = term.wait_for(w, "restore these files? [y/N]")
+        self.assertIn("a.txt  (changed since the turn)", screen)
+        self.assertTrue(os.path.exists(self.path(env, "created.txt")))  # not before the answer
+        term.type_line(w, "y")
+        term.wait_for(w, "1 file was changed after the turn: overwrite it too? [y/N]")
+        term.type_line(w, "n")
+        self.assertEqual(term.wait_exit(w), 0)
+        self.assertEqual(self.read(env, "a.txt"), "mine now\n")
+        self.assertEqual(self.read(env, "gone.txt"), "keep me\n")
+        self.assertFalse(os.path.exists(self.path(env, "created.txt")))
+        # Answered no: nothing restored, exit status 130.
+        again = term.start("again", "undo")
+        term.wait_for(again, "restore these files? [y/N]")
+        term.type_line(again, "n")
+        self.assertEqual(term.wait_exit(again), 130)
+        self.assertEqual(self.read(env, "a.txt"), "mine now\n")
+
     def test_slash_undo_answered_no_restores_nothing(self):
         env = self.make(turn_changing_four_files())
         self.run_turn(env, "change four files")
