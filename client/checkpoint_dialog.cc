@@ -104,7 +104,10 @@ CommandRunner::Outcome CheckpointDialog::Answer(v1::AgentDaemon::Stub& stub,
                                                 const Renderer& r) {
   const Step step = step_;
   step_ = Step::kNone;
-  if (turn.session_id != session_id_) return Say("");  // asked about another session
+  if (turn.session_id != session_id_) {
+    return Say(r.Notice(absl::StrCat("the question was about session ", Short(session_id_),
+                                     ", no longer on screen: nothing done")));
+  }
   switch (step) {
     case Step::kConfirmUndo:
       if (!IsYes(line)) return Say(r.Notice("nothing restored"));

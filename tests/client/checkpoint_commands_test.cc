@@ -345,6 +345,15 @@ TEST_F(CheckpointDialogTest, UndoAnsweredNoRestoresNothing) {
   EXPECT_EQ(daemon_.undos().size(), 1u);
 }
 
+TEST_F(CheckpointDialogTest, AnAnswerAfterTheViewSwitchedSessionDoesNothing) {
+  Start("/undo");
+  turn_.session_id = "s-other";  // the view shows another session now
+  CheckpointDialog::Outcome out = Answer("y");
+  EXPECT_THAT(out.text, HasSubstr("about session s-origin, no longer on screen: nothing done"));
+  EXPECT_EQ(daemon_.undos().size(), 1u);  // the dry run only
+  EXPECT_FALSE(dialog_.Asking());
+}
+
 TEST_F(CheckpointDialogTest, RewindForksBeforeThePickedPromptAndRestoresWhenAsked) {
   CheckpointDialog::Outcome out = Start("/rewind");
   EXPECT_THAT(out.text, HasSubstr("  1  first  (files: 1 turn since)\n  2  second  (files: 1 "));
