@@ -60,7 +60,8 @@ void AddFlags(CLI::App& app, Flags& f) {
       "With stdin not a terminal, `agent \"question\"` sends the question followed by stdin,\n"
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
       "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
-      "rm ID... [--older-than 30d], status ID, daemon status|stop");
+      "rm ID... [--older-than 30d], status ID, undo [ID] [--turns N] [--yes],\n"
+      "diff [ID] [--turn N], daemon status|stop");
 }
 
 // The one-shot prompt: the words, then stdin when it is not a terminal (or when "-" is

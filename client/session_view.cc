@@ -461,6 +461,14 @@ void SessionView::HandleInput(const std::string& bytes) {
 }
 
 void SessionView::HandleLine(const std::string& line) {
+  if (checkpoints_.Asking()) {  // the line answers /undo's or /rewind's question
+    Emit(renderer_->UserLine(EchoedPrompt(line), ""));
+    CommandRunner::Outcome out = checkpoints_.Answer(*stub_, line, turn_, *renderer_);
+    if (!out.attach_to.empty()) AttachTo(out.attach_to, /*show_history=*/false);
+    Emit(out.text);
+    Paint(true);
+    return;
+  }
   if (editor_ && !line.empty() && line.back() == '\\') {
     // Continues on the next line: the editor keeps the text, with a newline.
     editor_->SetText(line.substr(0, line.size() - 1) + "\n");
@@ -493,7 +501,10 @@ void SessionView::HandleLine(const std::string& line) {
 }
 
 void SessionView::RunCommand(const SlashCommand& c) {
-  CommandRunner::Outcome out = commands_->Run(c, turn_, *renderer_);
+  CommandRunner::Outcome out =
+      CheckpointDialog::Handles(c)
+          ? checkpoints_.Start(*stub_, c, turn_, *renderer_, o_.color, o_.client_name)
+          : commands_->Run(c, turn_, *renderer_);
   if (out.detach) {
     Leave(out.text);
     return;

@@ -43,6 +43,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
 #include "client/event_stream.h"
@@ -137,6 +138,7 @@ class SessionView {
   bool ask_ = false;   // approvals are asked here
   Mailbox mailbox_;    // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
+  CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
   std::unique_ptr<EventStream> stream_;
   int stream_id_ = 0;
   bool show_history_ = true;
