@@ -1,6 +1,7 @@
 #include "daemon/checkpoints/checkpointer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <utility>
 
@@ -53,11 +54,14 @@ Checkpointer::Checkpointer(std::string workdir, std::string session_id, Checkpoi
 
 Checkpointer::~Checkpointer() {
   std::optional<PendingTurn> pending;
+  std::vector<std::shared_future<absl::StatusOr<std::string>>> draining;
   {
     agent::MutexLock l(&mu_);
     pending.swap(pending_);
+    draining.swap(draining_);
   }
   if (pending.has_value() && pending->before.valid()) pending->before.wait();
+  for (auto& f : draining) f.wait();
 }
 
 absl::StatusOr<std::shared_ptr<const ShadowStore>> Checkpointer::Store() {
@@ -108,6 +112,9 @@ void Checkpointer::BeginTurn(int turn, int at_message, std::string_view prompt, 
   agent::MutexLock l(&mu_);
   pending_ = std::move(p);
   tool_ran_ = false;
+  std::erase_if(draining_, [](const auto& f) {
+    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  });
 }
 
 void Checkpointer::BeforeTool() {
@@ -130,6 +137,12 @@ std::vector<std::string> Checkpointer::EndTurn(int64_t now_ms) {
     tool_ran = tool_ran_;
   }
   if (!pending.has_value()) return {};
+  if (!tool_ran) {
+    // Nothing of ours changed: the turn ends now, its snapshot finishes meanwhile.
+    agent::MutexLock l(&mu_);
+    draining_.push_back(std::move(pending->before));
+    return {};
+  }
   absl::StatusOr<std::string> before = pending->before.get();
   std::vector<std::string> notices;
   auto store = Store();
@@ -140,8 +153,6 @@ std::vector<std::string> Checkpointer::EndTurn(int64_t now_ms) {
     off_told_ = true;
     return notices;
   }
-  // A turn without tools changed nothing of ours; what a person did meanwhile is theirs.
-  if (!tool_ran) return notices;
   absl::StatusOr<std::string> after = (*store)->Snapshot();
   if (!after.ok()) {
     notices.push_back(absl::StrCat("checkpoint failed: ", after.status().message()));

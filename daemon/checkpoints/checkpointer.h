@@ -86,6 +86,9 @@ class Checkpointer {
   bool off_told_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<CheckpointRecord> records_ ABSL_GUARDED_BY(mu_);
   std::optional<PendingTurn> pending_ ABSL_GUARDED_BY(mu_);
+  // Snapshots of turns that ran no tool, left to finish on their own: such a turn ends
+  // without waiting for them. Dropped once ready (never blocking); the destructor waits.
+  std::vector<std::shared_future<absl::StatusOr<std::string>>> draining_ ABSL_GUARDED_BY(mu_);
   bool tool_ran_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -153,6 +153,20 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
   EXPECT_EQ(ReadFile(P("a")), "0");
 }
 
+TEST_F(CheckpointerTest, ARecordFileFromTheRepositoryNamesOnlyObjectIds) {
+  const std::string good(40, 'a');
+  WriteFile(P(".agent/sessions/s1.checkpoints"),
+            R"({"checkpoints": [{"turn": 1, "before": "../../etc", "after": ")" + good +
+                R"("}, {"turn": 2, "before": ")" + good + R"(", "after": "HEAD"},
+                {"turn": 3, "before": ")" +
+                good + R"(", "after": ")" + good + R"("}]})");
+  auto c = Make();
+  ASSERT_EQ(c->List().size(), 1u);
+  EXPECT_EQ(c->List()[0].turn, 3);
+  // A tree the store does not hold is a pruned checkpoint, not something to follow.
+  EXPECT_TRUE(absl::IsFailedPrecondition(c->Undo(1, false, false).status()));
+}
+
 TEST_F(CheckpointerTest, RestoreFromAMessageUndoesTheTurnsFromThere) {
   WriteFile(P("a"), "0");
   auto c = Make();
