@@ -139,6 +139,13 @@ class RemoteCases:
         r = self.run_agent("status", sid[0][:8])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(sid[0][:8], r.stdout)
+        # Commands on HOST's own files run there: the daemon's status, the project's MCP list.
+        r = self.run_agent("daemon", "status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("socket %s" % self.env.socket, r.stdout)
+        r = self.run_agent("mcp", "ls")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("no MCP servers", r.stdout)
         self.assert_no_local_daemon()
 
     def test_attach_and_approve_from_the_remote_client(self):
