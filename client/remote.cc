@@ -1,5 +1,6 @@
 #include "client/remote.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -105,8 +106,9 @@ std::string FindProgram(const std::string& name) {
 
 // Starts ssh; with `stdio_fd` >= 0 that fd becomes its stdin and stdout. `quiet_keys`: it
 // ignores SIGINT and SIGQUIT (ssh keeps ignored signals ignored), so Ctrl-C reaches the view
-// and not the link.
-absl::StatusOr<pid_t> SpawnSsh(std::vector<std::string> argv, int stdio_fd, bool quiet_keys) {
+// and not the link. `quiet`: its stderr is /dev/null (a reconnect: the screen is the view's).
+absl::StatusOr<pid_t> SpawnSsh(std::vector<std::string> argv, int stdio_fd, bool quiet_keys,
+                               bool quiet = false) {
   // Everything is built before fork: the child only calls async-signal-safe functions.
   std::string program = FindProgram(argv[0]);
   std::vector<std::string> env = SshEnvironment(ProcessEnvironment());
@@ -115,9 +117,14 @@ absl::StatusOr<pid_t> SpawnSsh(std::vector<std::string> argv, int stdio_fd, bool
   args.push_back(nullptr);
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
+  int devnull = quiet ? ::open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
   pid_t pid = ::fork();
-  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid < 0) {
+    if (devnull >= 0) ::close(devnull);
+    return absl::InternalError("fork failed");
+  }
   if (pid == 0) {
+    if (devnull >= 0) ::dup2(devnull, 2);
     if (stdio_fd >= 0) {
       ::dup2(stdio_fd, 0);
       ::dup2(stdio_fd, 1);
@@ -136,6 +143,7 @@ absl::StatusOr<pid_t> SpawnSsh(std::vector<std::string> argv, int stdio_fd, bool
     (void)n;
     ::_exit(127);
   }
+  if (devnull >= 0) ::close(devnull);
   return pid;
 }
 
@@ -235,7 +243,8 @@ absl::StatusOr<Connection> ConnectRemote(const RemoteTarget& t, const RemoteConn
     return absl::InternalError("socketpair failed");
   }
   std::string line = RemoteCommandLine(t.remote_bin, {"proxy", "--protocol", "1"});
-  absl::StatusOr<pid_t> pid = SpawnSsh(SshArgv(t, line, o.batch), sv[1], /*quiet_keys=*/true);
+  absl::StatusOr<pid_t> pid =
+      SpawnSsh(SshArgv(t, line, o.batch), sv[1], /*quiet_keys=*/true, /*quiet=*/o.batch);
   ::close(sv[1]);
   if (!pid.ok()) {
     ::close(sv[0]);

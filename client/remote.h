@@ -36,7 +36,7 @@ std::optional<agent::v1::ToolEnvironment> RemoteToolEnvironment();
 
 struct RemoteConnectOptions {
   bool autostart = true;  // the proxy starts HOST's daemon when none answers
-  bool batch = false;     // ssh may not ask anything (a reconnect: the screen is ours)
+  bool batch = false;     // ssh may not ask or say anything (a reconnect: the screen is the view's)
   absl::Duration timeout = absl::Minutes(2);  // ssh up (a password typed) and the reply read
   int cancel_fd = -1;  // readable: give up with Cancelled (the view's signal pipe)
 };

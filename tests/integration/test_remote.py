@@ -41,7 +41,7 @@ with open(cfg["log"], "a") as f:
     f.write(json.dumps({"argv": sys.argv, "env": dict(os.environ)}) + "\n")
 i = args.index("--")
 host, line = args[i + 1], args[i + 2]
-if host == "unreachable":
+if host == "unreachable" or os.path.exists(cfg["home"] + "/.no-ssh"):
     sys.stderr.write("ssh: connect to host unreachable port 22: Connection refused\n")
     sys.exit(255)
 env = dict(os.environ, HOME=cfg["home"], **cfg["env"])  # as sshd: HOME, and started there
@@ -292,6 +292,27 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
         r = self.run_agent("ls", cd=False, AGENT_REMOTE_DIR="does-not-exist")
         self.assertEqual(r.returncode, 1)
         self.assertIn("no directory does-not-exist", r.stderr)
+
+    def test_ctrl_c_stops_reconnecting_and_says_how_to_come_back(self):
+        if TMUX is None:
+            self.skipTest("tmux is not installed")
+        self.start_env([{"text": "first"}])
+        term = Terminal(self, self.env)
+        w = term.start("main", *self.remote_args(), extra_env=self.terminal_env())
+        term.wait_for(w, "›")
+        term.type_line(w, "hello")
+        term.wait_for(w, "first")
+        client = self.interactive_client_pid()
+        open(os.path.join(self.env.project, ".no-ssh"), "w").close()  # HOST is unreachable now
+        os.kill(self.links_of(client)[0], signal.SIGKILL)
+        term.wait_for(w, "connection lost, reconnecting")
+        self.assertTrue(wait_until(lambda: len(self.ssh_runs()) >= 3))  # it keeps trying
+        term.keys(w, "C-c")
+        screen = term.wait_for(w, "[agent exited with status 0]")
+        self.assertIn("stopped reconnecting; the session goes on. Come back with: agent --host "
+                      "testbox attach " + self.env.session_ids()[0][:8], screen)
+        self.assertNotIn("Connection refused", screen)  # a retry's ssh says nothing on screen
+        self.assertFalse([r for r in self.ssh_runs()[1:] if "BatchMode=yes" not in r["argv"]])
 
     def test_a_failed_ssh_says_so_and_exits_1(self):
         self.start_env([])
