@@ -88,11 +88,14 @@ bool WriteAll(int fd, const std::string& s) {
   return true;
 }
 
+// The reply says why; stderr only when even that cannot be written (the client shows the
+// reply, and ssh would show stderr beside it).
 int Fail(const absl::Status& s) {
   ProxyReply reply;
   reply.status = s;
-  WriteAll(1, EncodeProxyReply(reply));
-  std::fprintf(stderr, "agent proxy: %s\n", std::string(s.message()).c_str());
+  if (!WriteAll(1, EncodeProxyReply(reply))) {
+    std::fprintf(stderr, "agent proxy: %s\n", std::string(s.message()).c_str());
+  }
   return 1;
 }
 

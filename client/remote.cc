@@ -111,6 +111,9 @@ absl::StatusOr<pid_t> SpawnSsh(std::vector<std::string> argv, int stdio_fd, bool
                                bool quiet = false) {
   // Everything is built before fork: the child only calls async-signal-safe functions.
   std::string program = FindProgram(argv[0]);
+  if (::access(program.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError("cannot run " + argv[0] + " (AGENT_SSH, or ssh on PATH)");
+  }
   std::vector<std::string> env = SshEnvironment(ProcessEnvironment());
   std::vector<char*> args, envp;
   for (std::string& a : argv) args.push_back(a.data());

@@ -291,7 +291,7 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
         self.assertEqual(len([n for n in sessions if n.endswith(".meta.json")]), 1)
         r = self.run_agent("ls", cd=False, AGENT_REMOTE_DIR="does-not-exist")
         self.assertEqual(r.returncode, 1)
-        self.assertIn("no directory does-not-exist", r.stderr)
+        self.assertEqual(r.stderr.count("no directory does-not-exist"), 1, r.stderr)
 
     def test_ctrl_c_stops_reconnecting_and_says_how_to_come_back(self):
         if TMUX is None:
@@ -327,6 +327,9 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
                            text=True, timeout=30, stdin=subprocess.DEVNULL)
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot run /nonexistent/agent", r.stderr)
+        r = self.run_agent("ls", AGENT_SSH="/nonexistent/ssh")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("agent: cannot run /nonexistent/ssh (AGENT_SSH, or ssh on PATH)", r.stderr)
         self.assert_no_local_daemon()
 
 
