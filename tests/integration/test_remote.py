@@ -18,6 +18,7 @@ Waits are bounded polls of the screen, of files or of process exits; nothing sle
 import getpass
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -213,6 +214,18 @@ class RemoteCases:
         term.wait_for(w, "[agent exited with status 0]")
         self.assert_no_local_daemon()
 
+    def test_tools_run_with_the_remote_logins_environment(self):
+        # This machine's HOME (the Env's dir) must not reach a tool on HOST.
+        self.start_env(lambda env: [
+            {"tool_calls": [tool_call("bash", command="echo home=$HOME")]},
+            {"expect": {"last_role": "tool",
+                        "last_message_contains": "home=%s\n" % self.remote_home(env)},
+             "text": "done"},
+        ])
+        r = self.run_agent("--yes", "where is home")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.env.stats()["expect_failed"], 0, r.stdout)
+
     def test_a_bad_host_is_a_usage_error_and_runs_no_ssh(self):
         self.start_env([])
         for host in ("-oProxyCommand=touch /tmp/x", "box;id", "a b"):
@@ -257,6 +270,9 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
 
     def links_of(self, client):
         return children_of(client)
+
+    def remote_home(self, env):
+        return env.project
 
     def ssh_runs(self):
         with open(self.ssh_log) as f:
@@ -388,6 +404,9 @@ class SshdRemote(RemoteCases, unittest.TestCase):
         except subprocess.TimeoutExpired:
             self.sshd.kill()
             self.sshd.wait()
+
+    def remote_home(self, env):
+        return pwd.getpwuid(os.getuid()).pw_dir
 
     def links_of(self, client):
         return [p for p in children_of(client)
