@@ -299,6 +299,8 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
         os.makedirs(other)
         r = self.run_agent("in home", cd=False)  # the fake's home is the project
         self.assertEqual(r.returncode, 0, r.stderr)
+        # The wide-workdir warning compares HOST's home (this machine's HOME is the Env's dir).
+        self.assertIn("everything under %s (your home directory)" % self.env.project, r.stderr)
         # Relative to the remote home (where ssh starts the command).
         r = self.run_agent("in other", cd=False, AGENT_REMOTE_DIR="../other")
         self.assertEqual(r.returncode, 0, r.stderr)
