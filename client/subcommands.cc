@@ -274,7 +274,7 @@ int RunSubcommand(int argc, char** argv) {
   auto options = BaseOptions(false, a.yes, a.plain);
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   ClientOptions& o = *options;
-  Connection daemon = ConnectOrExit();
+  Connection daemon = ConnectForProject(o);
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   if (a.cmd == "ls") ExitWithoutTeardown(List(stub, a, o));
   if (a.cmd == "fork") ExitWithoutTeardown(Fork(stub, a.id));
