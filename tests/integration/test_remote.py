@@ -391,8 +391,9 @@ class SshdRemote(RemoteCases, unittest.TestCase):
                 "  BatchMode yes", "  SetEnv %s" % setenv, "  LogLevel ERROR", ""]))
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privsep dir
         log = os.path.join(d, "sshd.log")
-        self.sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", os.path.join(d, "sshd_config")],
-                                     stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+        with open(log, "w") as log_file:  # sshd keeps its own copy of the descriptor
+            self.sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", os.path.join(d, "sshd_config")],
+                                         stdout=subprocess.DEVNULL, stderr=log_file)
         self.addCleanup(self.stop_sshd)
         if not wait_for_file_text(log, "Server listening on 127.0.0.1"):
             with open(log) as f:
