@@ -31,6 +31,7 @@ constexpr absl::Duration kSignalGrace = absl::Seconds(10);
 constexpr absl::Duration kReconnectStep = absl::Milliseconds(100);
 constexpr absl::Duration kReconnectMaxStep = absl::Seconds(1);
 constexpr absl::Duration kReconnectFor = absl::Seconds(30);
+constexpr char kChildDetailKey = 0x0f;  // Ctrl-O
 
 // A terminal in raw mode may not turn "\n" into "\r\n" by itself.
 std::string Crlf(const std::string& s) {
@@ -219,7 +220,10 @@ void SessionView::CancelTurn() {
 void SessionView::Answer(char key) {
   const auto& pending = screen_.pending_approval();
   if (!pending.has_value() || turn_.answered_call == pending->call_id()) return;
-  grpc::Status s = commands_->Approve(turn_.session_id, pending->call_id(),
+  // A child's call (the `task` tool) is answered on the child; the daemon takes either id.
+  const std::string& on =
+      pending->child_session_id().empty() ? turn_.session_id : pending->child_session_id();
+  grpc::Status s = commands_->Approve(on, pending->call_id(),
                                       key == 'y'   ? v1::DECISION_ALLOW_ONCE
                                       : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
                                                    : v1::DECISION_DENY);
@@ -438,8 +442,16 @@ void SessionView::HandleInput(const std::string& bytes) {
     HandleApprovalKeys(bytes);
     return;
   }
+  std::string keys = bytes;
+  if (keys.find(kChildDetailKey) != std::string::npos) {
+    // Ctrl-O is ours, never the editor's: it shows or hides the children's details.
+    keys.erase(std::remove(keys.begin(), keys.end(), kChildDetailKey), keys.end());
+    screen_.ToggleChildDetail();
+    Paint(true);
+    if (keys.empty()) return;
+  }
   if (o_.read_only) {
-    for (char c : bytes) {
+    for (char c : keys) {
       if (c == 0x04 || c == 'q') {
         Leave(renderer_->Notice("left; the session goes on."));
         return;
@@ -450,7 +462,7 @@ void SessionView::HandleInput(const std::string& bytes) {
   if (screen_.pending_approval().has_value()) return;  // answered; the result is coming
   if (!interactive_ || !editor_) return;               // without an editor, stdin holds no prompts
   hint_.clear();
-  for (LineEditor::Result& r : editor_->Feed(bytes)) {
+  for (LineEditor::Result& r : editor_->Feed(keys)) {
     if (done_) return;
     if (r.kind == LineEditor::Result::kEof) {
       Detach();
