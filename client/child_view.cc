@@ -84,7 +84,9 @@ std::string ShortCount(int64_t n) {
 
 std::string ChildRunningLine(const v1::ChildProgress& p, absl::Duration running, int cols) {
   std::string tail = " · " + Field(p.agent().empty() ? "general" : p.agent());
-  tail += " · " + (p.current_tool().empty() ? std::string("thinking") : ToolName(p.current_tool()));
+  std::string doing = p.current_tool().empty() ? "thinking" : ToolName(p.current_tool());
+  if (p.state() == v1::SESSION_STATE_WAITING_APPROVAL) doing = "waiting for an answer";
+  tail += " · " + doing;
   absl::StrAppend(&tail, " · ", Figures(p), " · ", Elapsed(running));
   return Fit("↳ ", Title(p), tail, cols);
 }

@@ -80,6 +80,8 @@ TEST(ChildViewTest, RunningLineHasTitleAgentToolStepsTokensAndTime) {
   p.set_steps(1);
   EXPECT_EQ(ChildRunningLine(p, absl::Seconds(125), 0),
             "↳ find callers · general · thinking · 1 step · 1.2k tokens · 2m05s");
+  p.set_state(v1::SESSION_STATE_WAITING_APPROVAL);
+  EXPECT_THAT(ChildRunningLine(p, absl::Seconds(1), 0), HasSubstr("· waiting for an answer ·"));
 }
 
 TEST(ChildViewTest, NarrowWidthCutsTheTitleFirstThenTheLine) {
