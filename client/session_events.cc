@@ -240,8 +240,9 @@ void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
   turn_.answered_call.clear();
   if (screen_.pending_approval().has_value()) {
     // Another child's question, held back while this one was shown, is asked now.
-    if (ask_ && !o_.read_only && !live_)
+    if (ask_ && !o_.read_only && !live_) {
       Emit(renderer_->ApprovalQuestion(*screen_.pending_approval()) + "\n");
+    }
     return;
   }
   if (!editor_ && !o_.read_only) cbreak_.reset();  // one-shot: the question is over
