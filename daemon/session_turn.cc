@@ -238,6 +238,7 @@ void Session::OnCallReady(const llm::ToolCall& call) {
 
 tools::ToolContext Session::MakeContext(const std::string& call_id) {
   tools::ToolContext ctx;
+  ctx.call_id = call_id;
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
