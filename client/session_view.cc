@@ -438,17 +438,18 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
 }
 
 void SessionView::HandleInput(const std::string& bytes) {
-  if (Asking()) {
-    HandleApprovalKeys(bytes);
-    return;
-  }
   std::string keys = bytes;
   if (keys.find(kChildDetailKey) != std::string::npos) {
-    // Ctrl-O is ours, never the editor's: it shows or hides the children's details.
+    // Ctrl-O is ours, never the editor's, even at a question: it shows or hides the
+    // children's details.
     keys.erase(std::remove(keys.begin(), keys.end(), kChildDetailKey), keys.end());
     screen_.ToggleChildDetail();
     Paint(true);
     if (keys.empty()) return;
+  }
+  if (Asking()) {
+    HandleApprovalKeys(keys);
+    return;
   }
   if (o_.read_only) {
     for (char c : keys) {
