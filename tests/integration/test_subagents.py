@@ -143,6 +143,31 @@ class Subagents(unittest.TestCase):
         self.assertFalse([e for e in events if kind(e) == "approval_requested"])
         self.assertFalse(os.path.exists(os.path.join(self.env.project, "no.txt")))
 
+    def test_an_agent_definition_narrows_the_tools_and_picks_the_model(self):
+        self.start(
+            [{"tool_calls": [task("Read", "[[D]] read", agent="reader")]}, {"text": "ok"}],
+            {"[[D]]": [{"text": "read it"}]})
+        agents = os.path.join(self.env.project, ".agent", "agents")
+        os.makedirs(agents)
+        with open(os.path.join(agents, "reader.md"), "w") as f:
+            f.write("---\nname: reader\ndescription: Reads files only\n"
+                    "tools: read_file, task\nmodel: reader-model\nmode: yes\n---\n"
+                    "You only read.\n")
+        self.api.prompt(self.parent, "delegate a read")
+        events = collect_until_turns_end(self.stream)
+        self.assertEqual(events[-1].turn_ended.outcome, self.pb.TURN_OUTCOME_DONE)
+        requests = self.env.requests()
+        parent_tools = {t["function"]["name"]: t["function"] for t in requests[0]["body"]["tools"]}
+        self.assertIn("- reader: Reads files only", parent_tools["task"]["description"])
+        child = next(r["body"] for r in requests if r.get("agent") == "[[D]]")
+        # `task` is listed by the file but the depth limit (1) keeps it from the child.
+        self.assertEqual([t["function"]["name"] for t in child["tools"]], ["read_file"])
+        self.assertEqual(child["model"], "reader-model")
+        self.assertTrue(child["messages"][0]["content"].startswith("You only read."))
+        listed = self.api.stub.ListSessions(
+            self.pb.ListSessionsRequest(workdir=self.env.project), timeout=10).sessions
+        self.assertEqual([s.agent for s in listed if s.parent_id == self.parent], ["reader"])
+
     def hang_in_child(self, marker):
         """Starts a parent turn whose child hangs in its model request; its ChildProgress."""
         self.start([{"tool_calls": [task("Hang", marker + " wait")]},
