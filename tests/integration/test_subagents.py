@@ -30,9 +30,14 @@ def load_script(env, replies, agents):
 
 
 class Subagents(unittest.TestCase):
-    def start(self, replies, agents, policy="POLICY_MODE_YES"):
+    def start(self, replies, agents, policy="POLICY_MODE_YES", config=None):
         self.env = Env([])
         self.addCleanup(self.env.close)
+        if config is not None:  # the daemon's config.json, before it starts
+            path = os.path.join(self.env.env["XDG_CONFIG_HOME"], "agent")
+            os.makedirs(path, exist_ok=True)
+            with open(os.path.join(path, "config.json"), "w") as f:
+                json.dump(config, f)
         load_script(self.env, replies, agents)
         self.api = Api(self.env)
         self.addCleanup(self.api.close)
@@ -105,6 +110,26 @@ class Subagents(unittest.TestCase):
         info = self.session(self.parent).session
         self.assertEqual(info.usage.requests, 4)
         self.assertEqual(self.env.stats()["rejected"], 0)
+
+    def test_children_past_the_concurrency_limit_wait_for_a_slot(self):
+        # One child at a time: whichever runs first cannot see the other's request (it times
+        # out, a 400), the second sees the first's; and neither starts inside the other.
+        self.start(
+            [{"tool_calls": [task("Find A", "[[A]] look"), task("Find B", "[[B]] look")]},
+             {"text": "done"}],
+            {"[[A]]": [{"text": "A saw B", "wait_for": "[[B]]", "wait_for_ms": 500}],
+             "[[B]]": [{"text": "B saw A", "wait_for": "[[A]]", "wait_for_ms": 500}]},
+            config={"subagent_max_concurrent": 1})
+        self.api.prompt(self.parent, "delegate two searches")
+        events = collect_until_turns_end(self.stream)
+        titles = [(e.child_progress.title, e.child_progress.finished) for e in events
+                  if kind(e) == "child_progress"]
+        first = titles[0][0]
+        first_end = titles.index((first, True))
+        self.assertEqual({t for t, _ in titles[:first_end + 1]}, {first})
+        results = [m["content"] for m in self.messages(self.parent) if m["role"] == "tool"]
+        timed_out = [r for r in results if "no such request came" in r]
+        self.assertEqual(len(timed_out), 1, results)
 
     def test_a_childs_gated_call_is_approved_through_the_parents_stream(self):
         self.start(
