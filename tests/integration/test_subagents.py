@@ -30,9 +30,14 @@ def load_script(env, replies, agents):
 
 
 class Subagents(unittest.TestCase):
-    def start(self, replies, agents, policy="POLICY_MODE_YES"):
+    def start(self, replies, agents, policy="POLICY_MODE_YES", config=None):
         self.env = Env([])
         self.addCleanup(self.env.close)
+        if config is not None:  # the daemon's config.json, before it starts
+            path = os.path.join(self.env.env["XDG_CONFIG_HOME"], "agent")
+            os.makedirs(path, exist_ok=True)
+            with open(os.path.join(path, "config.json"), "w") as f:
+                json.dump(config, f)
         load_script(self.env, replies, agents)
         self.api = Api(self.env)
         self.addCleanup(self.api.close)
@@ -106,6 +111,26 @@ class Subagents(unittest.TestCase):
         self.assertEqual(info.usage.requests, 4)
         self.assertEqual(self.env.stats()["rejected"], 0)
 
+    def test_children_past_the_concurrency_limit_wait_for_a_slot(self):
+        # One child at a time: whichever runs first cannot see the other's request (it times
+        # out, a 400), the second sees the first's; and neither starts inside the other.
+        self.start(
+            [{"tool_calls": [task("Find A", "[[A]] look"), task("Find B", "[[B]] look")]},
+             {"text": "done"}],
+            {"[[A]]": [{"text": "A saw B", "wait_for": "[[B]]", "wait_for_ms": 500}],
+             "[[B]]": [{"text": "B saw A", "wait_for": "[[A]]", "wait_for_ms": 500}]},
+            config={"subagent_max_concurrent": 1})
+        self.api.prompt(self.parent, "delegate two searches")
+        events = collect_until_turns_end(self.stream)
+        titles = [(e.child_progress.title, e.child_progress.finished) for e in events
+                  if kind(e) == "child_progress"]
+        first = titles[0][0]
+        first_end = titles.index((first, True))
+        self.assertEqual({t for t, _ in titles[:first_end + 1]}, {first})
+        results = [m["content"] for m in self.messages(self.parent) if m["role"] == "tool"]
+        timed_out = [r for r in results if "no such request came" in r]
+        self.assertEqual(len(timed_out), 1, results)
+
     def test_a_childs_gated_call_is_approved_through_the_parents_stream(self):
         self.start(
             [{"tool_calls": [task("Write it", "[[W]] write out.txt")]}, {"text": "ok"}],
@@ -142,6 +167,31 @@ class Subagents(unittest.TestCase):
         events = collect_until_turns_end(self.stream)
         self.assertFalse([e for e in events if kind(e) == "approval_requested"])
         self.assertFalse(os.path.exists(os.path.join(self.env.project, "no.txt")))
+
+    def test_an_agent_definition_narrows_the_tools_and_picks_the_model(self):
+        self.start(
+            [{"tool_calls": [task("Read", "[[D]] read", agent="reader")]}, {"text": "ok"}],
+            {"[[D]]": [{"text": "read it"}]})
+        agents = os.path.join(self.env.project, ".agent", "agents")
+        os.makedirs(agents)
+        with open(os.path.join(agents, "reader.md"), "w") as f:
+            f.write("---\nname: reader\ndescription: Reads files only\n"
+                    "tools: read_file, task\nmodel: reader-model\nmode: yes\n---\n"
+                    "You only read.\n")
+        self.api.prompt(self.parent, "delegate a read")
+        events = collect_until_turns_end(self.stream)
+        self.assertEqual(events[-1].turn_ended.outcome, self.pb.TURN_OUTCOME_DONE)
+        requests = self.env.requests()
+        parent_tools = {t["function"]["name"]: t["function"] for t in requests[0]["body"]["tools"]}
+        self.assertIn("- reader: Reads files only", parent_tools["task"]["description"])
+        child = next(r["body"] for r in requests if r.get("agent") == "[[D]]")
+        # `task` is listed by the file but the depth limit (1) keeps it from the child.
+        self.assertEqual([t["function"]["name"] for t in child["tools"]], ["read_file"])
+        self.assertEqual(child["model"], "reader-model")
+        self.assertTrue(child["messages"][0]["content"].startswith("You only read."))
+        listed = self.api.stub.ListSessions(
+            self.pb.ListSessionsRequest(workdir=self.env.project), timeout=10).sessions
+        self.assertEqual([s.agent for s in listed if s.parent_id == self.parent], ["reader"])
 
     def hang_in_child(self, marker):
         """Starts a parent turn whose child hangs in its model request; its ChildProgress."""

@@ -40,7 +40,7 @@ REPLY_KEYS = {
     "finish_reason", "delay_ms", "chunk_size", "status", "retry_after", "body", "headers",
     "times", "repeat", "reset_after_chunks", "error_in_stream", "error_after_chunks",
     "no_done", "hang", "stall_after_chunks", "raw_sse", "expect", "text_times",
-    "random_bytes", "wait_for",
+    "random_bytes", "wait_for", "wait_for_ms",
 }
 TOOL_CALL_KEYS = {"name", "arguments", "arguments_raw", "id"}
 EXPECT_KEYS = {"last_user_contains", "last_message_contains", "last_role"}
@@ -92,7 +92,7 @@ def check_replies(replies, name):
         unknown = [k for k in r if k not in REPLY_KEYS and not _is_comment_key(k)]
         if unknown:
             raise ScriptError(f"{where}: unknown key(s) {unknown}")
-        for k in ("times", "repeat", "delay_ms", "chunk_size", "reset_after_chunks",
+        for k in ("times", "repeat", "delay_ms", "chunk_size", "reset_after_chunks", "wait_for_ms",
                   "stall_after_chunks", "text_times", "random_bytes",
                   "error_after_chunks", "status"):
             if k in r and (not isinstance(r[k], int) or isinstance(r[k], bool) or r[k] < 0):
@@ -215,11 +215,11 @@ class State:
         entry[1], entry[2] = cursor, used
         return reply
 
-    def wait_for(self, marker):
-        """Waits until a request of `marker`'s list arrived; False after WAIT_FOR_LIMIT_S."""
+    def wait_for(self, marker, limit_s):
+        """Waits until a request of `marker`'s list arrived; False after `limit_s`."""
         with self.lock:
             return self.seen.wait_for(lambda: self.agent_requests.get(marker, 0) > 0,
-                                      timeout=WAIT_FOR_LIMIT_S)
+                                      timeout=min(limit_s, WAIT_FOR_LIMIT_S))
 
     def next_reply(self):
         """The reply for this request, or None when the script is exhausted."""
@@ -1072,7 +1072,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         reply = None
             st.write_log(entry)
 
-        if reply is not None and "wait_for" in reply and not st.wait_for(reply["wait_for"]):
+        if reply is not None and "wait_for" in reply and not st.wait_for(
+                reply["wait_for"], reply.get("wait_for_ms", WAIT_FOR_LIMIT_S * 1000) / 1000):
             rejection = (f"wait_for {reply['wait_for']!r}: no such request came", None,
                          "script_expectation_failed")
         if parse_error is not None:
