@@ -167,6 +167,27 @@ class SubagentsCli(unittest.TestCase):
         self.assert_model_happy(env)
 
     @unittest.skipIf(TMUX is None, "tmux is not installed")
+    def test_ctrl_c_during_a_child_cancels_it_and_its_line_goes(self):
+        env = self.make(
+            [{"tool_calls": [task("Stuck child", "[[S]] wait forever")]},
+             {"expect": {"last_user_contains": "still there"}, "text": "Yes, here."}],
+            {"[[S]]": [{"tool_calls": [tool_call("bash", command=wait_file("never"))]}]})
+        term = Terminal(self, env, cols=140)
+        w = term.start("main", "--yes")
+        term.wait_for(w, "›")
+        term.type_line(w, "start it")
+        term.wait_for(w, "↳ Stuck child · general · bash")
+        term.keys(w, "C-c")
+        screen = term.wait_for(w, "[cancelled by you]")
+        self.assertNotIn("↳ Stuck child", screen)
+        self.assertIn("✗ Stuck child · general · cancelled", screen)
+        term.type_line(w, "still there?")
+        term.wait_for(w, "Yes, here.")
+        for s in sessions(env):
+            self.assertIsNone(transcript_problems(env.transcript(s["id"])), s)
+        self.assert_model_happy(env)
+
+    @unittest.skipIf(TMUX is None, "tmux is not installed")
     def test_a_second_terminal_attaches_to_a_running_child(self):
         env = self.make(
             [{"tool_calls": [task("Slow child", "[[S]] wait for go")]},
