@@ -194,7 +194,8 @@ class SubagentsCli(unittest.TestCase):
              {"expect": {"last_role": "tool"}, "text": "parent saw the end"}],
             {"[[S]]": [{"text": "waiting for the file now",
                         "tool_calls": [tool_call("bash", command=wait_file("go"))]},
-                       {"expect": {"last_role": "tool"}, "text": "the child is finished"}]})
+                       {"expect": {"last_role": "tool"}, "text": "the child is finished"},
+                       {"expect": {"last_user_contains": "once more"}, "text": "child again"}]})
         term = Terminal(self, env)
         w = term.start("parent", "--yes")
         term.wait_for(w, "›")
@@ -216,7 +217,12 @@ class SubagentsCli(unittest.TestCase):
         self.assertEqual(term.wait_exit(a), 0)
         term.keys(w, "C-d")
         self.assertEqual(term.wait_exit(w), 0)
-        # `agent attach` without an id opens the person's own session, not the newer child.
+        # A prompt to the child makes it the newest session here; `agent attach` without an
+        # id still opens the person's own session.
+        r = env.agent("-r", kid["id"], "--yes", "once more")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("child again", r.stdout)
+        self.assertEqual(sessions(env)[0]["id"], kid["id"])  # newest first
         b = term.start("default", "attach")
         screen = term.wait_for(b, "parent saw the end")
         self.assertIn("session %s" % parent_id[:8], screen)
