@@ -21,6 +21,12 @@ BuiltSystemPrompt ChildSystemPrompt(const AgentDefinition& def, const std::strin
   std::string base;
   if (def.prompt.empty()) {
     base = usual.text.substr(0, usual.base_chars);
+    // The usual prompt's line on `task`: a child is not offered the tool unless its
+    // definition lists it (and the built-in one does not).
+    if (size_t at = base.find("\n- task "); at != std::string::npos) {
+      size_t end = base.find('\n', at + 1);
+      base.erase(at, end == std::string::npos ? std::string::npos : end - at);
+    }
   } else {
     const std::string env = context::RenderEnvironment(
         context::CollectEnvironment(workdir, cwd.empty() ? workdir : cwd, now));

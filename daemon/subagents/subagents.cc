@@ -47,7 +47,12 @@ std::shared_ptr<const tools::ToolRegistry> Subagents::ToolsFor(
     const std::string& session_id) {
   if (manager_ == nullptr) return base;
   auto session = manager_->Find(session_id);
-  if (!session.ok()) return base;
+  // Fail closed: a child whose definition cannot be checked (the daemon is stopping) gets
+  // no tools rather than all of them.
+  if (!session.ok()) {
+    return FilterTools(
+        std::move(base), [](std::string_view) { return false; }, nullptr);
+  }
   const agent::v1::Session info = (*session)->Info();
   const int depth = info.depth();
   auto task = [this, session_id](const Json& args, tools::ToolContext& ctx) {

@@ -1,8 +1,11 @@
+#include "absl/time/clock.h"
+#include "daemon/subagents/child_prompt.h"
 #include "daemon/subagents/task_result.h"
 #include "daemon/subagents/task_tool.h"
 #include "daemon/subagents/tool_filter.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/temp_dir.h"
 
 namespace agent::daemon::subagents {
 namespace {
@@ -92,6 +95,23 @@ TEST(SubagentToolsTest, ACancelledOrFailedChildIsAnError) {
   r = FormatTaskResult(end);
   EXPECT_TRUE(r.is_error);
   EXPECT_THAT(r.content, HasSubstr("HTTP 500"));
+}
+
+TEST(SubagentToolsTest, AChildsPromptIsItsDefinitionsWithTheEnvironmentAndNoTaskLine) {
+  testing::TempDir dir;
+  AgentDefinition general;
+  BuiltSystemPrompt usual = BuildSystemPromptFor(dir.path(), "", absl::Now());
+  ASSERT_THAT(usual.text, HasSubstr("\n- task "));
+  BuiltSystemPrompt p = ChildSystemPrompt(general, dir.path(), "", absl::Now());
+  EXPECT_THAT(p.text, Not(HasSubstr("\n- task ")));
+  EXPECT_THAT(p.text, HasSubstr("Working as a subagent"));
+  EXPECT_EQ(p.base_chars, p.text.size());
+
+  AgentDefinition reviewer;
+  reviewer.prompt = "You review.";
+  p = ChildSystemPrompt(reviewer, dir.path(), "", absl::Now());
+  EXPECT_EQ(p.text.rfind("You review.\n\n# Environment\n", 0), 0u);
+  EXPECT_THAT(p.text, HasSubstr(dir.path()));
 }
 
 }  // namespace

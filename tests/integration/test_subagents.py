@@ -146,6 +146,12 @@ class Subagents(unittest.TestCase):
         self.assertNotEqual(approval.child_session_id, "")
         self.assertEqual(self.session(self.parent).session.state,
                          self.pb.SESSION_STATE_WAITING_APPROVAL)
+        # A client attaching to the parent now is asked too (the snapshot holds it).
+        late = self.api.attach(self.parent, "late")
+        self.addCleanup(late.cancel)
+        pending = next(late).snapshot.pending_approval
+        self.assertEqual((pending.call_id, pending.child_session_id),
+                         (approval.call_id, approval.child_session_id))
         self.api.stub.Approve(self.pb.ApproveRequest(
             session_id=self.parent, call_id=approval.call_id,
             decision=self.pb.DECISION_ALLOW_ONCE, client_name="watcher"), timeout=10)
