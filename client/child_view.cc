@@ -127,20 +127,29 @@ bool ChildBoard::Update(const v1::ChildProgress& p, absl::Time now) {
 
 std::vector<ChildLine> ChildBoard::Lines(absl::Time now, int cols, bool detail) const {
   const int width = cols > 1 ? cols - 1 : 0;
+  const int count = static_cast<int>(running_.size());
+  const int shown = std::min(count, kMaxShown);
+  // Details only while the whole area stays within kMaxLines: a live area taller than the
+  // terminal could not be redrawn in place.
+  int spare = kMaxLines - shown - (count > shown ? 1 : 0);
   std::vector<ChildLine> out;
-  int shown = 0;
-  for (const Child& c : running_) {
-    if (shown++ == kMaxShown) break;
+  for (int i = 0; i < shown; ++i) {
+    const Child& c = running_[static_cast<size_t>(i)];
     out.push_back({ChildRunningLine(c.last, now - c.since, width), false});
     if (!detail) continue;
     const std::string tool = PrintableLine(c.last.current_tool());
-    if (!tool.empty()) out.push_back({Fit("    tool: ", tool, "", width), true});
+    if (!tool.empty() && spare > 0) {
+      out.push_back({Fit("    tool: ", tool, "", width), true});
+      --spare;
+    }
     const std::string text = PrintableLine(c.last.last_text());
-    if (!text.empty()) out.push_back({Fit("    │ ", text, "", width), true});
+    if (!text.empty() && spare > 0) {
+      out.push_back({Fit("    │ ", text, "", width), true});
+      --spare;
+    }
   }
-  const int hidden = static_cast<int>(running_.size()) - kMaxShown;
-  if (hidden > 0) {
-    out.push_back({Fit("", absl::StrCat("  … ", hidden, " more running"), "", width), true});
+  if (count > shown) {
+    out.push_back({Fit("", absl::StrCat("  … ", count - shown, " more running"), "", width), true});
   }
   return out;
 }

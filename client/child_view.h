@@ -30,6 +30,8 @@ class ChildBoard {
  public:
   // At most this many running children get a line; the rest are counted on one more line.
   static constexpr int kMaxShown = 8;
+  // With details, at most this many lines in all (details go first when they do not fit).
+  static constexpr int kMaxLines = 16;
 
   // At most this many running children are kept (a bound: the daemon caps them far lower).
   static constexpr size_t kMaxRunning = 256;

@@ -172,6 +172,35 @@ TEST(ChildViewTest, ManyChildrenAreCountedBeyondTheShownOnes) {
   EXPECT_THAT(lines.back().text, HasSubstr("3 more running"));
 }
 
+TEST(ChildViewTest, DetailsStayWithinTheLineBudget) {
+  ChildBoard board;
+  for (int i = 0; i < ChildBoard::kMaxShown + 3; ++i) {
+    v1::ChildProgress p = Progress("c" + std::to_string(i), "t");
+    p.set_current_tool("bash: make");
+    p.set_last_text("working");
+    board.Update(p, kT0);
+  }
+  std::vector<ChildLine> lines = board.Lines(kT0, 0, true);
+  EXPECT_EQ(lines.size(), static_cast<size_t>(ChildBoard::kMaxLines));
+  int main_lines = 0;
+  for (const ChildLine& l : lines) main_lines += l.detail ? 0 : 1;
+  EXPECT_EQ(main_lines, ChildBoard::kMaxShown);  // every shown child keeps its own line
+  EXPECT_THAT(lines.back().text, HasSubstr("3 more running"));
+}
+
+TEST(ChildViewTest, ASnapshotWaitingOnAChildAsksWithTheMark) {
+  Renderer r(Live());
+  RenderState st = r.NewState();
+  v1::Event e;
+  v1::Snapshot* s = e.mutable_snapshot();
+  s->set_state(v1::SESSION_STATE_WAITING_APPROVAL);
+  *s->mutable_pending_approval() =
+      Asked("k1", "c1", "fix tests", "make").approval_requested().approval();
+  EXPECT_THAT(r.Render(e, kT0, st), HasSubstr("? [child: fix tests] bash wants to run: make"));
+  ASSERT_TRUE(st.pending_approval().has_value());
+  EXPECT_EQ(st.pending_approval()->child_session_id(), "c1");
+}
+
 TEST(ChildViewTest, RendererKeepsOneLiveLinePerChildAndCommitsTheSummary) {
   Renderer r(Live());
   RenderState st = r.NewState();
