@@ -98,6 +98,13 @@ std::string EventJsonLine(const v1::Event& e) {
   absl::StatusOr<Json> j = ParseJson(out);
   if (!j.ok()) return out;
   Unquote64(*j, v1::Event::descriptor(), 0);
+  // A child's event is tagged at the top, so a script can follow one child with one key.
+  if (e.has_child_progress()) {
+    (*j)["child_id"] = e.child_progress().child_id();
+  } else if (e.has_approval_requested() &&
+             !e.approval_requested().approval().child_session_id().empty()) {
+    (*j)["child_id"] = e.approval_requested().approval().child_session_id();
+  }
   return DumpJson(*j);
 }
 

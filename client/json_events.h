@@ -10,7 +10,8 @@
 
 namespace agent::client {
 
-// The event as one line of JSON (no newline), field names as in agent.proto.
+// The event as one line of JSON (no newline), field names as in agent.proto. A child
+// session's event (ChildProgress, a child's ApprovalRequested) also has "child_id" at the top.
 std::string EventJsonLine(const agent::v1::Event& event);
 
 struct TurnResult {

@@ -211,8 +211,8 @@ std::string Renderer::Clipped(const std::string& text) const {
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   std::string out;
   const char* verb = a.tool() == "bash" ? " wants to run: " : " wants to change: ";
-  absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", a.tool(), verb)), Sanitized(a.summary()),
-                  "\n");
+  absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", ChildApprovalMark(a), a.tool(), verb)),
+                  Sanitized(a.summary()), "\n");
   std::string diff = a.diff();
   while (!diff.empty() && diff.back() == '\n') diff.pop_back();
   if (diff.empty()) return out;
@@ -378,6 +378,9 @@ std::vector<std::string> Renderer::LiveLines(const RenderState& st, absl::Time n
     if (hidden > 0) lines.push_back(Dim(absl::StrCat("  … ", hidden, " earlier lines")));
     for (const std::string& t : tail) lines.push_back(Dim(FitToColumns("  " + t, cols - 1)));
   }
+  for (ChildLine& c : st.children_.Lines(now, cols, st.child_detail_)) {
+    lines.push_back(c.detail ? Dim(c.text) : std::move(c.text));
+  }
   if (st.pending_approval_.has_value()) {
     lines.push_back(st.can_answer_ ? ApprovalQuestion(*st.pending_approval_)
                                    : Dim("waiting for another client to answer…"));
@@ -404,6 +407,8 @@ std::string Renderer::Snapshot(const v1::Snapshot& s, absl::Time now, RenderStat
   auto history = ParseHistory(s.transcript_json());
   std::string out = history.ok() ? RenderTranscript(*history, st) : "";
   st.pending_approval_.reset();
+  st.queued_approvals_.clear();
+  st.children_.Clear();  // the next ChildProgress of each brings its line back
   if (s.state() == v1::SESSION_STATE_IDLE) {
     st.SetPhase(Phase::kIdle, now);
   } else {
@@ -438,22 +443,64 @@ std::string Renderer::ToolOutput(const std::string& chunk, RenderState& st) cons
   return "";
 }
 
+// A child's approval asked while another is shown waits its turn (children run at once).
+std::string Renderer::ApprovalRequested(const v1::PendingApproval& a, absl::Time now,
+                                        RenderState& st) const {
+  constexpr size_t kMaxQueued = 64;
+  if (st.pending_approval_.has_value() && st.pending_approval_->call_id() != a.call_id()) {
+    auto& q = st.queued_approvals_;
+    bool known = std::any_of(q.begin(), q.end(), [&](const v1::PendingApproval& x) {
+      return x.call_id() == a.call_id();
+    });
+    if (!known && q.size() < kMaxQueued) q.push_back(a);
+    return "";
+  }
+  st.pending_approval_ = a;
+  st.SetPhase(Phase::kApproval, now, st.phase_what_);
+  return EndLine(st) + ApprovalPrompt(a);
+}
+
 std::string Renderer::ApprovalResolved(const v1::ApprovalResolved& r, absl::Time now,
                                        RenderState& st) const {
+  auto& q = st.queued_approvals_;
+  auto queued = std::find_if(
+      q.begin(), q.end(), [&](const v1::PendingApproval& x) { return x.call_id() == r.call_id(); });
+  if (queued != q.end()) {  // answered elsewhere before it was shown here
+    q.erase(queued);
+    return "";
+  }
+  bool child = false;
   if (st.pending_approval_.has_value() && st.pending_approval_->call_id() == r.call_id()) {
+    child = !st.pending_approval_->child_session_id().empty();
     st.pending_approval_.reset();
   }
-  if (r.decision() == v1::DECISION_DENY) {
+  // A child's denial ends nothing of the parent's: its `task` call still runs.
+  if (r.decision() == v1::DECISION_DENY && !child) {
     st.SetPhase(Phase::kThinking, now);
   } else {
     st.SetPhase(Phase::kTool, now, st.phase_what_);
   }
-  return EndLine(st) + ApprovalOutcome(r);
+  std::string out = EndLine(st) + ApprovalOutcome(r);
+  if (!st.pending_approval_.has_value() && !q.empty()) {
+    v1::PendingApproval next = std::move(q.front());
+    q.pop_front();
+    out += ApprovalRequested(next, now, st);
+  }
+  return out;
+}
+
+std::string Renderer::ChildProgress(const v1::ChildProgress& p, absl::Time now,
+                                    RenderState& st) const {
+  if (!st.children_.Update(p, now)) return "";
+  std::string line = ChildSummaryLine(p, WrapColumns());
+  return EndLine(st) + Colored(p.outcome() == v1::TURN_OUTCOME_DONE ? "32" : "31", line) + "\n";
 }
 
 std::string Renderer::TurnEnded(const v1::TurnEnded& t, absl::Time now, RenderState& st) const {
   std::string out = EndLine(st);
   st.pending_approval_.reset();
+  st.queued_approvals_.clear();
+  st.children_.Clear();
   st.SetPhase(Phase::kIdle, now);
   if (t.outcome() == v1::TURN_OUTCOME_CANCELLED) {
     std::string by;
@@ -514,9 +561,9 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
       return out + Clipped(e.tool_result().content()) + EditSummary(e.tool_result().diff());
     }
     case v1::Event::kApprovalRequested:
-      st.pending_approval_ = e.approval_requested().approval();
-      st.SetPhase(Phase::kApproval, now, st.phase_what_);
-      return EndLine(st) + ApprovalPrompt(*st.pending_approval_);
+      return ApprovalRequested(e.approval_requested().approval(), now, st);
+    case v1::Event::kChildProgress:
+      return ChildProgress(e.child_progress(), now, st);
     case v1::Event::kApprovalResolved:
       return ApprovalResolved(e.approval_resolved(), now, st);
     case v1::Event::kRetrying: {

@@ -16,6 +16,7 @@
 // exactly what the model wrote. Prose is wrapped at word boundaries to `columns()`.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.pb.h"
+#include "client/child_view.h"
 #include "client/history.h"
 #include "client/markdown.h"
 #include "common/json.h"
@@ -67,6 +69,10 @@ class RenderState {
   const std::optional<agent::v1::PendingApproval>& pending_approval() const {
     return pending_approval_;
   }
+  // Ctrl-O: the running children's lines (child_view.h) also show their current tool in full
+  // and the last line each wrote.
+  void ToggleChildDetail() { child_detail_ = !child_detail_; }
+  bool child_detail() const { return child_detail_; }
 
  private:
   friend class Renderer;
@@ -91,6 +97,11 @@ class RenderState {
   std::string phase_what_;  // the tool name
   std::optional<agent::v1::PendingApproval> pending_approval_;
   bool can_answer_ = false;
+  // Children's approvals asked while another is shown: each is shown when the one before is
+  // resolved (several children may wait at once). Bounded like the children.
+  std::deque<agent::v1::PendingApproval> queued_approvals_;
+  ChildBoard children_;  // the `task` tool's children running in this turn
+  bool child_detail_ = false;
 };
 
 class Renderer {
@@ -144,8 +155,12 @@ class Renderer {
   std::string Markdown(const std::string& text) const;
   std::string Snapshot(const agent::v1::Snapshot& s, absl::Time now, RenderState& state) const;
   std::string ToolOutput(const std::string& chunk, RenderState& state) const;
+  std::string ApprovalRequested(const agent::v1::PendingApproval& a, absl::Time now,
+                                RenderState& state) const;
   std::string ApprovalResolved(const agent::v1::ApprovalResolved& r, absl::Time now,
                                RenderState& state) const;
+  std::string ChildProgress(const agent::v1::ChildProgress& p, absl::Time now,
+                            RenderState& state) const;
   std::string TurnEnded(const agent::v1::TurnEnded& t, absl::Time now, RenderState& state) const;
 
   const RenderOptions options_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "client/remote.h"
+#include "client/child_view.h"
 #include "client/session_view.h"
 #include "common/config.h"
 #include "common/grpc_status.h"
@@ -92,7 +93,7 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub,
   auto sessions = SessionsOf(stub, project_root);
   if (!sessions.ok()) return sessions.status();
   for (const v1::Session& s : *sessions) {
-    if (s.load_error().empty()) return s.id();
+    if (s.load_error().empty() && !IsChildSession(s)) return s.id();  // the person's own
   }
   return absl::NotFoundError("no session in this project yet (" + project_root + ")");
 }

@@ -72,7 +72,8 @@ absl::StatusOr<agent::v1::Session> CreateSessionHere(agent::v1::AgentDaemon::Stu
 absl::StatusOr<std::vector<agent::v1::Session>> SessionsOf(agent::v1::AgentDaemon::Stub& stub,
                                                            const std::string& project_root);
 
-// The newest usable session of `project_root`; NotFound when there is none.
+// The newest usable session of `project_root` that is not a child (child_view.h); NotFound
+// when there is none.
 absl::StatusOr<std::string> NewestSessionHere(agent::v1::AgentDaemon::Stub& stub,
                                               const std::string& project_root);
 

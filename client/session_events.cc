@@ -1,17 +1,21 @@
 // SessionView's event handling: what each event of the attached session does to the screen
 // (through the pure Renderer and the view's RenderState) and to the TurnState, and when a
 // one-shot run is over. The loop, keys and painting are in session_view.cc.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "client/child_view.h"
 #include "client/context_commands.h"
 #include "client/history.h"
 #include "client/json_events.h"
 #include "client/plan_view.h"
 #include "client/prompt_echo.h"
 #include "client/remote.h"
+#include "client/session_table.h"
 #include "client/session_view.h"
 #include "client/workdir_warning.h"
 
@@ -95,6 +99,20 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kToolResult:
       OnToolResult(e, now);
       return;
+    case v1::Event::kChildProgress: {  // child_view.h
+      // A one-shot's stdout is its answer: a child's summary goes to stderr, if a terminal.
+      const bool to_stderr = !interactive_ && !live_;
+      if (to_stderr && e.child_progress().finished()) Emit(renderer_->EndLine(screen_));
+      std::string text = renderer_->Render(e, now, screen_);
+      if (o_.json || text.empty()) return;
+      if (!to_stderr) {
+        Emit(text);
+      } else if (isatty(2)) {
+        Paint();
+        std::fputs(text.c_str(), stderr);
+      }
+      return;
+    }
     case v1::Event::kSessionRemoved:
       OnSessionRemoved(e.session_removed());
       return;
@@ -135,6 +153,11 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   turn_.model = s.session().model();
   turn_.clients.assign(s.clients().begin(), s.clients().end());
   if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());
+  if (first && interactive_ && !o_.json && IsChildSession(s.session())) {
+    Emit(renderer_->Notice(absl::StrCat("a subagent (", PrintableLine(s.session().agent()),
+                                        ") of session ", s.session().parent_id().substr(0, 8), ": ",
+                                        PrintableLine(s.session().title()))));
+  }
   if (first && !switched_ && !o_.read_only) WarnIfWide();
   if (!o_.json) {
     if (first && show_history_) {
@@ -205,8 +228,10 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
       reason = "not approved: only a person may allow this call (" + a.person_reason() +
                "), and nobody was asked";
     }
-    (void)commands_->Approve(turn_.session_id, a.call_id(),
-                             allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY, reason);
+    // A child's call is answered on the child (the daemon takes either session).
+    const std::string& on = a.child_session_id().empty() ? turn_.session_id : a.child_session_id();
+    (void)commands_->Approve(on, a.call_id(), allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY,
+                             reason);
   }
 }
 
@@ -214,6 +239,13 @@ void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
   std::string text = renderer_->Render(e, now, screen_);
   if (!o_.json) Emit(text);
   turn_.answered_call.clear();
+  if (screen_.pending_approval().has_value()) {
+    // Another child's question, held back while this one was shown, is asked now.
+    if (ask_ && !o_.read_only && !live_) {
+      Emit(renderer_->ApprovalQuestion(*screen_.pending_approval()) + "\n");
+    }
+    return;
+  }
   if (!editor_ && !o_.read_only) cbreak_.reset();  // one-shot: the question is over
 }
 

@@ -1,10 +1,13 @@
 #include "client/session_table.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/child_view.h"
 #include "client/session_client.h"
 #include "client/terminal_text.h"
 #include "common/json.h"
@@ -25,9 +28,15 @@ std::string Tokens(const v1::Usage& u) {
   return absl::StrCat(n / 1000000, "M");
 }
 
-std::vector<std::string> Row(const v1::Session& s, int64_t now_ms, const TableOptions& o) {
-  std::vector<std::string> row = {s.id().substr(0, 16), StateName(s.state()),
-                                  absl::StrCat(s.message_count()), Ago(s.updated_unix_ms(), now_ms),
+// Nesting shown at most this deep; deeper children line up with the last level.
+constexpr int kMaxIndent = 4;
+
+std::vector<std::string> Row(const v1::Session& s, int level, int64_t now_ms,
+                             const TableOptions& o) {
+  std::string id = s.id().substr(0, 16);
+  if (level > 0) id = std::string(2 * (std::min(level, kMaxIndent) - 1), ' ') + "└ " + id;
+  std::vector<std::string> row = {id, StateName(s.state()), absl::StrCat(s.message_count()),
+                                  Ago(s.updated_unix_ms(), now_ms),
                                   absl::StrCat(s.attached_clients())};
   if (!s.load_error().empty()) row[1] = "damaged";
   if (o.long_form) {
@@ -38,6 +47,49 @@ std::vector<std::string> Row(const v1::Session& s, int64_t now_ms, const TableOp
   row.push_back(FitColumns(PrintableLine(s.load_error().empty() ? s.title() : s.load_error()),
                            kTitleColumns));
   return row;
+}
+
+struct Placed {
+  const v1::Session* session;
+  int level;
+};
+
+// Each session once, children right under their parent (in the order given). A child whose
+// parent is not listed stands alone; ids that loop (damaged files) are listed flat at the end.
+std::vector<Placed> Tree(const std::vector<v1::Session>& sessions) {
+  std::set<std::string> ids;
+  for (const v1::Session& s : sessions) ids.insert(s.id());
+  std::map<std::string, std::vector<const v1::Session*>> children;
+  std::vector<const v1::Session*> roots;
+  for (const v1::Session& s : sessions) {
+    bool nested = IsChildSession(s) && s.parent_id() != s.id() && ids.count(s.parent_id()) > 0;
+    if (nested) {
+      children[s.parent_id()].push_back(&s);
+    } else {
+      roots.push_back(&s);
+    }
+  }
+  std::vector<Placed> out;
+  std::set<const v1::Session*> placed;
+  // Depth first with an explicit stack: bounded by the sessions, each placed once.
+  for (const v1::Session* root : roots) {
+    std::vector<Placed> stack = {{root, 0}};
+    while (!stack.empty()) {
+      Placed p = stack.back();
+      stack.pop_back();
+      if (!placed.insert(p.session).second) continue;
+      out.push_back(p);
+      auto it = children.find(p.session->id());
+      if (it == children.end()) continue;
+      for (auto c = it->second.rbegin(); c != it->second.rend(); ++c) {
+        stack.push_back({*c, p.level + 1});
+      }
+    }
+  }
+  for (const v1::Session& s : sessions) {
+    if (placed.insert(&s).second) out.push_back({&s, 0});
+  }
+  return out;
 }
 
 }  // namespace
@@ -78,7 +130,7 @@ std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_m
   if (o.all) header.push_back("PROJECT");
   header.push_back("TITLE");
   std::vector<std::vector<std::string>> rows = {header};
-  for (const v1::Session& s : sessions) rows.push_back(Row(s, now_ms, o));
+  for (const Placed& p : Tree(sessions)) rows.push_back(Row(*p.session, p.level, now_ms, o));
   std::vector<int> width(header.size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], DisplayWidth(row[i]));
@@ -116,6 +168,8 @@ std::string SessionsJson(const std::vector<v1::Session>& sessions) {
                 {"cost_usd", s.usage().cost_usd()}}}};
     if (!s.cwd().empty()) j["cwd"] = s.cwd();
     if (!s.parent_id().empty()) j["parent_id"] = s.parent_id();
+    if (!s.agent().empty()) j["agent"] = s.agent();
+    if (s.depth() > 0) j["depth"] = s.depth();
     if (!s.load_error().empty()) j["load_error"] = s.load_error();
     list.push_back(std::move(j));
   }

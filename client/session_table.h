@@ -16,8 +16,10 @@ struct TableOptions {
 };
 
 // "ID STATE MSGS UPDATED ATTACHED TITLE" and one aligned row per session; a damaged session
-// shows its load error as the title. `now_ms` is the time ages are counted from. Titles and
-// paths are made printable (no control characters reach the terminal).
+// shows its load error as the title. A child session (Session.depth, the `task` tool's) is
+// listed right under its parent with its id indented ("└ id"), when its parent is listed. `now_ms`
+// is the time ages are counted from. Titles and paths are made printable (no control characters
+// reach the terminal).
 std::string SessionTable(const std::vector<agent::v1::Session>& sessions, int64_t now_ms,
                          const TableOptions& options);
 

@@ -38,6 +38,7 @@ constexpr absl::Duration kReconnectFor = absl::Seconds(30);
 constexpr absl::Duration kRemoteReconnectFor = absl::Minutes(5);
 constexpr absl::Duration kRemoteReconnectMaxStep = absl::Seconds(5);
 constexpr absl::Duration kRemoteTryFor = absl::Seconds(15);
+constexpr char kChildDetailKey = 0x0f;  // Ctrl-O
 
 // A terminal in raw mode may not turn "\n" into "\r\n" by itself.
 std::string Crlf(const std::string& s) {
@@ -266,7 +267,10 @@ void SessionView::CancelTurn() {
 void SessionView::Answer(char key) {
   const auto& pending = screen_.pending_approval();
   if (!pending.has_value() || turn_.answered_call == pending->call_id()) return;
-  grpc::Status s = commands_->Approve(turn_.session_id, pending->call_id(),
+  // A child's call (the `task` tool) is answered on the child; the daemon takes either id.
+  const std::string& on =
+      pending->child_session_id().empty() ? turn_.session_id : pending->child_session_id();
+  grpc::Status s = commands_->Approve(on, pending->call_id(),
                                       key == 'y'   ? v1::DECISION_ALLOW_ONCE
                                       : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
                                                    : v1::DECISION_DENY);
@@ -485,12 +489,21 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
 }
 
 void SessionView::HandleInput(const std::string& bytes) {
+  std::string keys = bytes;
+  if (keys.find(kChildDetailKey) != std::string::npos) {
+    // Ctrl-O is ours, never the editor's, even at a question: it shows or hides the
+    // children's details.
+    keys.erase(std::remove(keys.begin(), keys.end(), kChildDetailKey), keys.end());
+    screen_.ToggleChildDetail();
+    Paint(true);
+    if (keys.empty()) return;
+  }
   if (Asking()) {
-    HandleApprovalKeys(bytes);
+    HandleApprovalKeys(keys);
     return;
   }
   if (o_.read_only) {
-    for (char c : bytes) {
+    for (char c : keys) {
       if (c == 0x04 || c == 'q') {
         Leave(renderer_->Notice("left; the session goes on."));
         return;
@@ -501,7 +514,7 @@ void SessionView::HandleInput(const std::string& bytes) {
   if (screen_.pending_approval().has_value()) return;  // answered; the result is coming
   if (!interactive_ || !editor_) return;               // without an editor, stdin holds no prompts
   hint_.clear();
-  for (LineEditor::Result& r : editor_->Feed(bytes)) {
+  for (LineEditor::Result& r : editor_->Feed(keys)) {
     if (done_) return;
     if (r.kind == LineEditor::Result::kEof) {
       Detach();

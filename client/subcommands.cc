@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "client/checkpoint_commands.h"
 #include "client/checkpoint_text.h"
+#include "client/child_view.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/session_picker.h"
@@ -204,7 +205,7 @@ absl::StatusOr<std::string> ChooseSession(v1::AgentDaemon::Stub& stub, const Arg
     if (!sessions.ok()) return sessions.status();
     std::vector<v1::Session> usable;
     for (const v1::Session& s : *sessions) {
-      if (s.load_error().empty()) usable.push_back(s);
+      if (s.load_error().empty() && !IsChildSession(s)) usable.push_back(s);
     }
     if (usable.size() > 1) {
       std::optional<std::string> id = RunPicker(std::move(usable), o.color);

@@ -133,6 +133,8 @@ absl::StatusOr<Config> LoadConfig() {
     if (absl::Status s = ToolEnvFromJson(*j, path, &c.tool_env); !s.ok()) return s;
     IntFromJson(*j, "session_idle_unload_s", &c.session_idle_unload_s);
     if (absl::Status s = CheckpointsFromJson(*j, path, &c.checkpoints); !s.ok()) return s;
+    IntFromJson(*j, "subagent_max_concurrent", &c.subagent_max_concurrent);
+    IntFromJson(*j, "subagent_max_depth", &c.subagent_max_depth);
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }
@@ -145,6 +147,8 @@ absl::StatusOr<Config> LoadConfig() {
   IntFromEnv("AGENT_IDLE_TIMEOUT_MS", &c.idle_timeout_ms);
   IntFromEnv("AGENT_MAX_ATTEMPTS", &c.max_attempts);
   IntFromEnv("AGENT_SESSION_IDLE_UNLOAD_S", &c.session_idle_unload_s);
+  IntFromEnv("AGENT_SUBAGENT_MAX_CONCURRENT", &c.subagent_max_concurrent);
+  IntFromEnv("AGENT_SUBAGENT_MAX_DEPTH", &c.subagent_max_depth);
   return c;
 }
 

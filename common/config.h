@@ -44,6 +44,11 @@ struct Config {
   // from memory after this long (it stays on disk); 0: never.
   int session_idle_unload_s = 600;
   CheckpointConfig checkpoints;
+  // Subagents (the `task` tool): children running at once per parent
+  // (AGENT_SUBAGENT_MAX_CONCURRENT), and how deep children may nest (AGENT_SUBAGENT_MAX_DEPTH;
+  // 0: no `task` tool at all).
+  int subagent_max_concurrent = 4;
+  int subagent_max_depth = 1;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling

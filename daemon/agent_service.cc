@@ -120,8 +120,18 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
-  return Done(ctx, (*s)->Approve(req->call_id(), req->decision(), std::move(rules), req->reason(),
-                                 req->client_name()));
+  absl::Status st =
+      (*s)->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
+  // A child's call shown to its parent's clients (the `task` tool): the child answers it.
+  if (absl::IsFailedPrecondition(st)) {
+    if (std::string child = (*s)->ChildApprovalOwner(req->call_id()); !child.empty()) {
+      auto c = sessions_->Find(child);
+      if (!c.ok()) return Done(ctx, c.status());
+      st = (*c)->Approve(req->call_id(), req->decision(), std::move(rules), req->reason(),
+                         req->client_name());
+    }
+  }
+  return Done(ctx, st);
 }
 
 grpc::ServerUnaryReactor* AgentService::Cancel(grpc::CallbackServerContext* ctx,

@@ -19,6 +19,7 @@
 #include "common/protocol.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/policy/rule_source.h"
+#include "daemon/subagents/subagents.h"
 #include "daemon/tools/tool_registry.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -142,13 +143,21 @@ absl::Status Server::Run() {
   mcp::Registry::Options mcp_options;
   mcp_options.base_tools = [] { return tools::ToolRegistry::CreateCore(); };
   mcp_ = std::make_unique<mcp::Registry>(std::move(mcp_options));
-  deps.tools_for = [mcp = mcp_.get()](const std::string& workdir, const std::string& session_id,
-                                      const std::atomic<bool>* cancelled,
-                                      const std::function<void(const std::string&)>& report) {
-    return mcp->ToolsFor(workdir, session_id, cancelled, report);
+  subagents::SubagentOptions sub_options;
+  sub_options.max_concurrent = options_.config.subagent_max_concurrent;
+  sub_options.max_depth = options_.config.subagent_max_depth;
+  // Lives through Run: the sessions that use it are reset before it returns.
+  auto subagents = std::make_unique<subagents::Subagents>(sub_options);
+  deps.tools_for = [mcp = mcp_.get(), sub = subagents.get()](
+                       const std::string& workdir, const std::string& session_id,
+                       const std::atomic<bool>* cancelled,
+                       const std::function<void(const std::string&)>& report) {
+    return sub->ToolsFor(mcp->ToolsFor(workdir, session_id, cancelled, report), workdir,
+                         session_id);
   };
   mcp_->StartEager();
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
+  subagents->set_manager(sessions_.get());
   service_ = std::make_unique<AgentService>(
       sessions_.get(), epoch_, [this] { RequestShutdown(Stop::kStop); },
       options_.inherited_fd >= 0);

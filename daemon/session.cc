@@ -61,12 +61,22 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
   auto lock = SessionLock::Acquire(workdir, meta.id);
   if (!lock.ok()) return lock.status();
-  BuiltSystemPrompt prompt = BuildPrompt(workdir, meta.cwd, *deps.clock);
+  const bool child = settings.child.has_value();
+  BuiltSystemPrompt prompt;
+  if (child) {
+    meta.parent_id = settings.child->parent_id;
+    meta.agent = settings.child->agent;
+    meta.depth = settings.child->depth;
+    prompt = std::move(settings.child->prompt);
+    settings.child.reset();
+  } else {
+    prompt = BuildPrompt(workdir, meta.cwd, *deps.clock);
+  }
   Transcript t;
   (void)t.AppendSystem(prompt.text);
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
                                          std::move(settings), std::move(deps), *std::move(lock),
-                                         /*answered=*/false));
+                                         /*answered=*/child));
   SessionMutexLock l(&s->mu_);
   s->InitContextLocked(prompt);
   s->SaveLocked();
@@ -136,7 +146,9 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
 // ---- Queries --------------------------------------------------------------------------------
 
 v1::SessionState Session::StateLocked() const {
-  if (gate_.pending() != nullptr) return v1::SESSION_STATE_WAITING_APPROVAL;
+  if (gate_.pending() != nullptr || !child_approvals_.empty()) {
+    return v1::SESSION_STATE_WAITING_APPROVAL;
+  }
   if (running_ || compacting_) return v1::SESSION_STATE_RUNNING;
   return v1::SESSION_STATE_IDLE;
 }
@@ -155,6 +167,8 @@ v1::Session Session::InfoLocked() const {
   info.set_parent_id(meta_.parent_id);
   info.set_policy(settings_.policy);
   info.set_cwd(meta_.cwd);
+  info.set_agent(meta_.agent);
+  info.set_depth(meta_.depth);
   *info.mutable_usage() = ctx_.usage.session();
   return info;
 }
@@ -201,6 +215,8 @@ v1::Event Session::SnapshotLocked() const {
   snap->set_state(StateLocked());
   if (const v1::PendingApproval* a = gate_.pending(); a != nullptr) {
     *snap->mutable_pending_approval() = *a;
+  } else if (!child_approvals_.empty()) {
+    *snap->mutable_pending_approval() = child_approvals_.front();
   }
   for (const QueuedPrompt& p : queue_) snap->add_queued_prompts(p.text);
   for (const Client& c : clients_) snap->add_clients(c.name);

@@ -95,6 +95,15 @@ struct SessionSettings {
   // Tool commands' environment: the latest client's, filtered (common/tool_env.h). Empty:
   // none known, tools get the minimal one. Memory only.
   std::vector<std::string> tool_env;
+  // Create only: a child session made by the `task` tool (daemon/subagents/). It is kept
+  // even before the model answers (its parent names it), and its system message is `prompt`.
+  struct ChildOf {
+    std::string parent_id;
+    std::string agent;
+    int depth = 1;
+    BuiltSystemPrompt prompt;
+  };
+  std::optional<ChildOf> child;
 };
 
 // NotFound "session <id> was removed (agent rm); ...": what commands to a deleted session get.
@@ -199,6 +208,26 @@ class Session : private ToolDispatch::Host {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::string> FilesDiff(int turn) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<checkpoints::CheckpointRecord> ListCheckpoints() ABSL_LOCKS_EXCLUDED(mu_);
+  // ---- Hooks for subagents (daemon/subagents/); session_children.cc ----
+  // What a child of this session inherits now: mode, model, client settings, steps, cwd and
+  // the tools' environment (the rules come with the project).
+  SessionSettings InheritedSettings() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Live events without being a client: no snapshot, not in ClientsChanged, not counted as
+  // attached. `sub` must be removed before it dies.
+  void AddObserver(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
+  void RemoveObserver(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
+  // Appends an event about a child (ChildProgress) to this session's stream.
+  void PublishChildEvent(agent::v1::Event event) ABSL_LOCKS_EXCLUDED(mu_);
+  // A child's pending approval shown to this session's clients (ApprovalRequested with
+  // child_session_id set; in snapshots; the state is waiting_approval) until
+  // ChildApprovalResolved, which passes on the child's ApprovalResolved event (or none).
+  void ForwardChildApproval(const agent::v1::PendingApproval& approval) ABSL_LOCKS_EXCLUDED(mu_);
+  void ChildApprovalResolved(const std::string& child_id, const std::string& call_id,
+                             std::optional<agent::v1::Event> resolved) ABSL_LOCKS_EXCLUDED(mu_);
+  // The child session whose forwarded approval is `call_id`; empty when there is none.
+  std::string ChildApprovalOwner(const std::string& call_id) const ABSL_LOCKS_EXCLUDED(mu_);
+  // A child's usage added to this session's totals and to its running turn's.
+  void AddChildUsage(const agent::v1::Usage& usage) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct QueuedPrompt {
@@ -334,6 +363,7 @@ class Session : private ToolDispatch::Host {
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::once_flag checkpointer_once_;
   std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe
+  std::vector<agent::v1::PendingApproval> child_approvals_ ABSL_GUARDED_BY(mu_);  // forwarded
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 

@@ -88,6 +88,7 @@ void Session::RecordPlanLocked(const llm::ToolCall& call) {
 
 void Session::RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt) {
   if (transcript_.empty() || GetString(transcript_.messages()[0], "role") != "system") return;
+  if (!meta_.agent.empty()) return;  // a child keeps its agent definition's prompt
   Json messages = transcript_.messages();
   messages[0]["content"] = prompt.text;
   auto rebuilt = Transcript::FromJson(std::move(messages));

@@ -152,6 +152,19 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   return *s;
 }
 
+absl::StatusOr<std::shared_ptr<Session>> SessionManager::CreateChild(const std::string& workdir,
+                                                                     SessionSettings settings,
+                                                                     std::string title) {
+  {
+    agent::MutexLock l(&mu_);
+    if (shut_down_) return StoppingError();
+  }
+  auto s = Session::Create(workdir, std::move(settings), std::move(title), deps_);
+  if (!s.ok()) return s.status();
+  Insert(*s);
+  return *s;
+}
+
 void SessionManager::Insert(const std::shared_ptr<Session>& s) {
   agent::MutexLock l(&mu_);
   Slot& slot = sessions_[s->id()];  // a new id: no other slot state to keep
@@ -295,6 +308,8 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
         info.set_updated_unix_ms(meta->updated_unix_ms);
         info.set_message_count(static_cast<int>(meta->message_count));
         info.set_parent_id(meta->parent_id);
+        info.set_agent(meta->agent);
+        info.set_depth(meta->depth);
         *info.mutable_usage() = context::UsageFromContextJson(meta->context);
       } else {
         info.set_load_error(std::string(meta.status().message()));

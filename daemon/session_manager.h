@@ -54,6 +54,10 @@ class SessionManager {
   ~SessionManager();
 
   absl::StatusOr<std::shared_ptr<Session>> Create(const agent::v1::CreateSessionRequest& req);
+  // A child session (settings.child set, daemon/subagents/) in its parent's `workdir`: saved,
+  // listed and found like any other.
+  absl::StatusOr<std::shared_ptr<Session>> CreateChild(const std::string& workdir,
+                                                       SessionSettings settings, std::string title);
   // By id or unique id prefix; loads the session when it is not loaded yet. NotFound,
   // InvalidArgument (ambiguous prefix), DataLoss (damaged file, named), FailedPrecondition
   // (owned by another daemon). Concurrent Finds of one id share one load and one Session.

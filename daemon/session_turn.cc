@@ -245,6 +245,7 @@ void Session::OnCallReady(const llm::ToolCall& call) {
 tools::ToolContext Session::MakeContext(const std::string& call_id) {
   checkpointer().BeforeTool();  // no tool touches a file before the turn's checkpoint exists
   tools::ToolContext ctx;
+  ctx.call_id = call_id;
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;

@@ -20,21 +20,26 @@
 namespace agent::daemon {
 
 Json SessionMeta::ToJson() const {
-  return Json{{"id", id},
-              {"workdir", workdir},
-              {"title", title},
-              {"model", model},
-              {"parent_id", parent_id},
-              {"cwd", cwd},
-              {"created_unix_ms", created_unix_ms},
-              {"updated_unix_ms", updated_unix_ms},
-              {"message_count", message_count},
-              {"turns", turns},
-              {"tool_calls", tool_calls},
-              {"compactions", compactions},
-              {"prompt_tokens", prompt_tokens},
-              {"completion_tokens", completion_tokens},
-              {"context", context}};
+  Json j{{"id", id},
+         {"workdir", workdir},
+         {"title", title},
+         {"model", model},
+         {"parent_id", parent_id},
+         {"cwd", cwd},
+         {"created_unix_ms", created_unix_ms},
+         {"updated_unix_ms", updated_unix_ms},
+         {"message_count", message_count},
+         {"turns", turns},
+         {"tool_calls", tool_calls},
+         {"compactions", compactions},
+         {"prompt_tokens", prompt_tokens},
+         {"completion_tokens", completion_tokens},
+         {"context", context}};
+  if (!agent.empty()) {  // a child session (daemon/subagents/)
+    j["agent"] = agent;
+    j["depth"] = depth;
+  }
+  return j;
 }
 
 SessionMeta SessionMeta::FromJson(const Json& j) {
@@ -45,6 +50,8 @@ SessionMeta SessionMeta::FromJson(const Json& j) {
   m.model = GetString(j, "model");
   m.parent_id = GetString(j, "parent_id");
   m.cwd = GetString(j, "cwd");
+  m.agent = GetString(j, "agent");
+  m.depth = static_cast<int>(GetInt(j, "depth"));
   m.created_unix_ms = GetInt(j, "created_unix_ms");
   m.updated_unix_ms = GetInt(j, "updated_unix_ms");
   m.message_count = GetInt(j, "message_count");

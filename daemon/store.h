@@ -27,7 +27,9 @@ struct SessionMeta {
   std::string title;
   std::string model;
   std::string parent_id;
-  std::string cwd;  // where tools run, inside workdir; empty: workdir
+  std::string cwd;    // where tools run, inside workdir; empty: workdir
+  std::string agent;  // a child session's agent definition (the `task` tool); empty: none
+  int depth = 0;      // how deep a child is below the session the person started
   int64_t created_unix_ms = 0;
   int64_t updated_unix_ms = 0;
   int64_t message_count = 0;

@@ -43,6 +43,11 @@ class UsageMeter {
   // One model request answered; `usage` may be absent (the provider sent none).
   void AddRequest(const std::optional<llm::Usage>& usage, double cost);
   void AddRetry();
+  // Another session's use counted here too (a child's, made by the `task` tool).
+  void AddOther(const agent::v1::Usage& usage) {
+    Add(&turn_, usage);
+    Add(&session_, usage);
+  }
   const agent::v1::Usage& turn() const { return turn_; }
   const agent::v1::Usage& session() const { return session_; }
 

@@ -35,6 +35,8 @@ struct ToolContext {
   // the policy of common/tool_env.h. Empty when no client sent one: commands then get
   // MinimalToolEnvironment(), never the daemon's own environment.
   std::vector<std::string> env;
+  // The id of the call being run (the `task` tool names it in its children's progress).
+  std::string call_id;
 };
 
 // What the model is told. is_error marks a refusal or failure; the turn goes on either way.

@@ -42,6 +42,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import grpc_client  # noqa: E402  (stubs generated from proto/ on first use)
+import subagent_bench  # noqa: E402  (tests/bench/subagent_bench.py)
 
 STOCK_SERVER = os.path.join(HERE, "..", "model_server", "scripted_model.py")
 SERVER = os.path.join(HERE, "model_nodelay.py")  # the same server with TCP_NODELAY
@@ -824,6 +825,8 @@ def main():
             attempt("request", "first request size", lambda: bench_request_size(t, body))
         attempt("memory", "agent RSS", lambda: bench_client_rss(w, t))
         attempt("steps", "50-step task", lambda: bench_steps(w, t))
+        attempt("steps", "subagent step",
+                lambda: subagent_bench.bench_subagent(w, t, proc_cpu_ms, median))
         attempt("fanout", "fan-out", lambda: bench_fanout(w, t, bin_dir))
         attempt("memory", "output spike", lambda: bench_output_spike(w, t))
     finally:

@@ -30,6 +30,7 @@ import time
 EXHAUSTED_TEXT = "(the scripted model has no more replies)"
 HANG_LIMIT_S = 120.0
 MAX_DELAY_PER_REPLY_MS = 60000
+WAIT_FOR_LIMIT_S = 30.0
 
 OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -39,7 +40,7 @@ REPLY_KEYS = {
     "finish_reason", "delay_ms", "chunk_size", "status", "retry_after", "body", "headers",
     "times", "repeat", "reset_after_chunks", "error_in_stream", "error_after_chunks",
     "no_done", "hang", "stall_after_chunks", "raw_sse", "expect", "text_times",
-    "random_bytes",
+    "random_bytes", "wait_for", "wait_for_ms",
 }
 TOOL_CALL_KEYS = {"name", "arguments", "arguments_raw", "id"}
 EXPECT_KEYS = {"last_user_contains", "last_message_contains", "last_role"}
@@ -65,14 +66,33 @@ def load_script(path):
     replies = script.get("replies", [])
     if not isinstance(replies, list):
         raise ScriptError("\"replies\" must be a list")
+    check_replies(replies, "replies")
+    agents = script.get("agents", {})
+    if not isinstance(agents, dict) or not all(
+            isinstance(k, str) and k and isinstance(v, list) for k, v in agents.items()):
+        raise ScriptError("\"agents\" must be an object {\"MARKER\": [reply, ...]}")
+    for marker, lst in agents.items():
+        check_replies(lst, f"agents[{marker!r}]")
+    return replies
+
+
+def load_agents(path):
+    """The script's optional "agents": {MARKER: [reply, ...]}. A request whose system prompt
+    or first user message contains MARKER (a subagent's) takes its replies from that list,
+    with a cursor of its own; the others use "replies"."""
+    with open(path, "r", encoding="utf-8") as f:
+        return json.load(f).get("agents", {})
+
+
+def check_replies(replies, name):
     for i, r in enumerate(replies):
-        where = f"replies[{i}]"
+        where = f"{name}[{i}]"
         if not isinstance(r, dict):
             raise ScriptError(f"{where} must be an object")
         unknown = [k for k in r if k not in REPLY_KEYS and not _is_comment_key(k)]
         if unknown:
             raise ScriptError(f"{where}: unknown key(s) {unknown}")
-        for k in ("times", "repeat", "delay_ms", "chunk_size", "reset_after_chunks",
+        for k in ("times", "repeat", "delay_ms", "chunk_size", "reset_after_chunks", "wait_for_ms",
                   "stall_after_chunks", "text_times", "random_bytes",
                   "error_after_chunks", "status"):
             if k in r and (not isinstance(r[k], int) or isinstance(r[k], bool) or r[k] < 0):
@@ -101,7 +121,8 @@ def load_script(path):
             raise ScriptError(f"{where}.usage must be an object")
         if "headers" in r and not isinstance(r["headers"], dict):
             raise ScriptError(f"{where}.headers must be an object")
-    return replies
+        if "wait_for" in r and not isinstance(r["wait_for"], str):
+            raise ScriptError(f"{where}.wait_for must be a string (an agents marker)")
 
 
 def load_summary(path):
@@ -151,6 +172,54 @@ class State:
         self.models_auth = []    # per GET /v1/models: which auth headers it carried
         self.summaries = 0
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
+        # Subagents' replies (load_agents): marker -> [replies, cursor, used]; requests seen
+        # per marker, and a condition on `lock` that "wait_for" waits on.
+        self.agents = {}
+        self.agent_requests = {}
+        self.seen = threading.Condition(self.lock)
+
+    def set_agents(self, agents):
+        self.agents = {m: [list(r), 0, 0] for m, r in agents.items()}
+        self.agent_requests = {m: 0 for m in agents}
+
+    def marker_of(self, body):
+        """The agents marker in the request's system prompt or first user message, or None."""
+        if not self.agents or not isinstance(body, dict):
+            return None
+        texts = [_content_text(body.get("system"))]
+        messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+        for m in messages:
+            if isinstance(m, dict) and m.get("role") == "system":
+                texts.append(_content_text(m.get("content")))
+        for m in messages:
+            if isinstance(m, dict) and m.get("role") == "user":
+                texts.append(_content_text(m.get("content")))
+                break
+        for marker in self.agents:
+            if any(marker in t for t in texts):
+                return marker
+        return None
+
+    def next_agent_reply(self, marker):
+        """As next_reply, from the list of `marker`; counts the request for "wait_for"."""
+        self.agent_requests[marker] += 1
+        self.seen.notify_all()
+        entry = self.agents[marker]
+        replies, cursor, used = entry
+        if cursor >= len(replies):
+            return None
+        reply = replies[cursor]
+        used += 1
+        if used >= max(reply.get("repeat", 1), 1):
+            cursor, used = cursor + 1, 0
+        entry[1], entry[2] = cursor, used
+        return reply
+
+    def wait_for(self, marker, limit_s):
+        """Waits until a request of `marker`'s list arrived; False after `limit_s`."""
+        with self.lock:
+            return self.seen.wait_for(lambda: self.agent_requests.get(marker, 0) > 0,
+                                      timeout=min(limit_s, WAIT_FOR_LIMIT_S))
 
     def next_reply(self):
         """The reply for this request, or None when the script is exhausted."""
@@ -933,6 +1002,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     st.summary = new["summary"]
                 if "models" in new:  # a list of ids, or null for a provider without /models
                     st.models = new["models"]
+                if "agents" in new:
+                    st.set_agents(new["agents"])
             self.send_json(200, {"ok": True})
             return
         if path not in ("/v1/chat/completions", "/v1/messages"):
@@ -985,7 +1056,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 entry["summary"] = True
                 reply = st.summary
             elif parse_error is None:
-                reply = st.next_reply()
+                marker = st.marker_of(body)
+                if marker is not None:
+                    entry["agent"] = marker
+                reply = st.next_reply() if marker is None else st.next_agent_reply(marker)
                 if reply is None:
                     reply = {"text": EXHAUSTED_TEXT, "finish_reason": "stop"}
                     entry["exhausted"] = True
@@ -998,6 +1072,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         reply = None
             st.write_log(entry)
 
+        if reply is not None and "wait_for" in reply and not st.wait_for(
+                reply["wait_for"], reply.get("wait_for_ms", WAIT_FOR_LIMIT_S * 1000) / 1000):
+            rejection = (f"wait_for {reply['wait_for']!r}: no such request came", None,
+                         "script_expectation_failed")
         if parse_error is not None:
             msg = ("We could not parse the JSON body of your request. (HINT: This likely means "
                    "you aren't using your HTTP library correctly. The API expects a JSON "
@@ -1231,6 +1309,7 @@ def main(argv=None):
     try:
         server.state = State(replies, args.strict, args.log)
         server.state.summary = load_summary(args.script)
+        server.state.set_agents(load_agents(args.script))
     except OSError as e:
         sys.stderr.write(f"scripted_model: cannot open log {args.log}: {e}\n")
         return 2

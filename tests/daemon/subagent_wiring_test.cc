@@ -1,0 +1,94 @@
+// Subagents::ToolsFor over a real SessionManager: which tools a session of each kind gets.
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "daemon/session_manager.h"
+#include "daemon/subagents/subagents.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/fakes/fake_model_client.h"
+#include "tests/fakes/temp_dir.h"
+
+namespace agent::daemon::subagents {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+std::vector<std::string> Names(const tools::ToolRegistry& r) {
+  std::vector<std::string> out;
+  for (std::string_view n : r.Names()) out.emplace_back(n);
+  return out;
+}
+
+class SubagentWiringTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    workdir_ = dir_.Join("project");
+    std::filesystem::create_directories(workdir_);
+    setenv("XDG_CONFIG_HOME", dir_.Join("config").c_str(), 1);
+    setenv("XDG_STATE_HOME", dir_.Join("state").c_str(), 1);
+    registry_ = tools::ToolRegistry::CreateCore();
+    SessionDeps d;
+    d.epoch = "test";
+    d.tools = &registry_;
+    auto script = std::make_shared<agent::testing::FakeScript>();
+    d.make_model_client = [script] {
+      return std::make_unique<agent::testing::FakeModelClient>(script);
+    };
+    manager_ = std::make_unique<SessionManager>(d);
+    SubagentOptions o;
+    o.user_agents_dir = dir_.Join("user-agents");
+    subagents_ = std::make_unique<Subagents>(o);
+    subagents_->set_manager(manager_.get());
+    base_ = std::make_shared<const tools::ToolRegistry>(tools::ToolRegistry::CreateCore());
+  }
+  void TearDown() override { manager_.reset(); }
+
+  std::string Child(const std::string& parent, const std::string& agent) {
+    SessionSettings s;
+    s.child = SessionSettings::ChildOf{parent, agent, 1, {}};
+    auto c = manager_->CreateChild(workdir_, std::move(s), "child");
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? (*c)->id() : "";
+  }
+
+  testing::TempDir dir_;
+  std::string workdir_;
+  tools::ToolRegistry registry_;
+  std::unique_ptr<SessionManager> manager_;
+  std::unique_ptr<Subagents> subagents_;
+  std::shared_ptr<const tools::ToolRegistry> base_;
+};
+
+TEST_F(SubagentWiringTest, APersonsSessionGetsEveryToolAndTask) {
+  agent::v1::CreateSessionRequest req;
+  req.set_workdir(workdir_);
+  auto s = manager_->Create(req);
+  ASSERT_TRUE(s.ok());
+  auto tools = subagents_->ToolsFor(base_, workdir_, (*s)->id());
+  EXPECT_EQ(Names(*tools).back(), "task");
+  EXPECT_EQ(tools->Names().size(), base_->Names().size() + 1);
+}
+
+TEST_F(SubagentWiringTest, AChildGetsItsDefinitionsToolsAndNeverTaskAtTheDepthLimit) {
+  testing::WriteFile(workdir_ + "/.agent/agents/reader.md",
+                     "---\ntools: read_file, search, task\n---\nRead.");
+  const std::string reader = Child("p", "reader");
+  EXPECT_THAT(Names(*subagents_->ToolsFor(base_, workdir_, reader)),
+              ElementsAre("read_file", "search"));
+  const std::string general = Child("p", "general");
+  EXPECT_EQ(subagents_->ToolsFor(base_, workdir_, general)->Names().size(), base_->Names().size());
+  auto info = manager_->Find(reader);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ((*info)->Info().agent(), "reader");
+  EXPECT_EQ((*info)->Info().depth(), 1);
+}
+
+TEST_F(SubagentWiringTest, AnUnknownSessionGetsNoTools) {
+  EXPECT_THAT(Names(*subagents_->ToolsFor(base_, workdir_, "0123456789abcdef")), IsEmpty());
+}
+
+}  // namespace
+}  // namespace agent::daemon::subagents
