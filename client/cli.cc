@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/client_settings.h"
 #include "client/project_root.h"
+#include "client/remote.h"
 #include "common/paths.h"
 
 namespace agent::client {
@@ -26,7 +27,8 @@ absl::StatusOr<ClientOptions> BaseOptions(bool json, bool yes, bool plain) {
   std::string where = tty != nullptr ? tty : "";
   if (where.rfind("/dev/", 0) == 0) where = where.substr(5);
   o.client_name = absl::StrCat("agent-", getpid(), where.empty() ? "" : "@" + where);
-  o.project = ProjectHere();
+  // Over ssh the project is HOST's (ConnectForProject): no local directory is looked at.
+  if (ActiveRemote() == nullptr) o.project = ProjectHere();
   auto settings = ClientSettingsFromEnv([](const char* name) { return std::getenv(name); });
   if (!settings.ok()) return settings.status();
   o.settings = *std::move(settings);
@@ -38,6 +40,12 @@ Connection ConnectOrExit(bool autostart) {
   auto daemon = Connect(o);
   if (!daemon.ok()) std::exit(Complain(std::string(daemon.status().message())));
   return *std::move(daemon);
+}
+
+Connection ConnectForProject(ClientOptions& o) {
+  Connection c = ConnectOrExit();
+  if (const ProxyReply* remote = RemoteHostInfo(); remote != nullptr) o.project = remote->project;
+  return c;
 }
 
 int ParseFailed(CLI::App& app, const CLI::ParseError& e) {

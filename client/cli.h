@@ -21,6 +21,10 @@ absl::StatusOr<ClientOptions> BaseOptions(bool json, bool yes, bool plain);
 // stderr when there is none.
 Connection ConnectOrExit(bool autostart = true);
 
+// ConnectOrExit for a command that works in o.project: over ssh (remote.h) the project is the
+// one the remote side found for --cd, which replaces this machine's.
+Connection ConnectForProject(ClientOptions& o);
+
 // What CLI11 prints for a parse failure (usage on stderr, or --help on stdout), and the exit
 // code: 0 for --help, kExitUsage for any usage error (never CLI11's own 105, 109, ...).
 int ParseFailed(CLI::App& app, const CLI::ParseError& e);

@@ -105,6 +105,10 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
     case SlashCommand::kModel:
     case SlashCommand::kAllow:
       return SetPolicy(c, turn, r);
+    case SlashCommand::kUndo:  // the view's CheckpointDialog runs these
+    case SlashCommand::kRewind:
+    case SlashCommand::kDiff:
+      break;
     case SlashCommand::kUnknown:
       if (c.name == "mcp") return Say(McpServersText(stub_, turn.workdir));
       break;

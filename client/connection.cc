@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "client/daemon_start.h"
+#include "client/remote.h"
 #include "client/socket_trust.h"
 #include "common/protocol.h"
 #include "grpcpp/create_channel_posix.h"
@@ -64,7 +65,7 @@ bool DaemonAnswers(const std::string& socket_path) {
   return fd >= 0;
 }
 
-absl::StatusOr<Connection> Connect(const ConnectOptions& o) {
+absl::StatusOr<int> ConnectTrustedSocket(const ConnectOptions& o) {
   // Whoever can write in the socket's directory can put their own server there.
   std::string dir = SocketDir(o.socket_path);
   absl::Status dir_ok = o.autostart ? EnsureSocketDir(dir) : CheckSocketDir(dir);
@@ -86,6 +87,19 @@ absl::StatusOr<Connection> Connect(const ConnectOptions& o) {
     ::close(fd);
     return peer;
   }
+  return fd;
+}
+
+absl::StatusOr<Connection> Connect(const ConnectOptions& o) {
+  if (const RemoteTarget* remote = ActiveRemote(); remote != nullptr) {
+    return ConnectRemote(*remote, RemoteConnectOptions{o.autostart});
+  }
+  absl::StatusOr<int> fd = ConnectTrustedSocket(o);
+  if (!fd.ok()) return fd.status();
+  return ConnectionOnFd(*fd);
+}
+
+Connection ConnectionOnFd(int fd) {
   // The channel runs on the socket just connected: no resolver, no second connection, and no
   // reconnecting either, which the client never wants (it reports a lost daemon and exits).
   grpc::ChannelArguments args;

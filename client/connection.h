@@ -23,12 +23,22 @@ struct ConnectOptions {
 struct Connection {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<agent::v1::AgentDaemon::Stub> stub;
+  std::shared_ptr<void> link;  // a remote connection's ssh process (remote.h); none locally
 };
 
 // A connection to a daemon known to be accepting, trusted as socket_trust.h says.
 // PermissionDenied (one line naming the path and the owner) when the directory or the
-// server is not trusted; Unavailable when no daemon answers (or starts).
+// server is not trusted; Unavailable when no daemon answers (or starts). With a remote
+// target set (remote.h: `agent --host`) the daemon is HOST's, reached through ssh, and
+// `o.socket_path` is not used.
 absl::StatusOr<Connection> Connect(const ConnectOptions& o);
+
+// The connected socket's fd (close-on-exec) that Connect would run gRPC on, after the same
+// checks: for `agent proxy`, which splices it to its stdio. Always this host's daemon.
+absl::StatusOr<int> ConnectTrustedSocket(const ConnectOptions& o);
+
+// A Connection whose channel runs on the connected stream `fd` (taken over: gRPC closes it).
+Connection ConnectionOnFd(int fd);
 
 // True when something accepts connections on `socket_path` right now (nothing is sent).
 bool DaemonAnswers(const std::string& socket_path);

@@ -7,7 +7,9 @@
 
 #include <clocale>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/mcp_command.h"
+#include "client/proxy.h"
+#include "client/remote.h"
 #include "client/session_client.h"
 #include "client/stdin_prompt.h"
 #include "client/subcommands.h"
@@ -60,7 +64,10 @@ void AddFlags(CLI::App& app, Flags& f) {
       "With stdin not a terminal, `agent \"question\"` sends the question followed by stdin,\n"
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
       "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
-      "rm ID... [--older-than 30d], status ID, daemon status|stop");
+      "rm ID... [--older-than 30d], status ID, undo [ID] [--turns N] [--yes],\n"
+      "diff [ID] [--turn N], daemon status|stop\n"
+      "Remote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
+      "ssh; --cd DIR (default AGENT_REMOTE_DIR, else the remote home), --remote-bin PATH.");
 }
 
 // The one-shot prompt: the words, then stdin when it is not a terminal (or when "-" is
@@ -88,10 +95,49 @@ absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
   return prompt;
 }
 
+// Commands that act on HOST's own files run there as they are (their arguments quoted).
+int RunOnHost(agent::client::RemoteTarget t, const std::vector<std::string>& args) {
+  if (args[0] == "daemon") t.dir.clear();  // the daemon is the host's, not a directory's
+  const bool tty = args[0] == "mcp" && isatty(0) && isatty(1);  // `mcp approve` asks a person
+  return agent::client::RunRemoteCommand(t, args, tty);
+}
+
+// argv without the remote flags (remote_target.h), owning its strings.
+struct Args {
+  std::vector<std::string> s;
+  std::vector<char*> c;  // s's, then nullptr
+};
+
+// Takes --host, --cd and --remote-bin out of argv into `out` and sets the process's remote
+// target; an exit code when the command is over already (a usage error, a command run on HOST).
+std::optional<int> ApplyRemote(int argc, char** argv, Args& out) {
+  auto remote = agent::client::ParseRemoteArgs(std::vector<std::string>(argv + 1, argv + argc),
+                                               [](const char* n) { return std::getenv(n); });
+  if (!remote.ok()) return Complain(std::string(remote.status().message()), kExitUsage);
+  out.s = std::move(remote->argv);
+  if (remote->target.has_value() && !out.s.empty()) {
+    if (out.s[0] == "proxy") return Complain("agent proxy runs on the daemon's host", kExitUsage);
+    if (out.s[0] == "daemon" || out.s[0] == "mcp") return RunOnHost(*remote->target, out.s);
+  }
+  agent::client::SetRemoteTarget(std::move(remote->target));
+  out.s.insert(out.s.begin(), argv[0]);
+  for (std::string& a : out.s) out.c.push_back(a.data());
+  out.c.push_back(nullptr);
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   SetUtf8Locale();
+  // The remote end of `agent --host`: never remote itself (AGENT_HOST is not read).
+  if (argc > 1 && agent::client::IsProxyCommand(argv[1])) {
+    return agent::client::RunProxy(argc, argv);
+  }
+  Args args;
+  if (std::optional<int> done = ApplyRemote(argc, argv, args)) return *done;
+  argc = static_cast<int>(args.c.size()) - 1;
+  argv = args.c.data();
   if (argc > 1 && agent::client::IsSubcommand(argv[1])) {
     return agent::client::RunSubcommand(argc, argv);
   }
@@ -120,7 +166,7 @@ int main(int argc, char** argv) {
   // Read before connecting: a usage error or an oversized stdin starts no daemon.
   auto prompt = OneShotPrompt(f);
   if (!prompt.ok()) return Complain(std::string(prompt.status().message()), kExitUsage);
-  agent::client::Connection daemon = agent::client::ConnectOrExit();
+  agent::client::Connection daemon = agent::client::ConnectForProject(o);
   if (f.cont && f.resume_id.empty()) {
     auto newest = agent::client::NewestSessionHere(*daemon.stub, o.project.root);
     if (!newest.ok()) return Complain(std::string(newest.status().message()));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "client/remote.h"
 #include "client/session_view.h"
 #include "common/config.h"
 #include "common/grpc_status.h"
@@ -28,6 +29,8 @@ v1::ModelConfig ModelFromEnv(const std::string& model) {
 }
 
 v1::ToolEnvironment ToolEnvFromProcess() {
+  // A session on another host runs its tools with that host's login environment.
+  if (std::optional<v1::ToolEnvironment> remote = RemoteToolEnvironment()) return *remote;
   // A config.json that does not parse still leaves the built-in drops; the daemon, which
   // reads the same file, is the one to report it.
   absl::StatusOr<Config> config = LoadConfig();

@@ -11,6 +11,7 @@
 #include "client/json_events.h"
 #include "client/plan_view.h"
 #include "client/prompt_echo.h"
+#include "client/remote.h"
 #include "client/session_view.h"
 #include "client/workdir_warning.h"
 
@@ -350,6 +351,11 @@ void SessionView::CountMessages(const v1::Event& e) {
 void SessionView::WarnIfWide() {
   const char* home = std::getenv("HOME");
   std::string warning = WideWorkdirWarning(turn_.workdir, home != nullptr ? home : "");
+  if (const ProxyReply* remote = RemoteHostInfo(); remote != nullptr) {
+    // HOST's paths (canonical there), never resolved against this machine's files.
+    const bool wide = turn_.workdir == "/" || turn_.workdir == remote->home;
+    warning = wide ? WideWorkdirWarning(turn_.workdir, turn_.workdir) : "";
+  }
   if (warning.empty()) return;
   // Not in the rendered stream: --json stdout stays events only.
   if (interactive_ && !o_.json) {

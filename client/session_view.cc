@@ -13,6 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "client/completion_sources.h"
 #include "client/prompt_echo.h"
+#include "client/remote.h"
+#include "client/remote_completion.h"
 #include "client/slash_commands.h"
 #include "client/tty.h"
 #include "common/config.h"
@@ -31,6 +33,11 @@ constexpr absl::Duration kSignalGrace = absl::Seconds(10);
 constexpr absl::Duration kReconnectStep = absl::Milliseconds(100);
 constexpr absl::Duration kReconnectMaxStep = absl::Seconds(1);
 constexpr absl::Duration kReconnectFor = absl::Seconds(30);
+// Over ssh (remote.h) a lost link is a detach: the session runs on while the laptop sleeps or
+// the network changes, so the view keeps trying longer, each try bounded.
+constexpr absl::Duration kRemoteReconnectFor = absl::Minutes(5);
+constexpr absl::Duration kRemoteReconnectMaxStep = absl::Seconds(5);
+constexpr absl::Duration kRemoteTryFor = absl::Seconds(15);
 
 // A terminal in raw mode may not turn "\n" into "\r\n" by itself.
 std::string Crlf(const std::string& s) {
@@ -64,7 +71,7 @@ void SessionView::WriteOut(const std::string& s) {
   if (!s.empty()) std::fwrite(s.data(), 1, s.size(), stdout);
 }
 
-void SessionView::AttachTo(const std::string& id, bool show_history) {
+void SessionView::AttachTo(const std::string& id, bool show_history, bool resume) {
   stream_.reset();
   ++stream_id_;
   got_snapshot_ = false;
@@ -76,6 +83,11 @@ void SessionView::AttachTo(const std::string& id, bool show_history) {
   req.set_client_name(o_.client_name);
   req.set_read_only(o_.read_only);
   req.set_protocol_version(kProtocolVersion);
+  if (resume && !epoch_.empty()) {
+    // Exactly the missed events when the daemon still has them, else a snapshot.
+    req.set_epoch(epoch_);
+    req.set_after_seq(last_seq_);
+  }
   stream_ = std::make_unique<EventStream>(*channel_, req, mailbox_, stream_id_);
 }
 
@@ -120,16 +132,21 @@ void SessionView::StreamLost(const grpc::Status& status) {
     return;
   }
   absl::Time now = absl::Now();
+  const bool remote = ActiveRemote() != nullptr;
   if (!restarting_) {
     Emit(renderer_->EndLine(screen_) +
-         renderer_->Notice("daemon restarting… (reconnecting; what you type is kept)"));
+         renderer_->Notice(remote ? "connection lost, reconnecting… (what you type is kept; "
+                                    "Ctrl-C stops trying)"
+                                  : "daemon restarting… (reconnecting; what you type is kept)"));
   }
   restarting_ = true;
   if (reconnect_until_ == absl::InfiniteFuture()) {
-    reconnect_until_ = now + kReconnectFor;
+    reconnect_until_ = now + (remote ? kRemoteReconnectFor : kReconnectFor);
     reconnect_step_ = kReconnectStep;
   }
   reconnect_at_ = now + reconnect_step_;
+  // Over ssh the same daemon goes on: the screen keeps the turn, the missed events follow.
+  if (remote) return;
   // The turn shown running is over for this screen: the new daemon's snapshot says what is.
   v1::Event idle;
   idle.mutable_turn_ended();
@@ -144,21 +161,31 @@ void SessionView::StreamLost(const grpc::Status& status) {
 void SessionView::TryReconnect() {
   absl::Time now = absl::Now();
   reconnect_at_ = absl::InfiniteFuture();
+  const RemoteTarget* remote = ActiveRemote();
   if (now > reconnect_until_) {
     restarting_ = false;
     exit_code_ = kExitError;
     Leave(renderer_->ErrorLine(
-        absl::StrCat("agentd did not come back within ", absl::FormatDuration(kReconnectFor),
-                     "; the session is saved: agent attach ", Short(turn_.session_id))));
+        remote != nullptr
+            ? absl::StrCat("could not reconnect to ", remote->host, " within ",
+                           absl::FormatDuration(kRemoteReconnectFor),
+                           "; the session goes on there: ", AttachCommand())
+            : absl::StrCat("agentd did not come back within ", absl::FormatDuration(kReconnectFor),
+                           "; the session is saved: agent attach ", Short(turn_.session_id))));
     return;
   }
-  reconnect_step_ = std::min(reconnect_step_ * 2, kReconnectMaxStep);
+  reconnect_step_ = std::min(reconnect_step_ * 2,
+                             remote != nullptr ? kRemoteReconnectMaxStep : kReconnectMaxStep);
   std::string socket = SocketPath();
   absl::StatusOr<Connection> c =
-      DaemonAnswers(socket) ? Connect(ConnectOptions{socket, /*autostart=*/false})
-                            : absl::StatusOr<Connection>(absl::UnavailableError("not yet"));
+      remote != nullptr       ? ConnectRemote(*remote, RemoteConnectOptions{/*autostart=*/false,
+                                                                      /*batch=*/true, kRemoteTryFor,
+                                                                      SignalPipe::Get().fd()})
+            : DaemonAnswers(socket) ? Connect(ConnectOptions{socket, /*autostart=*/false})
+                              : absl::StatusOr<Connection>(absl::UnavailableError("not yet"));
   if (!c.ok()) {
-    if (absl::IsPermissionDenied(c.status())) {
+    // A refused socket check, or no usable agent on HOST: trying again will not change it.
+    if (absl::IsPermissionDenied(c.status()) || absl::IsFailedPrecondition(c.status())) {
       restarting_ = false;
       exit_code_ = kExitError;
       Leave(renderer_->ErrorLine(std::string(c.status().message())));
@@ -173,7 +200,25 @@ void SessionView::TryReconnect() {
   channel_ = reconnected_.channel.get();
   stub_ = reconnected_.stub.get();
   commands_ = std::make_unique<CommandRunner>(*reconnected_.stub, o_, mailbox_);
-  AttachTo(turn_.session_id, /*show_history=*/false);
+  AttachTo(turn_.session_id, /*show_history=*/false, /*resume=*/remote != nullptr);
+}
+
+// The first event of the stream attached after a reconnect: the view is back.
+void SessionView::Reattached() {
+  restarting_ = false;
+  reconnect_until_ = absl::InfiniteFuture();
+  reconnect_at_ = absl::InfiniteFuture();
+  const RemoteTarget* remote = ActiveRemote();
+  Emit(renderer_->Notice(remote != nullptr
+                             ? absl::StrCat("reconnected to ", remote->host,
+                                            ": reattached to session ", Short(turn_.session_id))
+                             : "daemon back: reattached to session " + Short(turn_.session_id)));
+}
+
+std::string SessionView::AttachCommand() const {
+  const RemoteTarget* remote = ActiveRemote();
+  return absl::StrCat("agent ", remote != nullptr ? "--host " + remote->host + " " : "", "attach ",
+                      Short(turn_.session_id));
 }
 
 std::string SessionView::SeenPath() const {
@@ -197,7 +242,9 @@ bool SessionView::SendPrompt(const std::string& text) {
     return false;
   }
   if (restarting_) {
-    Emit(renderer_->ErrorLine("not sent: the daemon is restarting; the line is kept"));
+    Emit(renderer_->ErrorLine(ActiveRemote() != nullptr
+                                  ? "not sent: reconnecting; the line is kept"
+                                  : "not sent: the daemon is restarting; the line is kept"));
     if (editor_) editor_->SetText(text);
     return false;
   }
@@ -273,8 +320,7 @@ void SessionView::Leave(const std::string& message) {
 }
 
 void SessionView::Detach() {
-  Leave(renderer_->Notice(absl::StrCat(
-      "detached; the session goes on. Come back with: agent attach ", Short(turn_.session_id))));
+  Leave(renderer_->Notice("detached; the session goes on. Come back with: " + AttachCommand()));
 }
 
 void SessionView::Paint(bool force) {
@@ -334,6 +380,11 @@ void SessionView::HandleInterrupt() {
       return;
     }
     CancelTurn();
+    return;
+  }
+  if (restarting_ && ActiveRemote() != nullptr) {
+    Leave(renderer_->Notice("stopped reconnecting; the session goes on. Come back with: " +
+                            AttachCommand()));
     return;
   }
   if (o_.read_only) {
@@ -461,6 +512,14 @@ void SessionView::HandleInput(const std::string& bytes) {
 }
 
 void SessionView::HandleLine(const std::string& line) {
+  if (checkpoints_.Asking()) {  // the line answers /undo's or /rewind's question
+    Emit(renderer_->UserLine(EchoedPrompt(line), ""));
+    CommandRunner::Outcome out = checkpoints_.Answer(*stub_, line, turn_, *renderer_);
+    if (!out.attach_to.empty()) AttachTo(out.attach_to, /*show_history=*/false);
+    Emit(out.text);
+    Paint(true);
+    return;
+  }
   if (editor_ && !line.empty() && line.back() == '\\') {
     // Continues on the next line: the editor keeps the text, with a newline.
     editor_->SetText(line.substr(0, line.size() - 1) + "\n");
@@ -493,7 +552,10 @@ void SessionView::HandleLine(const std::string& line) {
 }
 
 void SessionView::RunCommand(const SlashCommand& c) {
-  CommandRunner::Outcome out = commands_->Run(c, turn_, *renderer_);
+  CommandRunner::Outcome out =
+      CheckpointDialog::Handles(c)
+          ? checkpoints_.Start(*stub_, c, turn_, *renderer_, o_.color, o_.client_name)
+          : commands_->Run(c, turn_, *renderer_);
   if (out.detach) {
     Leave(out.text);
     return;
@@ -539,6 +601,9 @@ int SessionView::Loop() {
     }
     if (!done_ && restarting_ && now >= reconnect_at_) TryReconnect();
     for (Mailbox::Item& it : mailbox_.Take()) {
+      if (!done_ && restarting_ && it.kind == Mailbox::Item::kEvent && it.stream == stream_id_) {
+        Reattached();
+      }
       if (!done_) HandleItem(it);
     }
     if (!done_ && want_stdin && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) ReadInput();
@@ -587,12 +652,15 @@ void SessionView::StartEditor() {
   std::error_code ec;
   std::string dir =
       turn_.workdir.empty() ? std::filesystem::current_path(ec).string() : turn_.workdir;
-  editor_ = std::make_unique<LineEditor>(dir);
+  const RemoteTarget* remote = ActiveRemote();
+  // Over ssh the project is HOST's: no local file is read for it (RemoteComplete).
+  editor_ = std::make_unique<LineEditor>(remote != nullptr ? remote->host + ":" + dir : dir);
   editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
   editor_->SetCompletion(
       [sources = DaemonCompletionSources(
-           [this]() -> auto& { return *stub_; }, dir)](const std::string& before) {
-        return Complete(before, sources);
+           [this]() -> auto& { return *stub_; }, dir),
+       remote = remote != nullptr](const std::string& before) {
+        return remote ? RemoteComplete(before, sources) : Complete(before, sources);
       },
       [this](const std::vector<std::string>& choices) {  // shown until the next key
         hint_ = absl::StrJoin(choices, "  ");

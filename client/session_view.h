@@ -16,6 +16,10 @@
 //              1 s) and attaches again, whose snapshot is of the new epoch. If no daemon
 //              answers within kReconnectFor (30 s) it leaves with a message saying how to
 //              come back: it does not start a daemon itself (someone may have stopped it).
+//              Over ssh (remote.h) a lost link is this state too: "connection lost,
+//              reconnecting…", a new ssh per try (no prompts, up to 5 s apart, for 5 min),
+//              and the attach asks for the events after the last one seen, so the screen
+//              goes on with exactly what was missed; Ctrl-C stops trying.
 // One-shot runs the same loop without an editor and returns when its own turn ends; a lost
 // daemon ends it with the error code (its turn is lost).
 //
@@ -43,6 +47,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
 #include "client/event_stream.h"
@@ -75,12 +80,16 @@ class SessionView {
   // ---- session_view.cc: loop, keys, signals, screen ----
   void Start(bool interactive);
   // Attaches (again) to `id`: a new stream whose first event is the snapshot.
-  void AttachTo(const std::string& id, bool show_history);
+  // With `resume`, asks for the events after the last seen one (a reconnect over ssh).
+  void AttachTo(const std::string& id, bool show_history, bool resume = false);
   bool WaitForSnapshot();
   // The stream of the attached session ended with `status` (not after a removal).
   void StreamLost(const grpc::Status& status);
   // Restarting: one try to connect to a daemon again and attach.
   void TryReconnect();
+  void Reattached();
+  // "agent [--host HOST] attach <id>": how to come back.
+  std::string AttachCommand() const;
   std::string SeenPath() const;
   void SaveSeen();
   void StartEditor();
@@ -137,6 +146,7 @@ class SessionView {
   bool ask_ = false;   // approvals are asked here
   Mailbox mailbox_;    // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
+  CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
   std::unique_ptr<EventStream> stream_;
   int stream_id_ = 0;
   bool show_history_ = true;

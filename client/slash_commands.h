@@ -20,6 +20,9 @@ struct SlashCommand {
     kFork,
     kStatus,
     kContext,
+    kUndo,
+    kRewind,
+    kDiff,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed

@@ -13,6 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "client/checkpoint_commands.h"
+#include "client/checkpoint_text.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/session_picker.h"
@@ -188,6 +190,7 @@ int DaemonCommand(const std::string& what) {
   std::printf("agentd %s  pid %d  up %llds  sessions %d  clients %d  protocol %d\nsocket %s\n",
               st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
               st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
+  std::printf("%s\n", StoreSizeLine(st.checkpoint_store_bytes()).c_str());
   for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
   return kExitDone;
 }
@@ -240,12 +243,15 @@ void AddFlags(CLI::App& app, Args& a) {
 }  // namespace
 
 bool IsSubcommand(const std::string& word) {
-  static const std::set<std::string> kSubcommands = {"ls", "attach", "resume", "fork",
-                                                     "rm", "daemon", "status"};
+  static const std::set<std::string> kSubcommands = {"ls",     "attach", "resume", "fork", "rm",
+                                                     "daemon", "status", "undo",   "diff"};
   return kSubcommands.count(word) > 0;
 }
 
 int RunSubcommand(int argc, char** argv) {
+  if (std::string(argv[1]) == "undo" || std::string(argv[1]) == "diff") {
+    return RunCheckpointSubcommand(argc, argv);
+  }
   Args a;
   a.cmd = argv[1];
   CLI::App app{"agent " + a.cmd};
@@ -268,7 +274,7 @@ int RunSubcommand(int argc, char** argv) {
   auto options = BaseOptions(false, a.yes, a.plain);
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   ClientOptions& o = *options;
-  Connection daemon = ConnectOrExit();
+  Connection daemon = ConnectForProject(o);
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   if (a.cmd == "ls") ExitWithoutTeardown(List(stub, a, o));
   if (a.cmd == "fork") ExitWithoutTeardown(Fork(stub, a.id));

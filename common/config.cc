@@ -48,6 +48,25 @@ absl::Status ToolEnvFromJson(const Json& j, const std::string& path, ToolEnvPoli
   return absl::OkStatus();
 }
 
+absl::Status CheckpointsFromJson(const Json& j, const std::string& path, CheckpointConfig* out) {
+  auto it = j.find("checkpoints");
+  if (it == j.end()) return absl::OkStatus();
+  if (it->is_boolean()) {
+    out->enabled = it->get<bool>();
+    return absl::OkStatus();
+  }
+  if (!it->is_object()) {
+    return absl::InvalidArgumentError(
+        path +
+        ": \"checkpoints\" must be false or {\"max_age_days\", \"max_count\", "
+        "\"max_project_mb\"}");
+  }
+  IntFromJson(*it, "max_age_days", &out->max_age_days);
+  IntFromJson(*it, "max_count", &out->max_count);
+  IntFromJson(*it, "max_project_mb", &out->max_project_mb);
+  return absl::OkStatus();
+}
+
 std::string WithoutTrailingSlashes(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
@@ -115,6 +134,7 @@ absl::StatusOr<Config> LoadConfig() {
     IntFromJson(*j, "session_idle_unload_s", &c.session_idle_unload_s);
     IntFromJson(*j, "subagent_max_concurrent", &c.subagent_max_concurrent);
     IntFromJson(*j, "subagent_max_depth", &c.subagent_max_depth);
+    if (absl::Status s = CheckpointsFromJson(*j, path, &c.checkpoints); !s.ok()) return s;
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }

@@ -18,6 +18,16 @@ struct ModelSettings {
   std::string provider;  // "openai" or "anthropic"; derived from base_url when empty
 };
 
+// "checkpoints": false, or {"max_age_days", "max_count", "max_project_mb"}: file checkpoints
+// before each turn (daemon/checkpoints/), pruned by age and count; a project whose recorded
+// files exceed max_project_mb gets none.
+struct CheckpointConfig {
+  bool enabled = true;
+  int max_age_days = 14;
+  int max_count = 100;
+  int64_t max_project_mb = 200;
+};
+
 struct Config {
   ModelSettings model;
   int64_t compact_at_chars = 400000;  // AGENT_COMPACT_AT
@@ -38,6 +48,7 @@ struct Config {
   // 0: no `task` tool at all).
   int subagent_max_concurrent = 4;
   int subagent_max_depth = 1;
+  CheckpointConfig checkpoints;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling

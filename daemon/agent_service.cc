@@ -7,6 +7,7 @@
 #include "common/protocol.h"
 #include "common/version.h"
 #include "daemon/attach_reactor.h"
+#include "daemon/checkpoints/shadow_store.h"
 #include "daemon/llm/model_list.h"
 
 namespace agent::daemon {
@@ -162,6 +163,15 @@ grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx
 grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext* ctx,
                                                     const v1::ForkSessionRequest* req,
                                                     v1::Session* resp) {
+  if (req->restore_files() && req->at_message() > 0) {
+    // The files first: a restore that is refused (a turn runs, files changed since) forks
+    // nothing. Runs git, like Undo, but a rewind is rare enough for a gRPC thread.
+    auto source = sessions_->Find(req->session_id());
+    if (!source.ok()) return Done(ctx, source.status());
+    if (auto r = (*source)->RestoreFilesFrom(req->at_message(), "rewind"); !r.ok()) {
+      return Done(ctx, r.status());
+    }
+  }
   auto s = sessions_->Fork(req->session_id(), req->at_message());
   if (s.ok()) *resp = (*s)->Info();
   return Done(ctx, s.status());
@@ -196,6 +206,8 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   resp->set_epoch(epoch_);
   resp->set_socket_activated(socket_activated_);
   for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
+  resp->set_checkpoint_store_bytes(
+      static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
   return Done(ctx, absl::OkStatus());
 }
 

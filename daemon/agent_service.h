@@ -79,6 +79,17 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* ApproveMcpServer(grpc::CallbackServerContext* ctx,
                                              const agent::v1::ApproveMcpServerRequest* req,
                                              agent::v1::ApproveMcpServerResponse* resp) override;
+  // agent_service_checkpoints.cc
+  grpc::ServerUnaryReactor* Undo(grpc::CallbackServerContext* ctx,
+                                 const agent::v1::UndoRequest* req,
+                                 agent::v1::UndoResponse* resp) override;
+  grpc::ServerUnaryReactor* Diff(grpc::CallbackServerContext* ctx,
+                                 const agent::v1::DiffRequest* req,
+                                 agent::v1::DiffResponse* resp) override;
+  grpc::ServerUnaryReactor* ListCheckpoints(grpc::CallbackServerContext* ctx,
+                                            const agent::v1::ListCheckpointsRequest* req,
+                                            agent::v1::ListCheckpointsResponse* resp) override;
+
   // The daemon's MCP servers; unset: the MCP RPCs answer UNAVAILABLE.
   void set_mcp(mcp::Registry* mcp) { mcp_ = mcp; }
 

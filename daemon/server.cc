@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "common/paths.h"
 #include "common/protocol.h"
+#include "daemon/checkpoints/shadow_store.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/subagents/subagents.h"
 #include "daemon/tools/tool_registry.h"
@@ -127,6 +128,7 @@ absl::Status Server::Run() {
   deps.epoch = epoch_;
   deps.tools = &CoreTools();
   deps.config = options_.config;
+  deps.checkpoint_stores = checkpoints::StoresRoot();
   deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
     // The user's config may be a dotfile manager's symlink; the project's settings are
     // repository content and are never followed through one.

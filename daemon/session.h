@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -43,6 +44,7 @@
 #include "common/transcript.h"
 #include "daemon/approval_gate.h"
 #include "daemon/call_policy.h"
+#include "daemon/checkpoints/checkpointer.h"
 #include "daemon/context/session_context.h"
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
@@ -75,6 +77,9 @@ struct SessionDeps {
   // daemon's: policy::FileRuleSource over config.json and .agent/settings.json). Unset: no
   // rules.
   std::function<std::shared_ptr<policy::RuleSource>(const std::string& workdir)> rules_for;
+  // Where file checkpoints are stored (checkpoints::StoresRoot() in the daemon); empty: the
+  // session takes none.
+  std::string checkpoint_stores;
 };
 
 struct SessionSettings {
@@ -211,6 +216,18 @@ class Session : private ToolDispatch::Host {
   std::string ChildApprovalOwner(const std::string& call_id) const ABSL_LOCKS_EXCLUDED(mu_);
   // A child's usage added to this session's totals and to its running turn's.
   void AddChildUsage(const agent::v1::Usage& usage) ABSL_LOCKS_EXCLUDED(mu_);
+  // ---- session_checkpoints.cc: file checkpoints (daemon/checkpoints/) ----
+  // Restores the files to before the last `turns` turns that changed them; the transcript
+  // gets a note for the model and the clients a Notice. FailedPrecondition while a turn runs.
+  absl::StatusOr<checkpoints::UndoResult> Undo(int turns, bool dry_run, bool overwrite,
+                                               const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
+  // The same for every turn that began at or after message `at_message` (a rewind); with
+  // files changed since, FailedPrecondition naming them and nothing is restored.
+  absl::StatusOr<checkpoints::UndoResult> RestoreFilesFrom(int at_message,
+                                                           const std::string& client)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<std::string> FilesDiff(int turn) ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<checkpoints::CheckpointRecord> ListCheckpoints() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct QueuedPrompt {
@@ -280,6 +297,14 @@ class Session : private ToolDispatch::Host {
   void RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- session_checkpoints.cc ----
+  checkpoints::Checkpointer& checkpointer();
+  // Runs `restore` with no turn running (prompts sent meanwhile wait), then notes the result.
+  absl::StatusOr<checkpoints::UndoResult> RestoreFiles(
+      const std::function<absl::StatusOr<checkpoints::UndoResult>()>& restore,
+      const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
+  void NoticeLocked(std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // ---- session.cc ----
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EmitClientsChanged() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -337,6 +362,8 @@ class Session : private ToolDispatch::Host {
   events::TurnTally tally_ ABSL_GUARDED_BY(mu_);                           // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::vector<agent::v1::PendingApproval> child_approvals_ ABSL_GUARDED_BY(mu_);  // forwarded
+  std::once_flag checkpointer_once_;
+  std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 

@@ -76,7 +76,10 @@ void Session::TurnThreadMain() {
   for (;;) {
     std::string error;
     v1::TurnOutcome outcome = RunTurn(&error);
+    // Before TurnEnded: an Undo that follows it finds the turn's checkpoint.
+    std::vector<std::string> notices = checkpointer().EndTurn(NowMs());
     SessionMutexLock l(&mu_);
+    for (std::string& n : notices) NoticeLocked(std::move(n));
     if (!EndTurnLocked(outcome, error) || !BeginTurnLocked()) return;
   }
 }
@@ -95,6 +98,9 @@ bool Session::BeginTurnLocked() {
   if (session.max_steps() <= 0) session.set_max_steps(settings_.max_steps);
   turn_ = ResolveTurnSettings(prompt.settings, session, deps_.config);
   if (meta_.title.empty()) meta_.title = TitleFrom(prompt.text);
+  // The files as they are before the prompt's message, snapshot while the model thinks.
+  checkpointer().BeginTurn(static_cast<int>(meta_.turns) + 1, static_cast<int>(transcript_.size()),
+                           prompt.text, NowMs());
   // Cannot fail: turns end with nothing pending.
   (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
   ++meta_.turns;
@@ -237,6 +243,7 @@ void Session::OnCallReady(const llm::ToolCall& call) {
 }
 
 tools::ToolContext Session::MakeContext(const std::string& call_id) {
+  checkpointer().BeforeTool();  // no tool touches a file before the turn's checkpoint exists
   tools::ToolContext ctx;
   ctx.call_id = call_id;
   ctx.workdir = workdir_;

@@ -184,7 +184,7 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
   auto dir = OpenSessionsDir(workdir, /*create=*/false);
   if (absl::IsNotFound(dir.status())) return absl::OkStatus();
   if (!dir.ok()) return dir.status();
-  for (const char* ext : {".json", ".meta.json", ".compacted.jsonl", ".lock"}) {
+  for (const char* ext : {".json", ".meta.json", ".compacted.jsonl", ".checkpoints", ".lock"}) {
     const std::string name = id + ext;
     if (::unlinkat(dir->fd(), name.c_str(), 0) != 0 && errno != ENOENT) {
       return FileErrorStatus(errno, "remove", dir->PathOf(name));

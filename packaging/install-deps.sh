@@ -14,6 +14,8 @@ packages=(
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-grpcio tmux
   clang libclang-rt-14-dev clang-format
+  # test_remote.py runs its own sshd on 127.0.0.1 (agent --host); never the system's
+  openssh-server openssh-client
   # packaging
   dpkg-dev file
 )
@@ -42,5 +44,20 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# openssh-server's postinst would start the system's sshd on port 22: a policy-rc.d that
+# refuses (exit 101) stops it for the install only, and only one we put there is removed.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" >/dev/null
+  "${sudo_cmd[@]}" chmod 755 "$policy"
+  own_policy=1
+fi
+remove_policy() { if [ "$own_policy" -eq 1 ]; then "${sudo_cmd[@]}" rm -f "$policy"; fi; }
+trap remove_policy EXIT
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Where no policy-rc.d was honoured (a system that starts services anyway), stop it again.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet ssh 2>/dev/null; then
+  "${sudo_cmd[@]}" systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+fi

@@ -26,7 +26,7 @@ _agent() {
   local sub=
   if ((cword > 1)); then
     case ${words[1]} in
-      ls | attach | resume | fork | rm | daemon) sub=${words[1]} ;;
+      ls | attach | resume | fork | rm | undo | diff | daemon) sub=${words[1]} ;;
     esac
   fi
 
@@ -64,6 +64,24 @@ _agent() {
         COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
       fi
       ;;
+    undo)
+      if [[ $prev == --turns ]]; then
+        COMPREPLY=($(compgen -W '1 2 3' -- "$cur"))
+      elif [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--turns -y --yes --overwrite --help' -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
+      ;;
+    diff)
+      if [[ $prev == --turn ]]; then
+        :
+      elif [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--turn --help' -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
+      ;;
     daemon)
       ((cword == 2)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
       ;;
@@ -78,7 +96,7 @@ _agent() {
         COMPREPLY=($(compgen -W '--json -y --yes --read-only --plain -r --resume -c --continue
                                   -p --print --model --version -h --help' -- "$cur"))
       elif ((cword == 1)); then
-        COMPREPLY=($(compgen -W 'ls attach resume fork rm daemon' -- "$cur"))
+        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff daemon' -- "$cur"))
       fi
       ;;
   esac

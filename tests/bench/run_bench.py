@@ -833,6 +833,9 @@ def main():
         w.close()
     attempt("save", "save", lambda: bench_store(t, bin_dir))
     attempt("stream", "model stream", lambda: bench_llm(t, bin_dir))
+    import checkpoint_bench  # tests/bench/checkpoint_bench.py: a world of its own
+    attempt("checkpoints", "checkpoints", lambda: [t.add("checkpoints", f, v, ratio=r)
+                                                   for f, v, r in checkpoint_bench.rows(bin_dir)])
     t.note("machine: %d cores shared with other work, load average %.2f at the start and "
            "%.2f at the end; whole run %.0f s. Goals are printed, never asserted."
            % (os.cpu_count(), load_at_start, os.getloadavg()[0], time.monotonic() - started))

@@ -204,7 +204,6 @@ class ProjectFiles(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("nothing listens on http://127.0.0.1:%d/v1" % port, r.stdout + r.stderr)
         self.assertLess(took, 10.0)  # not 13.5 s of retries against a local port
-        self.assertEqual(env.session_ids(), [])
         # The session is discarded when the daemon sees the client gone, which the client
         # does not wait for: the files' removal is polled (bounded).
         sessions_dir = env.sessions_dir()

@@ -29,7 +29,7 @@ EXPECTED_FILES = {
     "usr/share/doc/agentd/copyright",
 }
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
-SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "daemon"]
+SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "daemon"]
 
 
 def cache_value(name):
@@ -236,6 +236,8 @@ class DebianPackage(unittest.TestCase):
                 self.assertEqual(self.complete_bash(env, lib, "agent", "daemon", "st"),
                                  ["status", "stop"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "fix", "t"), [])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "undo", "--"),
+                                 ["--help", "--overwrite", "--turns", "--yes"])
                 # No daemon yet: no ids, and completing did not start one.
                 self.assertEqual(self.complete_bash(env, lib, "agent", "rm", ""), [])
                 self.assertFalse(os.path.exists(env.socket))

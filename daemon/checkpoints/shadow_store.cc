@@ -1,0 +1,309 @@
+#include "daemon/checkpoints/shadow_store.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/atomic_file.h"
+#include "common/mutex.h"
+#include "common/paths.h"
+#include "common/status_macros.h"
+#include "daemon/checkpoints/git_runner.h"
+
+namespace agent::daemon::checkpoints {
+namespace {
+
+constexpr char kRefPrefix[] = "refs/checkpoints/";
+
+// Never recorded: the session files (transcripts change every message) and git's own.
+constexpr char kOwnExcludes[] = "# agentd checkpoints: never recorded\n/.agent/sessions/\n.git\n";
+
+constexpr char kAttributes[] = "* -text -eol -crlf -filter -ident -working-tree-encoding\n";
+
+// Held for every operation on a store: git's own index.lock would fail, not wait.
+class StoreLock {
+ public:
+  explicit StoreLock(const std::string& dir) {
+    fd_ = ::open((dir + "/agent.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~StoreLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+bool IsObjectId(absl::string_view s) {
+  return s.size() == 40 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return absl::ascii_isxdigit(c); });
+}
+
+absl::Status CheckObjectId(const std::string& id) {
+  if (IsObjectId(id)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("not an object id: \"", id, "\""));
+}
+
+uint64_t Fnv1a(absl::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Splits git's NUL-terminated output.
+std::vector<absl::string_view> SplitZ(absl::string_view text) {
+  std::vector<absl::string_view> out = absl::StrSplit(text, '\0');
+  if (!out.empty() && out.back().empty()) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string TreeChange::Kind() const {
+  if (old_mode == "000000") return "created";
+  if (new_mode == "000000") return "deleted";
+  if (old_blob == new_blob) return "mode";
+  return "modified";
+}
+
+std::string StoresRoot() { return StateDir() + "/checkpoints"; }
+
+std::string StoreName(const std::string& canonical_root) {
+  std::string base = canonical_root.substr(canonical_root.find_last_of('/') + 1);
+  base.erase(std::remove_if(base.begin(), base.end(),
+                            [](char c) {
+                              return !absl::ascii_isalnum(c) && c != '.' && c != '_' && c != '-';
+                            }),
+             base.end());
+  if (base.size() > 40) base.resize(40);
+  if (base.empty() || base[0] == '.') base.insert(0, "p");
+  return absl::StrFormat("%s-%016x", base, Fnv1a(canonical_root));
+}
+
+absl::StatusOr<ShadowStore> ShadowStore::Open(const std::string& project_root,
+                                              const std::string& stores_root) {
+  char resolved[PATH_MAX];
+  if (::realpath(project_root.c_str(), resolved) == nullptr) {
+    return absl::NotFoundError(absl::StrCat(project_root, ": ", std::strerror(errno)));
+  }
+  RETURN_IF_ERROR(EnsurePrivateDir(stores_root));
+  std::string dir = stores_root + "/" + StoreName(resolved);
+  ShadowStore store(resolved, dir);
+  struct stat st;
+  if (::lstat((dir + "/HEAD").c_str(), &st) != 0) {
+    RETURN_IF_ERROR(EnsurePrivateDir(dir));
+    StoreLock lock(dir);
+    // --template=: no sample hooks, no description; our -c settings hold the configuration.
+    RETURN_IF_ERROR(store.Git({"init", "--quiet", "--template="}).status());
+  }
+  return store;
+}
+
+absl::StatusOr<std::string> ShadowStore::Git(std::vector<std::string> args,
+                                             std::string input) const {
+  return RunGit(GitCall{dir_, root_, std::move(args), std::move(input)});
+}
+
+absl::Status ShadowStore::WriteExcludes() const {
+  std::string rules = kOwnExcludes;
+  // The user's own excludes of a plain .git directory, when it is one (not through a link).
+  struct stat st;
+  if (::lstat((root_ + "/.git").c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (auto user = ReadFileToString(root_ + "/.git/info/exclude");
+        user.ok() && user->size() < (64 << 10)) {
+      absl::StrAppend(&rules, "# ", root_, "/.git/info/exclude\n", *user, "\n");
+    }
+  }
+  if (auto old = ReadFileToString(dir_ + "/info/exclude"); !old.ok() || *old != rules) {
+    RETURN_IF_ERROR(WriteFileAtomically(dir_ + "/info/exclude", rules, Durability::kUnsynced));
+  }
+  // Above every .gitattributes of the project: files are stored as they are on disk (no
+  // end-of-line conversion, filter, ident or re-encoding), so a restore gives the same bytes.
+  if (auto old = ReadFileToString(dir_ + "/info/attributes"); old.ok() && *old == kAttributes) {
+    return absl::OkStatus();
+  }
+  return WriteFileAtomically(dir_ + "/info/attributes", kAttributes, Durability::kUnsynced);
+}
+
+absl::StatusOr<std::string> ShadowStore::Snapshot() const {
+  StoreLock lock(dir_);
+  RETURN_IF_ERROR(WriteExcludes());
+  // --ignore-errors: an unreadable file is left out, not the whole snapshot; git still exits
+  // non-zero then, so only a fatal error counts.
+  auto added = Git({"add", "--all", "--ignore-errors", "--", "."});
+  if (!added.ok() && absl::StrContains(added.status().message(), "fatal:")) {
+    return added.status();
+  }
+  ASSIGN_OR_RETURN(std::string tree, Git({"write-tree"}));
+  tree = std::string(absl::StripTrailingAsciiWhitespace(tree));
+  RETURN_IF_ERROR(CheckObjectId(tree));
+  return tree;
+}
+
+absl::StatusOr<std::vector<TreeChange>> ShadowStore::Changes(const std::string& from,
+                                                             const std::string& to) const {
+  RETURN_IF_ERROR(CheckObjectId(from));
+  RETURN_IF_ERROR(CheckObjectId(to));
+  StoreLock lock(dir_);
+  ASSIGN_OR_RETURN(std::string raw, Git({"diff-tree", "-r", "-z", "--no-renames", from, to}));
+  std::vector<absl::string_view> parts = SplitZ(raw);
+  std::vector<TreeChange> out;
+  // Pairs: ":<old mode> <new mode> <old id> <new id> <status>" then the path.
+  for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+    std::vector<absl::string_view> f = absl::StrSplit(parts[i], ' ');
+    if (f.size() < 5 || f[0].empty() || f[0][0] != ':') {
+      return absl::InternalError("unexpected git diff-tree output");
+    }
+    out.push_back({std::string(parts[i + 1]), std::string(f[0].substr(1)), std::string(f[1]),
+                   std::string(f[2]), std::string(f[3])});
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ShadowStore::Diff(const std::string& from,
+                                              const std::string& to) const {
+  RETURN_IF_ERROR(CheckObjectId(from));
+  RETURN_IF_ERROR(CheckObjectId(to));
+  StoreLock lock(dir_);
+  return Git({"diff-tree", "-r", "-p", "--no-renames", "--no-color", "--no-ext-diff",
+              "--no-textconv", "--binary", from, to});
+}
+
+absl::StatusOr<std::vector<std::string>> ShadowStore::Blobs(
+    const std::vector<std::string>& ids) const {
+  std::string input;
+  for (const std::string& id : ids) {
+    RETURN_IF_ERROR(CheckObjectId(id));
+    absl::StrAppend(&input, id, "\n");
+  }
+  if (ids.empty()) return std::vector<std::string>{};
+  StoreLock lock(dir_);
+  ASSIGN_OR_RETURN(std::string raw, Git({"cat-file", "--batch"}, input));
+  std::vector<std::string> out;
+  size_t pos = 0;
+  for (size_t k = 0; k < ids.size(); ++k) {
+    size_t eol = raw.find('\n', pos);
+    if (eol == std::string::npos) return absl::InternalError("short git cat-file output");
+    std::vector<absl::string_view> head =
+        absl::StrSplit(absl::string_view(raw).substr(pos, eol - pos), ' ');
+    uint64_t size = 0;
+    if (head.size() != 3 || !absl::SimpleAtoi(head[2], &size) || eol + 1 + size > raw.size()) {
+      return absl::NotFoundError(absl::StrCat("object ", ids[k], " is not in the store"));
+    }
+    out.push_back(raw.substr(eol + 1, size));
+    pos = eol + 1 + size + 1;
+  }
+  return out;
+}
+
+bool ShadowStore::HasObject(const std::string& id) const {
+  if (!IsObjectId(id)) return false;
+  StoreLock lock(dir_);
+  return Git({"cat-file", "-e", id}).ok();
+}
+
+absl::Status ShadowStore::Keep(const std::string& label, int64_t unix_ms, const std::string& before,
+                               const std::string& after) const {
+  RETURN_IF_ERROR(CheckObjectId(before));
+  RETURN_IF_ERROR(CheckObjectId(after));
+  for (char c : label) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '_') {
+      return absl::InvalidArgumentError("bad checkpoint label");
+    }
+  }
+  StoreLock lock(dir_);
+  // One tree holding both, so one ref keeps them.
+  ASSIGN_OR_RETURN(std::string pair,
+                   Git({"mktree"}, absl::StrCat("040000 tree ", before, "\tbefore\n",
+                                                "040000 tree ", after, "\tafter\n")));
+  pair = std::string(absl::StripTrailingAsciiWhitespace(pair));
+  return Git({"update-ref", absl::StrCat(kRefPrefix, unix_ms, "-", label), pair}).status();
+}
+
+absl::StatusOr<int> ShadowStore::Prune(int64_t now_ms, int64_t max_age_ms, int max_count) const {
+  StoreLock lock(dir_);
+  ASSIGN_OR_RETURN(std::string refs, Git({"for-each-ref", "--format=%(refname)", kRefPrefix}));
+  std::vector<std::pair<int64_t, std::string>> kept;
+  for (absl::string_view line : absl::StrSplit(refs, '\n', absl::SkipEmpty())) {
+    std::string name(line);
+    std::string tail = name.substr(std::min(name.size(), sizeof(kRefPrefix) - 1));
+    int64_t ms = 0;
+    (void)absl::SimpleAtoi(tail.substr(0, tail.find('-')), &ms);
+    kept.emplace_back(ms, name);
+  }
+  std::sort(kept.rbegin(), kept.rend());  // newest first
+  std::string deletes;
+  int forgotten = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const bool too_many = max_count > 0 && i >= static_cast<size_t>(max_count);
+    const bool too_old = max_age_ms > 0 && kept[i].first < now_ms - max_age_ms;
+    if (!too_many && !too_old) continue;
+    absl::StrAppend(&deletes, "delete ", kept[i].second, "\n");
+    ++forgotten;
+  }
+  if (forgotten == 0) return 0;
+  RETURN_IF_ERROR(Git({"update-ref", "--stdin"}, deletes).status());
+  // The index keeps the latest snapshot's blobs; everything else unnamed goes.
+  RETURN_IF_ERROR(Git({"prune", "--expire=now"}).status());
+  return forgotten;
+}
+
+absl::StatusOr<uint64_t> ShadowStore::ProjectBytes(uint64_t limit) const {
+  StoreLock lock(dir_);
+  RETURN_IF_ERROR(WriteExcludes());
+  ASSIGN_OR_RETURN(std::string files,
+                   Git({"ls-files", "-z", "--cached", "--others", "--exclude-standard"}));
+  uint64_t total = 0;
+  for (absl::string_view f : SplitZ(files)) {
+    struct stat st;
+    std::string path = absl::StrCat(root_, "/", f);
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      total += static_cast<uint64_t>(st.st_size);
+    }
+    if (total > limit) break;
+  }
+  return total;
+}
+
+namespace {
+uint64_t g_walk_bytes = 0;  // nftw has no user pointer; guarded by g_walk_mu
+int AddBytes(const char*, const struct stat* st, int type, struct FTW*) {
+  if (type == FTW_F) g_walk_bytes += static_cast<uint64_t>(st->st_blocks) * 512;
+  return 0;
+}
+}  // namespace
+
+uint64_t DirectoryBytes(const std::string& dir) {
+  static agent::Mutex* mu = new agent::Mutex;
+  agent::MutexLock l(mu);
+  g_walk_bytes = 0;
+  ::nftw(dir.c_str(), AddBytes, 32, FTW_PHYS);
+  return g_walk_bytes;
+}
+
+}  // namespace agent::daemon::checkpoints
