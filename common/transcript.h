@@ -84,6 +84,8 @@ class Transcript {
   // serialised once, when it is appended, so saving after every message costs a copy of
   // the file, not a re-serialisation of the whole transcript.
   std::string FileText() const;
+  // Each message's serialisation (DumpJson), in step with messages(): what FileText joins.
+  const std::vector<std::string>& serialized() const { return serialized_; }
 
   // Problems by the rule; empty when valid (open tail allowed).
   std::vector<std::string> Validate() const { return ValidateMessages(messages_, true); }

@@ -129,7 +129,16 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
 llm::ModelRequest Session::BuildRequestLocked() const {
   llm::ModelRequest req;
   req.settings = settings_.model;
-  req.messages = transcript_.messages();
+  // The cached wire text, not a copy of the transcript; a bad provider is reported when the
+  // request is built for the wire, from the plain messages.
+  if (absl::StatusOr<llm::Provider> provider = llm::ParseProvider(settings_.model.provider);
+      provider.ok()) {
+    req.prepared = std::make_shared<const llm::PreparedMessages>(
+        request_cache_.Prepare(transcript_.messages(), transcript_.serialized(), *provider,
+                               llm::OpenAiOptionsFor(settings_.model)));
+  } else {
+    req.messages = transcript_.messages();
+  }
   req.tools = deps_.tools->Schemas();
   req.connect_timeout_ms = turn_.connect_timeout_ms;
   req.idle_timeout_ms = turn_.idle_timeout_ms;
