@@ -811,21 +811,25 @@ def bench_sessions(w, t, bin_dir, counts=(1, 10, 100), repeat=2, steps=50, bare_
     try:
         with open(os.path.join(work, "small.txt"), "w") as f:
             f.write("a small file\nof three lines\nfor the benchmark\n")
-        w.checked("ls")
-        pid = w.daemon_pid()
-        order = ",".join(str(n) for _ in range(repeat) for n in counts)  # interleaved
-        p = subprocess.run([os.path.join(bin_dir, "sessions_bench"), "--socket", w.socket,
-                            "--pid", str(pid), "--workdir", work, "--sessions", order,
-                            "--steps", str(steps)],
-                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-        if p.returncode != 0:
-            raise RuntimeError("sessions_bench exited %d: %s" % (p.returncode, p.stderr.strip()))
         runs = {}
-        for line in p.stdout.splitlines():
-            r = json.loads(line)
-            if r["error"]:
-                raise RuntimeError("sessions_bench, %d sessions: %s" % (r["sessions"], r["error"]))
-            runs.setdefault(r["sessions"], []).append(r)
+        for _ in range(repeat):
+            for n in counts:  # interleaved, each count in a fresh daemon (RSS of its own)
+                w.stop_daemon()
+                w.checked("ls")
+                p = subprocess.run([os.path.join(bin_dir, "sessions_bench"), "--socket",
+                                    w.socket, "--pid", str(w.daemon_pid()), "--workdir", work,
+                                    "--sessions", str(n), "--steps", str(steps)],
+                                   capture_output=True, text=True, timeout=600,
+                                   stdin=subprocess.DEVNULL)
+                if p.returncode != 0:
+                    raise RuntimeError("sessions_bench exited %d: %s"
+                                       % (p.returncode, p.stderr.strip()))
+                for line in p.stdout.splitlines():
+                    r = json.loads(line)
+                    if r["error"]:
+                        raise RuntimeError("sessions_bench, %d sessions: %s"
+                                           % (r["sessions"], r["error"]))
+                    runs.setdefault(r["sessions"], []).append(r)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     res = {n: {f: median(r[f] for r in rs) for f in rs[0] if f != "error"}
@@ -852,7 +856,8 @@ def bench_sessions(w, t, bin_dir, counts=(1, 10, 100), repeat=2, steps=50, bare_
         goal = SESSIONS_RSS_BASE_MB + SESSIONS_RSS_PER_SESSION_MB * n
         t.goal_le("sessions", "  agentd RSS, %d sessions loaded after their task (peak %.1f MB)"
                   % (n, r["rss_peak_mb"]), r["rss_loaded_mb"], goal, "MB", "%.1f")
-    t.note("sessions (sessions_bench.cc): N sessions created through the API, one read-only "
+    t.note("sessions (sessions_bench.cc): in a fresh daemon for each run, N sessions created "
+           "through the API, one read-only "
            "client attached to each (a connection each), then N prompts at once; each task is "
            "%d model requests (%d read_file calls, then text) against the bench's own C++ "
            "model server, which stamps every answer's first delta with its send time: latency "
