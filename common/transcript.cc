@@ -56,6 +56,20 @@ size_t ContentChars(const Json& m) {
   return n;
 }
 
+void AddCallIds(const Json& m, std::unordered_set<std::string>* ids) {
+  if (!HasToolCalls(m)) return;
+  for (const Json& c : m["tool_calls"]) ids->insert(GetString(c, "id"));
+}
+
+void CountAll(const Json& messages, size_t* chars, std::unordered_set<std::string>* ids) {
+  *chars = 0;
+  ids->clear();
+  for (const Json& m : messages) {
+    *chars += ContentChars(m);
+    AddCallIds(m, ids);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail) {
@@ -214,18 +228,13 @@ absl::StatusOr<Transcript> Transcript::FromFileText(std::string_view text) {
   t.messages_ = std::move(messages);
   if (split) {
     t.serialized_ = std::move(lines);
+    t.Recount();
   } else {
     t.SerializeAll();
   }
   t.RecomputePending();
   t.DebugCheck();
   return t;
-}
-
-size_t Transcript::CharCount() const {
-  size_t n = 0;
-  for (const Json& m : messages_) n += ContentChars(m);
-  return n;
 }
 
 absl::Status Transcript::AppendSystem(std::string text) {
@@ -260,16 +269,11 @@ absl::Status Transcript::AppendAssistant(Json message) {
   message["role"] = "assistant";
   std::vector<std::string> ids;
   if (HasToolCalls(message)) {
-    std::unordered_set<std::string> seen;
-    for (const Json& m : messages_) {
-      if (HasToolCalls(m)) {
-        for (const Json& c : m["tool_calls"]) seen.insert(GetString(c, "id"));
-      }
-    }
+    std::unordered_set<std::string> fresh;  // this message's, against each other
     for (const Json& call : message["tool_calls"]) {
       auto id = CallId(call);
       if (!id.ok()) return id.status();
-      if (!seen.insert(*id).second) {
+      if (call_ids_.count(*id) > 0 || !fresh.insert(*id).second) {
         return absl::InvalidArgumentError(absl::StrCat("duplicate tool call id ", *id));
       }
       ids.push_back(*id);
@@ -370,6 +374,7 @@ void Transcript::TruncateTo(size_t n) {
   if (n >= messages_.size()) return;
   messages_.erase(messages_.begin() + static_cast<std::ptrdiff_t>(n), messages_.end());
   serialized_.resize(n);
+  Recount();
   RecomputePending();
   Seal("the session was forked at this point");
 }
@@ -398,13 +403,20 @@ void Transcript::RecomputePending() {
                         [&](const std::string& id) { return answered.count(id) > 0; });
 }
 
-void Transcript::SerializeLast() { serialized_.push_back(DumpJson(messages_.back())); }
+void Transcript::SerializeLast() {
+  serialized_.push_back(DumpJson(messages_.back()));
+  chars_ += ContentChars(messages_.back());
+  AddCallIds(messages_.back(), &call_ids_);
+}
 
 void Transcript::SerializeAll() {
   serialized_.clear();
   serialized_.reserve(messages_.size());
   for (const Json& m : messages_) serialized_.push_back(DumpJson(m));
+  Recount();
 }
+
+void Transcript::Recount() { CountAll(messages_, &chars_, &call_ids_); }
 
 std::string Transcript::FileText() const { return TranscriptFileText(serialized_); }
 
@@ -428,6 +440,13 @@ void Transcript::DebugCheck() const {
   if (serialized_.size() != messages_.size()) {
     std::fprintf(stderr, "transcript cache out of step: %zu vs %zu\n", serialized_.size(),
                  messages_.size());
+    std::abort();
+  }
+  size_t chars = 0;
+  std::unordered_set<std::string> ids;
+  CountAll(messages_, &chars, &ids);
+  if (chars != chars_ || ids != call_ids_) {
+    std::fprintf(stderr, "transcript counts out of step: %zu chars vs %zu\n", chars_, chars);
     std::abort();
   }
   std::vector<std::string> problems = ValidateMessages(messages_, true);

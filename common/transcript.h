@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -48,7 +49,8 @@ class Transcript {
   size_t size() const { return messages_.size(); }
   bool empty() const { return messages_.empty(); }
   // Characters of all message content and arguments; the compaction threshold's measure.
-  size_t CharCount() const;
+  // Kept as messages change, so asking every step costs nothing.
+  size_t CharCount() const { return chars_; }
 
   // Only as the first message.
   absl::Status AppendSystem(std::string text);
@@ -84,6 +86,8 @@ class Transcript {
   // serialised once, when it is appended, so saving after every message costs a copy of
   // the file, not a re-serialisation of the whole transcript.
   std::string FileText() const;
+  // Each message's serialisation (DumpJson), in step with messages(): what FileText joins.
+  const std::vector<std::string>& serialized() const { return serialized_; }
 
   // Problems by the rule; empty when valid (open tail allowed).
   std::vector<std::string> Validate() const { return ValidateMessages(messages_, true); }
@@ -96,11 +100,16 @@ class Transcript {
   // Keeps serialized_ in step with messages_: after an append, or after any other change.
   void SerializeLast();
   void SerializeAll();
+  // Recomputes chars_ and call_ids_ from messages_ (after a change other than an append).
+  void Recount();
 
   Json messages_ = Json::array();
   std::vector<std::string> serialized_;   // DumpJson of each message
   std::vector<std::string> pending_ids_;  // calls of the last assistant message
   size_t pending_begin_ = 0;              // how many of them are answered
+  // Kept with serialized_, so a step is not a walk of the whole transcript.
+  size_t chars_ = 0;                          // CharCount()
+  std::unordered_set<std::string> call_ids_;  // every tool call id, for uniqueness
 };
 
 }  // namespace agent

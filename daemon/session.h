@@ -48,6 +48,7 @@
 #include "daemon/context/session_context.h"
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
+#include "daemon/llm/request_cache.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
 #include "daemon/session_events.h"
@@ -359,6 +360,8 @@ class Session : private ToolDispatch::Host {
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
+  // The transcript in wire form, for the next request (filled by BuildRequestLocked).
+  mutable llm::RequestCache request_cache_ ABSL_GUARDED_BY(mu_);
   events::TurnTally tally_ ABSL_GUARDED_BY(mu_);                           // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::once_flag checkpointer_once_;

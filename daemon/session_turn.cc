@@ -135,7 +135,16 @@ bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
 llm::ModelRequest Session::BuildRequestLocked() const {
   llm::ModelRequest req;
   req.settings = settings_.model;
-  req.messages = transcript_.messages();
+  // The cached wire text, not a copy of the transcript; a bad provider is reported when the
+  // request is built for the wire, from the plain messages.
+  if (absl::StatusOr<llm::Provider> provider = llm::ParseProvider(settings_.model.provider);
+      provider.ok()) {
+    req.prepared = std::make_shared<const llm::PreparedMessages>(
+        request_cache_.Prepare(transcript_.messages(), transcript_.serialized(), *provider,
+                               llm::OpenAiOptionsFor(settings_.model)));
+  } else {
+    req.messages = transcript_.messages();
+  }
   req.tools = deps_.tools->Schemas();
   req.connect_timeout_ms = turn_.connect_timeout_ms;
   req.idle_timeout_ms = turn_.idle_timeout_ms;
@@ -186,8 +195,18 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
   llm::ModelRequest req;
   {
     SessionMutexLock l(&mu_);
-    if (auto s = transcript_.ValidateForRequest(); !s.ok()) {
-      *error = absl::StrCat("internal error, transcript invalid: ", s.message());
+    // Every mutation of a Transcript keeps the rule (debug builds re-check it whole after
+    // each), so a step only needs nothing pending: a walk of the whole transcript per step
+    // would make a long session's every request linear in its length.
+#ifndef NDEBUG
+    absl::Status valid = transcript_.ValidateForRequest();
+#else
+    absl::Status valid = transcript_.HasPending()
+                             ? absl::FailedPreconditionError("tool calls are pending")
+                             : absl::OkStatus();
+#endif
+    if (!valid.ok()) {
+      *error = absl::StrCat("internal error, transcript invalid: ", valid.message());
       return v1::TURN_OUTCOME_ERROR;
     }
     req = BuildRequestLocked();

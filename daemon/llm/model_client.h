@@ -17,10 +17,15 @@
 
 namespace agent::daemon::llm {
 
+struct PreparedMessages;  // request_cache.h
+
 struct ModelRequest {
   ModelSettings settings;
   Json messages = Json::array();  // OpenAI shape, valid by the one rule
   Json tools = Json::array();     // OpenAI function schemas
+  // When set, the messages already in wire form (a session's RequestCache): the body is built
+  // from them and `messages` is not read.
+  std::shared_ptr<const PreparedMessages> prepared;
   // The sending client's transport settings for this request; 0: the client's own
   // TransportOptions.
   int connect_timeout_ms = 0;

@@ -7,6 +7,7 @@
 #include "daemon/llm/anthropic_stream.h"
 #include "daemon/llm/openai_stream.h"
 #include "daemon/llm/request_builder.h"
+#include "daemon/llm/request_cache.h"
 
 namespace agent::daemon::llm {
 
@@ -42,20 +43,25 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
   wire.provider = *provider;
   wire.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
   Json body;
+  const bool prepared = request.prepared != nullptr && request.prepared->provider == *provider;
   if (*provider == Provider::kAnthropic) {
     wire.url = m.base_url + "/messages";
-    body = BuildAnthropicRequest(m.model, request.messages, request.tools, kAnthropicMaxTokens,
-                                 /*stream=*/true);
+    if (!prepared) {
+      body = BuildAnthropicRequest(m.model, request.messages, request.tools, kAnthropicMaxTokens,
+                                   /*stream=*/true);
+    }
     wire.headers.push_back("anthropic-version: 2023-06-01");
     wire.headers.push_back("x-api-key: " + m.api_key);
   } else {
     wire.url = m.base_url + "/chat/completions";
-    OpenAiRequestOptions options;
-    options.send_reasoning_content = absl::StrContains(m.base_url, "deepseek");
-    body = BuildOpenAiRequest(m.model, request.messages, request.tools, /*stream=*/true, options);
+    if (!prepared) {
+      body = BuildOpenAiRequest(m.model, request.messages, request.tools, /*stream=*/true,
+                                OpenAiOptionsFor(m));
+    }
     if (!m.api_key.empty()) wire.headers.push_back("Authorization: Bearer " + m.api_key);
   }
-  wire.payload = DumpJson(body);
+  wire.payload =
+      prepared ? PreparedBody(*request.prepared, m.model, request.tools) : DumpJson(body);
   return wire;
 }
 

@@ -1,5 +1,7 @@
 #include "daemon/llm/request_builder.h"
 
+#include "absl/strings/match.h"
+
 namespace agent::daemon::llm {
 namespace {
 
@@ -9,7 +11,9 @@ bool HasText(const Json& content) {
   return false;
 }
 
-Json OutgoingMessage(const Json& message, const OpenAiRequestOptions& options) {
+}  // namespace
+
+Json OutgoingOpenAiMessage(const Json& message, const OpenAiRequestOptions& options) {
   if (!message.is_object()) return message;
   Json out = message;
   out.erase("anthropic_thinking");
@@ -25,7 +29,11 @@ Json OutgoingMessage(const Json& message, const OpenAiRequestOptions& options) {
   return out;
 }
 
-}  // namespace
+OpenAiRequestOptions OpenAiOptionsFor(const ModelSettings& settings) {
+  OpenAiRequestOptions options;
+  options.send_reasoning_content = absl::StrContains(settings.base_url, "deepseek");
+  return options;
+}
 
 Json BuildOpenAiRequest(const std::string& model, const Json& messages, const Json& tools,
                         bool stream) {
@@ -38,7 +46,7 @@ Json BuildOpenAiRequest(const std::string& model, const Json& messages, const Js
   request["model"] = model;
   Json out_messages = Json::array();
   if (messages.is_array()) {
-    for (const Json& m : messages) out_messages.push_back(OutgoingMessage(m, options));
+    for (const Json& m : messages) out_messages.push_back(OutgoingOpenAiMessage(m, options));
   }
   request["messages"] = std::move(out_messages);
   if (tools.is_array() && !tools.empty()) request["tools"] = tools;

@@ -15,6 +15,7 @@
 
 #include <string>
 
+#include "common/config.h"
 #include "common/json.h"
 #include "daemon/llm/model_types.h"
 
@@ -38,5 +39,12 @@ Json BuildOpenAiRequest(const std::string& model, const Json& messages, const Js
 // "reasoning_content" and "refusal" (only when non-empty)}, with reply.provider_fields
 // merged in as top-level fields (never replacing role, content or tool_calls).
 Json AssistantMessageFromReply(const ModelReply& reply);
+
+// One transcript message as BuildOpenAiRequest sends it (the fields above removed).
+Json OutgoingOpenAiMessage(const Json& message, const OpenAiRequestOptions& options);
+
+// The options for a model endpoint: DeepSeek (a base_url containing "deepseek") gets its
+// reasoning_content back inside a tool loop (WIRE.md §8).
+OpenAiRequestOptions OpenAiOptionsFor(const ModelSettings& settings);
 
 }  // namespace agent::daemon::llm

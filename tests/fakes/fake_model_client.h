@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "common/mutex.h"
 #include "daemon/llm/model_client.h"
+#include "daemon/llm/request_cache.h"
 
 namespace agent::testing {
 
@@ -77,7 +78,7 @@ class FakeModelClient : public daemon::llm::ModelClient {
     absl::StatusOr<daemon::llm::ModelReply> reply;
     {
       agent::MutexLock l(&script_->mu);
-      script_->requests.push_back(request.messages);
+      script_->requests.push_back(daemon::llm::RequestMessages(request));
       script_->transport.push_back(
           {request.connect_timeout_ms, request.idle_timeout_ms, request.max_attempts});
       script_->holding = true;

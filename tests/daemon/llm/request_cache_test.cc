@@ -1,0 +1,174 @@
+#include "daemon/llm/request_cache.h"
+
+#include <string>
+
+#include "common/transcript.h"
+#include "gtest/gtest.h"
+
+namespace agent::daemon::llm {
+namespace {
+
+Json Tools() {
+  return Json::array(
+      {{{"type", "function"},
+        {"function",
+         {{"name", "read_file"},
+          {"description", "Reads a file."},
+          {"parameters",
+           {{"type", "object"}, {"properties", {{"path", {{"type", "string"}}}}}}}}}}});
+}
+
+Json Call(const std::string& id, const std::string& args) {
+  return {
+      {"id", id}, {"type", "function"}, {"function", {{"name", "read_file"}, {"arguments", args}}}};
+}
+
+// Every field the outgoing filters and the Anthropic conversion treat specially: reasoning,
+// refusals, thinking blocks, parallel calls, unparsable arguments, image parts, empty text,
+// Unicode and a second system message.
+Transcript Sample() {
+  Transcript t;
+  EXPECT_TRUE(t.AppendSystem("You are a coding agent. ½ → ok").ok());
+  EXPECT_TRUE(t.AppendUser("read a.txt and b.txt").ok());
+  Json a1 = {
+      {"role", "assistant"},
+      {"content", "Reading both."},
+      {"reasoning_content", "the user wants two files"},
+      {"anthropic_thinking",
+       Json::array({{{"type", "thinking"}, {"thinking", "hm"}, {"signature", "sig"}}})},
+      {"tool_calls", Json::array({Call("c1", "{\"path\":\"a.txt\"}"), Call("c2", "{\"pa")})}};
+  EXPECT_TRUE(t.AppendAssistant(a1).ok());
+  EXPECT_TRUE(t.AppendToolResult("c1", "alpha\n").ok());
+  EXPECT_TRUE(t.AppendToolResult("c2", "").ok());
+  Json a2 = {{"role", "assistant"}, {"content", ""}, {"refusal", "I cannot help with that."}};
+  EXPECT_TRUE(t.AppendAssistant(a2).ok());
+  EXPECT_TRUE(t.AppendUser("a picture and \"quotes\"").ok());
+  Json a3 = {{"role", "assistant"}, {"content", "Done: \"a\" → b"}};
+  EXPECT_TRUE(t.AppendAssistant(a3).ok());
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_TRUE(t.AppendUser("again " + std::to_string(i)).ok());
+    Json a = {{"role", "assistant"},
+              {"content", nullptr},
+              {"tool_calls", Json::array({Call("r" + std::to_string(i), "{\"path\":\"x\"}")})}};
+    EXPECT_TRUE(t.AppendAssistant(a).ok());
+    EXPECT_TRUE(t.AppendToolResult("r" + std::to_string(i), "x" + std::to_string(i)).ok());
+    EXPECT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "ok"}}).ok());
+  }
+  return t;
+}
+
+ModelRequest Uncached(const Transcript& t, const std::string& base_url,
+                      const std::string& provider) {
+  ModelRequest r;
+  r.settings = ModelSettings{base_url, "k", "model-x", provider};
+  r.messages = t.messages();
+  r.tools = Tools();
+  return r;
+}
+
+std::string Body(const ModelRequest& r) {
+  absl::StatusOr<WireRequest> w = BuildWireRequest(r);
+  EXPECT_TRUE(w.ok()) << w.status();
+  return w.ok() ? w->payload : "";
+}
+
+// The body from the cache, and checks it is the uncached one byte for byte.
+void ExpectSameBody(RequestCache& cache, const Transcript& t, const std::string& base_url,
+                    const std::string& provider) {
+  ModelRequest plain = Uncached(t, base_url, provider);
+  ModelRequest cached = plain;
+  cached.messages = Json::array();
+  cached.prepared = std::make_shared<const PreparedMessages>(cache.Prepare(
+      t.messages(), t.serialized(), *ParseProvider(provider), OpenAiOptionsFor(plain.settings)));
+  EXPECT_EQ(Body(cached), Body(plain)) << provider << " " << base_url;
+}
+
+struct Endpoint {
+  const char* base_url;
+  const char* provider;
+};
+constexpr Endpoint kEndpoints[] = {{"http://127.0.0.1:1/v1", "openai"},
+                                   {"https://api.deepseek.com/v1", "openai"},
+                                   {"https://api.anthropic.com/v1", "anthropic"}};
+
+TEST(RequestCache, BodyEqualsTheUncachedOneForEachProvider) {
+  Transcript t = Sample();
+  for (const Endpoint& e : kEndpoints) {
+    RequestCache cache;
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    ExpectSameBody(cache, t, e.base_url, e.provider);  // every entry reused
+  }
+}
+
+TEST(RequestCache, AppendsConvertOnlyTheNewMessages) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t;
+    ASSERT_TRUE(t.AppendSystem("sys").ok());
+    RequestCache cache;
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(t.AppendUser("u" + std::to_string(i)).ok());
+      ExpectSameBody(cache, t, e.base_url, e.provider);
+      Json a = {{"role", "assistant"},
+                {"content", "a"},
+                {"tool_calls", Json::array({Call("k" + std::to_string(i), "{}")})}};
+      ASSERT_TRUE(t.AppendAssistant(a).ok());
+      ASSERT_TRUE(t.AppendToolResult("k" + std::to_string(i), "r").ok());
+      ExpectSameBody(cache, t, e.base_url, e.provider);
+      EXPECT_EQ(cache.entries(), t.size());
+    }
+  }
+}
+
+TEST(RequestCache, AfterCompactionTheBodyFollowsTheNewTranscript) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t = Sample();
+    RequestCache cache;
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    ASSERT_TRUE(t.ReplacePrefix(t.CutPoint(), "summary of what happened").ok());
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    // The system prompt rebuilt with fresh instruction files, as after a compaction: the
+    // same length, so only the hash tells the entries apart.
+    Json messages = t.messages();
+    std::string sys = messages[0]["content"];
+    sys.back() = sys.back() == 'x' ? 'y' : 'x';
+    messages[0]["content"] = sys;
+    absl::StatusOr<Transcript> rebuilt = Transcript::FromJson(messages);
+    ASSERT_TRUE(rebuilt.ok());
+    ExpectSameBody(cache, *rebuilt, e.base_url, e.provider);
+  }
+}
+
+TEST(RequestCache, AfterAForkTheBodyFollowsTheTruncatedTranscript) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t = Sample();
+    RequestCache cache;
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    Transcript fork = t;
+    fork.TruncateTo(4);  // inside the parallel calls: the fork seals the open one
+    ExpectSameBody(cache, fork, e.base_url, e.provider);
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+  }
+}
+
+TEST(RequestCache, SwitchingProviderDropsTheEntries) {
+  Transcript t = Sample();
+  RequestCache cache;
+  ExpectSameBody(cache, t, "http://127.0.0.1:1/v1", "openai");
+  ExpectSameBody(cache, t, "https://api.anthropic.com/v1", "anthropic");
+  ExpectSameBody(cache, t, "https://api.deepseek.com/v1", "openai");
+  ExpectSameBody(cache, t, "http://127.0.0.1:1/v1", "openai");
+}
+
+TEST(RequestCache, RequestMessagesReadsThePreparedText) {
+  Transcript t = Sample();
+  RequestCache cache;
+  ModelRequest r;
+  r.prepared = std::make_shared<const PreparedMessages>(
+      cache.Prepare(t.messages(), t.serialized(), Provider::kOpenAi, OpenAiRequestOptions()));
+  Json expected = Json::array();
+  for (const Json& m : t.messages()) expected.push_back(OutgoingOpenAiMessage(m, {}));
+  EXPECT_EQ(RequestMessages(r), expected);
+}
+
+}  // namespace
+}  // namespace agent::daemon::llm
