@@ -40,6 +40,7 @@ std::string ToolLine(const v1::ToolCall& call) {
 
 bool Wanted(const v1::Event& e) {
   switch (e.kind_case()) {
+    case v1::Event::kTurnStarted:
     case v1::Event::kAssistantMessage:
     case v1::Event::kToolCallReady:
     case v1::Event::kToolResult:
@@ -91,6 +92,8 @@ void ChildRunner::Publish() {
 
 void ChildRunner::Handle(const v1::Event& e) {
   switch (e.kind_case()) {
+    case v1::Event::kTurnStarted:
+      break;  // the first progress: the prompt is in the child's transcript, saved
     case v1::Event::kAssistantMessage:
       progress_.set_steps(progress_.steps() + 1);
       if (!e.assistant_message().text().empty()) {
@@ -146,7 +149,6 @@ ChildEnd ChildRunner::Run() {
     end.error = std::string(sent.status().message());
     return end;
   }
-  Publish();
   std::optional<absl::Time> cancel_since;
   // Bounded: the child's turn ends (max steps, its own timeouts), and after a cancel the wait
   // is at most kCancelGrace.

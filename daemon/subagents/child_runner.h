@@ -1,9 +1,9 @@
 // ChildRunner: runs one turn of a child session for a parent's `task` call and shows it in
-// the parent: ChildProgress on each step, tool start and end and the finish; the child's
-// approval requests forwarded to the parent's clients (and their resolution); the child's
-// usage added to the parent's totals at the end. A cancel of the parent's turn cancels the
-// child's. It watches the child as an observer (Session::AddObserver), so the child's own
-// transcript never passes through the parent.
+// the parent: ChildProgress when the child's turn starts (its prompt saved in its transcript),
+// on each step, tool start and end, and the finish; the child's approval requests forwarded
+// to the parent's clients (and their resolution); the child's usage added to the parent's
+// totals at the end. A cancel of the parent's turn cancels the child's. It watches the child
+// as an observer (Session::AddObserver), so the child's transcript never enters the parent.
 //
 // Thread-safety: Run is called once, from the parent's tool thread; Deliver from the child's
 // threads under the child's mutex (it only queues, under the runner's own leaf mutex).
