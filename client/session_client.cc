@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "client/remote.h"
 #include "client/child_view.h"
+#include "client/remote.h"
 #include "client/session_view.h"
 #include "common/config.h"
 #include "common/grpc_status.h"
