@@ -1,5 +1,6 @@
 #include "common/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "absl/strings/match.h"
@@ -149,6 +150,9 @@ absl::StatusOr<Config> LoadConfig() {
   IntFromEnv("AGENT_SESSION_IDLE_UNLOAD_S", &c.session_idle_unload_s);
   IntFromEnv("AGENT_SUBAGENT_MAX_CONCURRENT", &c.subagent_max_concurrent);
   IntFromEnv("AGENT_SUBAGENT_MAX_DEPTH", &c.subagent_max_depth);
+  // Bounded: every level is a session and a thread, and an approval travels one hop per level.
+  c.subagent_max_depth = std::clamp(c.subagent_max_depth, 0, kMaxSubagentDepth);
+  c.subagent_max_concurrent = std::clamp(c.subagent_max_concurrent, 1, kMaxSubagentConcurrent);
   return c;
 }
 

@@ -28,6 +28,10 @@ struct CheckpointConfig {
   int64_t max_project_mb = 200;
 };
 
+// Upper bounds of the subagent settings, whatever the config says.
+inline constexpr int kMaxSubagentDepth = 4;
+inline constexpr int kMaxSubagentConcurrent = 16;
+
 struct Config {
   ModelSettings model;
   int64_t compact_at_chars = 400000;  // AGENT_COMPACT_AT

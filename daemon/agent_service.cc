@@ -120,16 +120,18 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return Done(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
+  std::shared_ptr<Session> target = *s;
   absl::Status st =
-      (*s)->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
-  // A child's call shown to its parent's clients (the `task` tool): the child answers it.
-  if (absl::IsFailedPrecondition(st)) {
-    if (std::string child = (*s)->ChildApprovalOwner(req->call_id()); !child.empty()) {
-      auto c = sessions_->Find(child);
-      if (!c.ok()) return Done(ctx, c.status());
-      st = (*c)->Approve(req->call_id(), req->decision(), std::move(rules), req->reason(),
-                         req->client_name());
-    }
+      target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
+  // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
+  // its own child, one hop per level (bounded: levels are capped in the config).
+  for (int hop = 0; hop < kMaxSubagentDepth && absl::IsFailedPrecondition(st); ++hop) {
+    std::string child = target->ChildApprovalOwner(req->call_id());
+    if (child.empty()) break;
+    auto c = sessions_->Find(child);
+    if (!c.ok()) return Done(ctx, c.status());
+    target = *c;
+    st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
   }
   return Done(ctx, st);
 }

@@ -40,7 +40,10 @@ grpc::ServerUnaryReactor* AgentService::Undo(grpc::CallbackServerContext* ctx,
   bool queued = workers_.Submit([session = *s, req, resp, reactor] {
     auto r = session->Undo(req->turns(), req->dry_run(), req->overwrite(), req->client_name());
     if (r.ok()) {
-      for (v1::FileChange& f : r->files) *resp->add_files() = std::move(f);
+      for (v1::FileChange& f : r->files) {
+        f.set_path(ToValidUtf8(f.path()));  // a repository's file name need not be UTF-8
+        *resp->add_files() = std::move(f);
+      }
       resp->set_restored(r->restored);
       resp->set_message(ToValidUtf8(r->message));
     }

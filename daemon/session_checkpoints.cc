@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/json.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/session.h"
 
@@ -21,7 +22,8 @@ std::string RestoreNote(const checkpoints::UndoResult& r) {
       paths.push_back("…");
       break;
     }
-    paths.push_back(f.path());
+    // Quoted: a file name is the repository's text, and may hold a newline or a bracket.
+    paths.push_back(Json(f.path()).dump(-1, ' ', false, Json::error_handler_t::replace));
   }
   std::string turns = r.first_turn == r.last_turn
                           ? absl::StrCat("turn ", r.first_turn)

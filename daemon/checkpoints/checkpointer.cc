@@ -99,7 +99,9 @@ absl::StatusOr<std::shared_ptr<const ShadowStore>> Checkpointer::Store() {
 
 absl::StatusOr<std::string> Checkpointer::TakeBefore() {
   ASSIGN_OR_RETURN(std::shared_ptr<const ShadowStore> store, Store());
-  return store->Snapshot();
+  ASSIGN_OR_RETURN(std::string tree, store->Snapshot());
+  RETURN_IF_ERROR(store->Pin(session_id_, tree));
+  return tree;
 }
 
 void Checkpointer::BeginTurn(int turn, int at_message, std::string_view prompt, int64_t now_ms) {
@@ -203,6 +205,8 @@ absl::StatusOr<UndoResult> Checkpointer::Undo(int turns, bool dry_run, bool over
 }
 
 absl::StatusOr<UndoResult> Checkpointer::RestoreFrom(int at_message, bool dry_run, bool overwrite) {
+  // Checkpoints off (or failing) is an error, not "nothing changed": a rewind asked to restore.
+  RETURN_IF_ERROR(Store().status());
   std::vector<size_t> active;
   {
     agent::MutexLock l(&mu_);
@@ -226,6 +230,7 @@ struct RestorePlan {
   std::vector<RestoreEntry> removals, writes;
   std::vector<std::string> blob_ids;  // of the writes that need content, in order
   int skipped = 0;
+  int failed = 0;  // set by ApplyRestore
 };
 
 absl::StatusOr<RestorePlan> PlanRestore(const ShadowStore& store, const std::string& before,
@@ -287,8 +292,9 @@ absl::Status ApplyRestore(const ShadowStore& store, RestorePlan& plan) {
       }
     }
   }
+  plan.failed = static_cast<int>(failed.size());
   UndoResult& r = plan.result;
-  r.restored = true;
+  r.restored = restored > 0 || failed.empty();
   r.message = absl::StrCat("restored ", restored, " file", restored == 1 ? "" : "s");
   if (plan.skipped > 0) {
     absl::StrAppend(&r.message, "; kept ", plan.skipped,
@@ -327,9 +333,10 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexe
   RETURN_IF_ERROR(ApplyRestore(*store, plan));
   std::vector<CheckpointRecord> copy;
   {
-    // With files kept, the turns stay in effect: an undo with overwrite can finish the job.
+    // With files kept or not written, the turns stay in effect: another undo (with overwrite,
+    // or once the cause of a failure is gone) can finish the job.
     agent::MutexLock l(&mu_);
-    for (size_t i : indexes) records_[i].undone = plan.skipped == 0;
+    for (size_t i : indexes) records_[i].undone = plan.skipped == 0 && plan.failed == 0;
     copy = records_;
   }
   (void)SaveCheckpoints(workdir_, session_id_, copy);

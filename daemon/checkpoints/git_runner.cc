@@ -101,7 +101,22 @@ std::vector<std::string> GitEnvironment(const std::string& git_dir, const std::s
           "LC_ALL=C"};
 }
 
+static const std::string& GitPath() {
+  // Never a search of the daemon's PATH: the child runs in the project, so an empty or
+  // relative entry there would run the repository's own `git`.
+  static const std::string path = [] {
+    for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) {
+      std::string candidate = std::string(dir) + "/git";
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::string();
+  }();
+  return path;
+}
+
 absl::StatusOr<std::string> RunGit(const GitCall& call) {
+  const std::string& git = GitPath();
+  if (git.empty()) return absl::NotFoundError("git is not installed");
   std::vector<std::string> argv = {"git"};
   for (const char* c : kSafeConfig) {
     argv.push_back("-c");
@@ -136,7 +151,7 @@ absl::StatusOr<std::string> RunGit(const GitCall& call) {
   ::posix_spawnattr_setsigmask(&attr, &none);
   ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, "git", &actions, &attr, cargv.data(), cenv.data());
+  int rc = ::posix_spawn(&pid, git.c_str(), &actions, &attr, cargv.data(), cenv.data());
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attr);
   if (rc != 0) {

@@ -30,6 +30,7 @@ namespace agent::daemon::checkpoints {
 namespace {
 
 constexpr char kRefPrefix[] = "refs/checkpoints/";
+constexpr char kPinPrefix[] = "refs/pinned/";  // one per session: its latest before-snapshot
 
 // Never recorded: the session files (transcripts change every message) and git's own.
 constexpr char kOwnExcludes[] = "# agentd checkpoints: never recorded\n/.agent/sessions/\n.git\n";
@@ -87,7 +88,10 @@ std::vector<absl::string_view> SplitZ(absl::string_view text) {
 std::string TreeChange::Kind() const {
   if (old_mode == "000000") return "created";
   if (new_mode == "000000") return "deleted";
-  if (old_blob == new_blob) return "mode";
+  // Only between two regular files: a file that became a symlink to text of the same bytes
+  // (or back) needs its content written, not a chmod.
+  auto regular = [](const std::string& m) { return m == "100644" || m == "100755"; };
+  if (old_blob == new_blob && regular(old_mode) && regular(new_mode)) return "mode";
   return "modified";
 }
 
@@ -243,6 +247,17 @@ absl::Status ShadowStore::Keep(const std::string& label, int64_t unix_ms, const 
                                                 "040000 tree ", after, "\tafter\n")));
   pair = std::string(absl::StripTrailingAsciiWhitespace(pair));
   return Git({"update-ref", absl::StrCat(kRefPrefix, unix_ms, "-", label), pair}).status();
+}
+
+absl::Status ShadowStore::Pin(const std::string& label, const std::string& tree) const {
+  RETURN_IF_ERROR(CheckObjectId(tree));
+  for (char c : label) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '_') {
+      return absl::InvalidArgumentError("bad checkpoint label");
+    }
+  }
+  StoreLock lock(dir_);
+  return Git({"update-ref", absl::StrCat(kPinPrefix, label), tree}).status();
 }
 
 absl::StatusOr<int> ShadowStore::Prune(int64_t now_ms, int64_t max_age_ms, int max_count) const {

@@ -48,6 +48,9 @@ class ShadowStore {
   // starts with the unix ms they were taken at (Prune reads it).
   absl::Status Keep(const std::string& label, int64_t unix_ms, const std::string& before,
                     const std::string& after) const;
+  // Keeps `tree` alive under `label` until the next Pin of that label: a running turn's
+  // before-snapshot, which another session's Prune must not take before Keep names it.
+  absl::Status Pin(const std::string& label, const std::string& tree) const;
   // Forgets what Keep recorded before `now_ms - max_age_ms`, and all but the newest
   // `max_count`, then deletes the objects nothing keeps. Returns how many were forgotten.
   absl::StatusOr<int> Prune(int64_t now_ms, int64_t max_age_ms, int max_count) const;

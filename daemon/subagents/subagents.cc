@@ -64,10 +64,14 @@ std::shared_ptr<const tools::ToolRegistry> Subagents::ToolsFor(
         std::move(base), [](std::string_view) { return true; },
         NewTaskTool(ListAgents(workdir, UserDir()), task));
   }
-  // The definition is read again at each step (a child resumed after a restart too); one
-  // that is gone leaves the child the general agent's tools.
+  // The definition is read again at each step (a child resumed after a restart too). One that
+  // is gone or no longer parses may have narrowed the tools: the child gets none (fail closed).
   AgentDefinition def;
-  if (auto found = FindAgent(workdir, UserDir(), info.agent()); found.ok()) def = *found;
+  if (auto found = FindAgent(workdir, UserDir(), info.agent()); found.ok()) {
+    def = *found;
+  } else {
+    def.all_tools = false;
+  }
   const int max_depth = options_.max_depth;
   std::unique_ptr<tools::Tool> extra;
   if (AgentMayUse(def, kTaskTool, depth, max_depth)) {

@@ -108,6 +108,14 @@ TEST_F(ConfigTest, NegativeNumbersInTheEnvironmentAreIgnored) {
   EXPECT_EQ(c->max_steps, 50);
 }
 
+TEST_F(ConfigTest, SubagentLimitsAreBounded) {
+  WriteFile(ConfigFile(), R"({"subagent_max_depth": 1000, "subagent_max_concurrent": 100000})");
+  auto c = LoadConfig();
+  ASSERT_THAT(c, IsOk());
+  EXPECT_EQ(c->subagent_max_depth, kMaxSubagentDepth);
+  EXPECT_EQ(c->subagent_max_concurrent, kMaxSubagentConcurrent);
+}
+
 TEST_F(ConfigTest, TheApiKeyFallsBackToTheProvidersVariables) {
   env_.Set("ANTHROPIC_API_KEY", "anthropic");
   EXPECT_EQ(ModelSettingsFromEnv().api_key, "anthropic");

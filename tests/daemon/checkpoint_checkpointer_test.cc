@@ -206,6 +206,8 @@ TEST_F(CheckpointerTest, OffByConfigSaysSoOnce) {
   EXPECT_TRUE(c->List().empty());
   EXPECT_FALSE(std::filesystem::exists(tmp_.Join("stores")));
   EXPECT_TRUE(absl::IsFailedPrecondition(c->Undo(1, false, false).status()));
+  // A rewind that asks for the files back is told they cannot come back.
+  EXPECT_FALSE(c->RestoreFrom(0, false, false).ok());
 }
 
 TEST_F(CheckpointerTest, AProjectOverTheSizeLimitIsSkipped) {

@@ -148,6 +148,22 @@ TEST_F(ShadowStoreTest, PruneForgetsByCountAndAge) {
   EXPECT_FALSE(store.HasObject(*t2));
 }
 
+TEST_F(ShadowStoreTest, APinnedTreeOutlivesAnotherSessionsPrune) {
+  WriteFile(P("a"), "running turn's before\n");
+  ShadowStore store = Open();
+  auto pinned = store.Snapshot();
+  ASSERT_TRUE(store.Pin("session1", *pinned).ok());
+  WriteFile(P("a"), "2");
+  auto t2 = store.Snapshot();
+  WriteFile(P("a"), "3");
+  auto t3 = store.Snapshot();
+  ASSERT_TRUE(store.Keep("session2-1", 1000, *t2, *t3).ok());
+  EXPECT_EQ(*store.Prune(3000, 500, 0), 1);
+  EXPECT_TRUE(store.HasObject(*pinned));
+  EXPECT_FALSE(store.HasObject(*t2));
+  EXPECT_FALSE(store.Pin("../x", *pinned).ok());
+}
+
 TEST_F(ShadowStoreTest, ProjectBytesCountsRecordedFiles) {
   WriteFile(P("a"), std::string(1000, 'x'));
   WriteFile(P(".gitignore"), "big\n");
@@ -172,6 +188,30 @@ TEST_F(ShadowStoreTest, SymlinksAreRecordedNotFollowed) {
 }
 
 // ---- RestoreOne ----
+
+TEST(TreeChangeTest, OnlyAnExecBitChangeIsAModeChange) {
+  TreeChange c{"f", "100644", "100755", "abc", "abc"};
+  EXPECT_EQ(c.Kind(), "mode");
+  // A file that became a symlink whose target text is the file's bytes: content, not a chmod.
+  TreeChange to_link{"f", "100644", "120000", "abc", "abc"};
+  EXPECT_EQ(to_link.Kind(), "modified");
+  TreeChange to_file{"f", "120000", "100644", "abc", "abc"};
+  EXPECT_EQ(to_file.Kind(), "modified");
+}
+
+TEST_F(ShadowStoreTest, TheProjectsOwnGitNeverRuns) {
+  // A daemon whose PATH has a relative entry, and a repository that ships `git`.
+  WriteFile(P("git"), "#!/bin/sh\ntouch \"" + tmp_.Join("ran") + "\"\nexit 1\n");
+  ::chmod(P("git").c_str(), 0755);
+  const char* old = std::getenv("PATH");
+  std::string saved = old ? old : "";
+  ::setenv("PATH", (".:" + saved).c_str(), 1);
+  ShadowStore store = Open();
+  auto tree = store.Snapshot();
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_TRUE(tree.ok()) << tree.status();
+  EXPECT_FALSE(std::filesystem::exists(tmp_.Join("ran")));
+}
 
 TEST_F(ShadowStoreTest, RestoreRefusesPathsOutsideTheProject) {
   for (const char* bad : {"../x", "/etc/x", "a/../../x", "", "a//b", ".git/hooks/pre-commit",

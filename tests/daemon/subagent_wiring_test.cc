@@ -86,6 +86,15 @@ TEST_F(SubagentWiringTest, AChildGetsItsDefinitionsToolsAndNeverTaskAtTheDepthLi
   EXPECT_EQ((*info)->Info().depth(), 1);
 }
 
+TEST_F(SubagentWiringTest, AChildWhoseDefinitionIsGoneGetsNoTools) {
+  const std::string path = workdir_ + "/.agent/agents/reader.md";
+  testing::WriteFile(path, "---\ntools: read_file\n---\nRead.");
+  const std::string reader = Child("p", "reader");
+  EXPECT_THAT(Names(*subagents_->ToolsFor(base_, workdir_, reader)), ElementsAre("read_file"));
+  std::filesystem::remove(path);
+  EXPECT_THAT(Names(*subagents_->ToolsFor(base_, workdir_, reader)), IsEmpty());
+}
+
 TEST_F(SubagentWiringTest, AnUnknownSessionGetsNoTools) {
   EXPECT_THAT(Names(*subagents_->ToolsFor(base_, workdir_, "0123456789abcdef")), IsEmpty());
 }
