@@ -336,8 +336,10 @@ absl::StatusOr<int> Session::CompactNow() {
     return summary.status();
   }
   // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
+  const size_t first = transcript_.FirstCompactable();
   auto removed = transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
   if (!removed.ok()) return removed.status();
+  checkpointer().Compacted(static_cast<int>(first), static_cast<int>(removed->size()));
   RefreshSystemPromptLocked(prompt);
   if (auto s = AppendCompacted(workdir_, meta_.id, *removed, *summary); !s.ok()) {
     Emit(events::Error(absl::StrCat("cannot keep the compacted messages: ", s.message())));

@@ -182,6 +182,22 @@ void Checkpointer::Record(const ShadowStore& store, CheckpointRecord record, int
   (void)store.Prune(now_ms, static_cast<int64_t>(config_.max_age_days) * kDayMs, config_.max_count);
 }
 
+void Checkpointer::Compacted(int first, int removed) {
+  if (removed <= 0) return;
+  auto moved = [first, removed](int at) {
+    if (at >= first + removed) return at - (removed - 1);
+    return std::min(at, first);
+  };
+  std::vector<CheckpointRecord> copy;
+  {
+    agent::MutexLock l(&mu_);
+    if (pending_.has_value()) pending_->record.at_message = moved(pending_->record.at_message);
+    for (CheckpointRecord& r : records_) r.at_message = moved(r.at_message);
+    copy = records_;
+  }
+  if (!copy.empty()) (void)SaveCheckpoints(workdir_, session_id_, copy);
+}
+
 std::vector<CheckpointRecord> Checkpointer::List() const {
   agent::MutexLock l(&mu_);
   std::vector<CheckpointRecord> out;

@@ -49,6 +49,11 @@ class Checkpointer {
   // Notices for the people attached: why checkpoints are skipped (once per session).
   std::vector<std::string> EndTurn(int64_t now_ms) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The transcript's messages [first, first + removed) became one summary: the turns' message
+  // positions move with it (a turn that began inside the summary now begins at it), so a
+  // rewind to a message still restores the turns from that message on.
+  void Compacted(int first, int removed) ABSL_LOCKS_EXCLUDED(mu_);
+
   // The checkpoints in effect (not undone), oldest first.
   std::vector<CheckpointRecord> List() const ABSL_LOCKS_EXCLUDED(mu_);
   // Restores the files to their state before the last `turns` checkpointed turns. A file

@@ -167,6 +167,21 @@ TEST_F(CheckpointerTest, ARecordFileFromTheRepositoryNamesOnlyObjectIds) {
   EXPECT_TRUE(absl::IsFailedPrecondition(c->Undo(1, false, false).status()));
 }
 
+TEST_F(CheckpointerTest, ARewindAfterACompactionUndoesOnlyTheTurnsFromThere) {
+  auto c = Make();
+  Turn(*c, 1, [&] { WriteFile(P("a"), "1"); });  // begins at message 2
+  Turn(*c, 2, [&] { WriteFile(P("a"), "2"); });  // 4
+  Turn(*c, 3, [&] { WriteFile(P("a"), "3"); });  // 6
+  c->Compacted(1, 4);  // messages 1..4 became one summary: turn 3 now begins at message 3
+  auto r = c->RestoreFrom(3, false, false);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(ReadFile(P("a")), "2");
+  // Reloaded from its file, the positions are the moved ones.
+  auto again = Make();
+  ASSERT_EQ(again->List().size(), 2u);
+  EXPECT_EQ(again->List()[1].at_message, 1);
+}
+
 TEST_F(CheckpointerTest, RestoreFromAMessageUndoesTheTurnsFromThere) {
   WriteFile(P("a"), "0");
   auto c = Make();
