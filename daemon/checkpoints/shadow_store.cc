@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/atomic_file.h"
+#include "common/dir_fd.h"
 #include "common/mutex.h"
 #include "common/paths.h"
 #include "common/status_macros.h"
@@ -28,6 +29,30 @@
 
 namespace agent::daemon::checkpoints {
 namespace {
+
+constexpr size_t kMaxUserExcludes = 64 << 10;
+
+// The repository's .git/info/exclude: repository content, so opened component by component
+// without following a symlink and without blocking on a FIFO, and read only up to the cap.
+// Empty when there is none or it is not a plain file of at most the cap.
+std::string ReadUserExcludes(const std::string& root) {
+  auto top = DirFd::Open(root, /*create=*/false);
+  if (!top.ok()) return "";
+  auto git = top->OpenSubdir(".git", false);
+  if (!git.ok()) return "";
+  auto info = git->OpenSubdir("info", false);
+  if (!info.ok()) return "";
+  auto fd = info->OpenFile("exclude", O_RDONLY);
+  if (!fd.ok()) return "";
+  std::string text;
+  char buf[8192];
+  ssize_t n;
+  while (text.size() <= kMaxUserExcludes && (n = ::read(*fd, buf, sizeof buf)) > 0) {
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(*fd);
+  return text.size() <= kMaxUserExcludes ? text : "";
+}
 
 constexpr char kRefPrefix[] = "refs/checkpoints/";
 constexpr char kPinPrefix[] = "refs/pinned/";  // one per session: its latest before-snapshot
@@ -136,12 +161,8 @@ absl::StatusOr<std::string> ShadowStore::Git(std::vector<std::string> args,
 absl::Status ShadowStore::WriteExcludes() const {
   std::string rules = kOwnExcludes;
   // The user's own excludes of a plain .git directory, when it is one (not through a link).
-  struct stat st;
-  if (::lstat((root_ + "/.git").c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    if (auto user = ReadFileToString(root_ + "/.git/info/exclude");
-        user.ok() && user->size() < (64 << 10)) {
-      absl::StrAppend(&rules, "# ", root_, "/.git/info/exclude\n", *user, "\n");
-    }
+  if (std::string user = ReadUserExcludes(root_); !user.empty()) {
+    absl::StrAppend(&rules, "# ", root_, "/.git/info/exclude\n", user, "\n");
   }
   if (auto old = ReadFileToString(dir_ + "/info/exclude"); !old.ok() || *old != rules) {
     RETURN_IF_ERROR(WriteFileAtomically(dir_ + "/info/exclude", rules, Durability::kUnsynced));

@@ -199,6 +199,27 @@ TEST(TreeChangeTest, OnlyAnExecBitChangeIsAModeChange) {
   EXPECT_EQ(to_file.Kind(), "modified");
 }
 
+TEST_F(ShadowStoreTest, APlantedFifoAsTheExcludeFileDoesNotBlock) {
+  std::filesystem::create_directories(P(".git/info"));
+  ASSERT_EQ(::mkfifo(P(".git/info/exclude").c_str(), 0600), 0);
+  WriteFile(P("a.txt"), "a\n");
+  ShadowStore store = Open();
+  auto tree = store.Snapshot();  // returns: nothing writes the FIFO
+  EXPECT_TRUE(tree.ok()) << tree.status();
+}
+
+TEST_F(ShadowStoreTest, TheUsersExcludeFileIsHonoured) {
+  std::filesystem::create_directories(P(".git/info"));
+  WriteFile(P(".git/info/exclude"), "secret.txt\n");
+  WriteFile(P("secret.txt"), "s\n");
+  WriteFile(P("a.txt"), "a\n");
+  ShadowStore store = Open();
+  auto empty = store.Snapshot();
+  WriteFile(P("secret.txt"), "changed\n");
+  auto after = store.Snapshot();
+  EXPECT_EQ(*empty, *after);
+}
+
 TEST_F(ShadowStoreTest, TheProjectsOwnGitNeverRuns) {
   // A daemon whose PATH has a relative entry, and a repository that ships `git`.
   WriteFile(P("git"), "#!/bin/sh\ntouch \"" + tmp_.Join("ran") + "\"\nexit 1\n");
