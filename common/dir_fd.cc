@@ -1,9 +1,11 @@
 #include "common/dir_fd.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -121,6 +123,52 @@ DirFd& DirFd::operator=(DirFd&& other) noexcept {
 
 DirFd::~DirFd() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+absl::StatusOr<std::string> ReadBoundedFile(int fd, const std::string& path, size_t max_bytes) {
+  struct stat st;
+  std::string text;
+  absl::Status status;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    status = absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
+  } else if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    status =
+        absl::InvalidArgumentError(absl::StrCat(path, " is larger than ", max_bytes >> 10, " KiB"));
+  } else {
+    char buf[8192];
+    ssize_t n;
+    while (text.size() <= max_bytes && (n = ::read(fd, buf, sizeof buf)) > 0) {
+      text.append(buf, static_cast<size_t>(n));
+    }
+    if (text.size() > max_bytes) {
+      status = absl::InvalidArgumentError(absl::StrCat(path, " grew past the size limit"));
+    }
+  }
+  ::close(fd);
+  if (!status.ok()) return status;
+  return text;
+}
+
+std::vector<std::string> NamesWithSuffix(const DirFd& dir, std::string_view suffix) {
+  std::vector<std::string> names;
+  int fd = ::dup(dir.fd());
+  if (fd < 0) return names;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return names;
+  }
+  ::rewinddir(d);  // the duplicate shares the directory's offset with `dir`
+  // Bounded by the directory: each readdir returns a new entry or ends it.
+  while (dirent* e = ::readdir(d)) {
+    std::string_view n(e->d_name);
+    if (n.size() <= suffix.size() || n.substr(n.size() - suffix.size()) != suffix) continue;
+    n.remove_suffix(suffix.size());
+    names.emplace_back(n);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace agent

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,6 +45,13 @@ class DirFd {
   int fd_ = -1;
   std::string path_;
 };
+
+// Reads the open file `fd` (closed here) whole: InvalidArgument naming `path` unless it is a
+// regular file of at most `max_bytes`, also when it grows past that while being read.
+absl::StatusOr<std::string> ReadBoundedFile(int fd, const std::string& path, size_t max_bytes);
+
+// The names in `dir` that end in `suffix`, without it, sorted (`suffix` alone is no name).
+std::vector<std::string> NamesWithSuffix(const DirFd& dir, std::string_view suffix);
 
 // InvalidArgument unless `name` is one path component: not empty, ".", ".." or holding '/'.
 absl::Status CheckFileName(std::string_view name);

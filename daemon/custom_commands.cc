@@ -27,13 +27,8 @@ constexpr std::array<std::string_view, 20> kBuiltins = {
     "diff",  "rewind", "checkpoints", "mcp",   "agents",  "plan"};
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.front()))) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.back()))) {
-    s.remove_suffix(1);
-  }
-  return s;
+  absl::string_view t = absl::StripAsciiWhitespace(absl::string_view(s.data(), s.size()));
+  return std::string_view(t.data(), t.size());
 }
 
 // One line, no control characters (a terminal shows it), bounded.
@@ -49,31 +44,6 @@ std::string CleanDescription(std::string_view raw) {
     out.push_back(c);
   }
   return std::string(tools::Utf8Prefix(out, kMaxDescriptionBytes));
-}
-
-// Reads an open regular file of at most kMaxCommandFileBytes; `fd` is closed.
-absl::StatusOr<std::string> ReadBounded(int fd, const std::string& path) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
-  }
-  if (static_cast<uint64_t>(st.st_size) > kMaxCommandFileBytes) {
-    ::close(fd);
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is larger than ", kMaxCommandFileBytes >> 10, " KiB"));
-  }
-  std::string text;
-  char buf[8192];
-  ssize_t n;
-  while (text.size() <= kMaxCommandFileBytes && (n = ::read(fd, buf, sizeof buf)) > 0) {
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  if (text.size() > kMaxCommandFileBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(path, " grew past the size limit"));
-  }
-  return text;
 }
 
 // `<project>/.agent/commands`, opened without following a symlink below the project.
@@ -105,30 +75,15 @@ absl::StatusOr<CustomCommandFile> ReadCommand(const DirFd& dir, std::string_view
     fd = ::openat(dir.fd(), file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return FileErrorStatus(errno, "open", path);
   }
-  ASSIGN_OR_RETURN(std::string text, ReadBounded(fd, path));
+  ASSIGN_OR_RETURN(std::string text, ReadBoundedFile(fd, path, kMaxCommandFileBytes));
   ParsedCommand parsed = ParseCommandFile(text);
   return CustomCommandFile{std::string(name), std::move(parsed.description), std::string(scope),
                            path, std::move(parsed.body)};
 }
 
 std::vector<std::string> CommandNames(const DirFd& dir) {
-  std::vector<std::string> names;
-  int fd = ::dup(dir.fd());
-  if (fd < 0) return names;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return names;
-  }
-  // Bounded by the directory: each readdir returns a new entry or ends it.
-  while (dirent* e = ::readdir(d)) {
-    std::string_view n(e->d_name);
-    if (n.size() <= kSuffix.size() || n.substr(n.size() - kSuffix.size()) != kSuffix) continue;
-    n.remove_suffix(kSuffix.size());
-    if (IsValidCommandName(n)) names.emplace_back(n);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
+  std::vector<std::string> names = NamesWithSuffix(dir, kSuffix);
+  std::erase_if(names, [](const std::string& n) { return !IsValidCommandName(n); });
   return names;
 }
 

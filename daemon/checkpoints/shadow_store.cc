@@ -44,14 +44,9 @@ std::string ReadUserExcludes(const std::string& root) {
   if (!info.ok()) return "";
   auto fd = info->OpenFile("exclude", O_RDONLY);
   if (!fd.ok()) return "";
-  std::string text;
-  char buf[8192];
-  ssize_t n;
-  while (text.size() <= kMaxUserExcludes && (n = ::read(*fd, buf, sizeof buf)) > 0) {
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(*fd);
-  return text.size() <= kMaxUserExcludes ? text : "";
+  absl::StatusOr<std::string> text =
+      ReadBoundedFile(*fd, info->PathOf("exclude"), kMaxUserExcludes);
+  return text.ok() ? *std::move(text) : "";
 }
 
 constexpr char kRefPrefix[] = "refs/checkpoints/";

@@ -24,13 +24,8 @@ constexpr size_t kMaxToolNameBytes = 128;
 constexpr size_t kMaxModelBytes = 128;
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.front()))) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && absl::ascii_isspace(static_cast<unsigned char>(s.back()))) {
-    s.remove_suffix(1);
-  }
-  return s;
+  absl::string_view t = absl::StripAsciiWhitespace(absl::string_view(s.data(), s.size()));
+  return std::string_view(t.data(), t.size());
 }
 
 std::string_view Unquote(std::string_view v) {
@@ -112,31 +107,6 @@ absl::Status ApplyKey(std::string_view key, std::string_view value, AgentDefinit
   return absl::OkStatus();
 }
 
-// Reads an open regular file of at most kMaxAgentFileBytes; `fd` is closed.
-absl::StatusOr<std::string> ReadBounded(int fd, const std::string& path) {
-  struct stat st;
-  std::string text;
-  absl::Status status;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    status = absl::InvalidArgumentError(absl::StrCat(path, " is not a regular file"));
-  } else if (static_cast<uint64_t>(st.st_size) > kMaxAgentFileBytes) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat(path, " is larger than ", kMaxAgentFileBytes >> 10, " KiB"));
-  } else {
-    char buf[8192];
-    ssize_t n;
-    while (text.size() <= kMaxAgentFileBytes && (n = ::read(fd, buf, sizeof buf)) > 0) {
-      text.append(buf, static_cast<size_t>(n));
-    }
-    if (text.size() > kMaxAgentFileBytes) {
-      status = absl::InvalidArgumentError(absl::StrCat(path, " grew past the size limit"));
-    }
-  }
-  ::close(fd);
-  if (!status.ok()) return status;
-  return text;
-}
-
 absl::StatusOr<AgentDefinition> ReadAgent(const DirFd& dir, const std::string& stem,
                                           std::string_view scope) {
   const std::string file = stem + std::string(kSuffix);
@@ -148,7 +118,7 @@ absl::StatusOr<AgentDefinition> ReadAgent(const DirFd& dir, const std::string& s
     fd = ::openat(dir.fd(), file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return FileErrorStatus(errno, "open", path);
   }
-  ASSIGN_OR_RETURN(std::string text, ReadBounded(fd, path));
+  ASSIGN_OR_RETURN(std::string text, ReadBoundedFile(fd, path, kMaxAgentFileBytes));
   absl::StatusOr<AgentDefinition> def = ParseAgentDefinition(text, stem);
   if (!def.ok()) return Annotate(def.status(), path);
   def->scope = std::string(scope);
@@ -157,23 +127,8 @@ absl::StatusOr<AgentDefinition> ReadAgent(const DirFd& dir, const std::string& s
 }
 
 std::vector<std::string> Stems(const DirFd& dir) {
-  std::vector<std::string> stems;
-  int fd = ::dup(dir.fd());
-  if (fd < 0) return stems;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return stems;
-  }
-  // Bounded by the directory: each readdir returns a new entry or ends it.
-  while (dirent* e = ::readdir(d)) {
-    std::string_view n(e->d_name);
-    if (n.size() <= kSuffix.size() || n.substr(n.size() - kSuffix.size()) != kSuffix) continue;
-    n.remove_suffix(kSuffix.size());
-    if (IsValidAgentName(n)) stems.emplace_back(n);
-  }
-  ::closedir(d);
-  std::sort(stems.begin(), stems.end());
+  std::vector<std::string> stems = NamesWithSuffix(dir, kSuffix);
+  std::erase_if(stems, [](const std::string& n) { return !IsValidAgentName(n); });
   if (stems.size() > kMaxAgentsPerDir) stems.resize(kMaxAgentsPerDir);
   return stems;
 }
