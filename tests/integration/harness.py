@@ -143,6 +143,14 @@ class Env:
         return sorted(n[:-5] for n in os.listdir(d)
                       if n.endswith(".json") and not n.endswith(".meta.json"))
 
+    def session_ids_once_discarded(self):
+        """session_ids() once the daemon had time to discard a session nobody answered: it
+        does so when it sees the client gone, which the client does not wait for (bounded)."""
+        deadline = time.monotonic() + 10
+        while self.session_ids() and time.monotonic() < deadline:
+            time.sleep(0.02)  # polling files the daemon removes on its own
+        return self.session_ids()
+
     def transcript(self, session_id=None):
         sid = session_id or self.session_ids()[-1]
         with open(os.path.join(self.sessions_dir(), sid + ".json")) as f:

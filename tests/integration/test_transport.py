@@ -229,7 +229,7 @@ class HostileStreams(unittest.TestCase):
         self.assertIn("kMaxSseEventBytes", r.stderr)
         self.assertEqual(len(env.requests()), 1)
         # Nothing of the reply was taken, so the failed one-shot keeps no session.
-        self.assertEqual(env.session_ids(), [])
+        self.assertEqual(env.session_ids_once_discarded(), [])
 
 
 if __name__ == "__main__":
