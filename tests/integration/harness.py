@@ -52,15 +52,29 @@ def processes():
             continue
 
 
-def process_alive(pid):
-    """Whether pid still runs. A dying process loses its command line (its memory is freed)
-    before its files are closed, so only a gone or zombie process is sure to hold no socket."""
+def _task_states(pid):
+    """The state letter of each thread of pid, from /proc (empty when it is gone)."""
+    states = []
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            stat = f.read()
+        tids = os.listdir("/proc/%d/task" % pid)
     except OSError:
-        return False
-    return stat[stat.rfind(")") + 2:][:1] not in ("Z", "X")
+        return states
+    for tid in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        states.append(stat[stat.rfind(")") + 2:][:1])
+    return states
+
+
+def process_alive(pid):
+    """Whether pid may still hold its files. A dying process loses its command line (its memory
+    is freed) before its files are closed, and its main thread turns zombie while the others
+    still run with the shared file table: only when every thread is gone or a zombie is no
+    socket of it left open."""
+    return any(s not in ("Z", "X") for s in _task_states(pid))
 
 
 class Env:
@@ -182,7 +196,10 @@ class Env:
         """Kills agentd and waits (bounded) until it is gone."""
         pids = self.daemon_pids()
         for pid in pids:
-            os.kill(pid, sig)
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass  # it ended between the listing and the kill
         deadline = time.monotonic() + 10
         while any(process_alive(p) for p in pids) and time.monotonic() < deadline:
             time.sleep(0.01)  # polling /proc for a process that is not our child
