@@ -13,6 +13,7 @@
 #include "client/remote.h"
 #include "client/socket_trust.h"
 #include "common/protocol.h"
+#include "common/socket_dir.h"
 #include "grpcpp/create_channel_posix.h"
 #include "grpcpp/grpcpp.h"
 

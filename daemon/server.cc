@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "common/paths.h"
 #include "common/protocol.h"
+#include "common/socket_dir.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/subagents/subagents.h"
@@ -93,7 +94,8 @@ absl::Status Server::Bind() {
                      "AGENT_SOCKET or --socket)"));
   }
   std::string dir = std::filesystem::path(path).parent_path().string();
-  if (auto s = EnsurePrivateDir(dir); !s.ok()) return s;
+  // The directory may be the user's own ($HOME, a project): checked, never chmod-ed.
+  if (auto s = EnsureSocketDir(dir); !s.ok()) return s;
 
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;

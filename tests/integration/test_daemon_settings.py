@@ -261,6 +261,23 @@ class SocketPath(unittest.TestCase):
             self.assertEqual(f.read(), "precious\n")
         self.assertEqual(os.stat(env.project).st_mode & 0o777, 0o755)  # not chmod-ed either
 
+    def test_a_socket_in_the_users_own_directory_leaves_its_mode_alone(self):
+        env = Env([])
+        self.addCleanup(env.close)
+        os.chmod(env.project, 0o755)  # a typo such as AGENT_SOCKET=~/agentd.sock
+        here = {"AGENT_SOCKET": os.path.join(env.project, "d.sock")}
+        self.addCleanup(env.agent, "daemon", "stop", env=here)
+        r = env.agent("ls", env=here)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.stat(env.project).st_mode & 0o777, 0o755)
+        os.chmod(env.project, 0o777)  # others could replace the socket: refused, not repaired
+        r = subprocess.run([os.path.join(BIN, "agentd"), "--socket",
+                            os.path.join(env.project, "e.sock")], env=env.env,
+                           capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("lets other users write in it", r.stderr)
+        self.assertEqual(os.stat(env.project).st_mode & 0o777, 0o777)
+
     def test_a_stale_socket_is_replaced(self):
         env = Env([{"text": "hi"}])
         self.addCleanup(env.close)
