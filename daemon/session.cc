@@ -388,8 +388,17 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
       return s;
     }
   }
-  SessionMutexLock l(&mu_);
-  if (mode != v1::POLICY_MODE_UNSPECIFIED) settings_.policy = mode;
+  if (mode == v1::POLICY_MODE_UNSPECIFIED) return absl::OkStatus();
+  std::vector<std::shared_ptr<Session>> children;
+  {
+    SessionMutexLock l(&mu_);
+    settings_.policy = mode;
+    for (const std::weak_ptr<Session>& w : running_children_) {
+      if (std::shared_ptr<Session> c = w.lock()) children.push_back(std::move(c));
+    }
+  }
+  // Outside this session's lock: a child takes its own (and passes it to its children).
+  for (const std::shared_ptr<Session>& c : children) (void)c->SetPolicy(mode, {});
   return absl::OkStatus();
 }
 

@@ -229,6 +229,12 @@ class Session : private ToolDispatch::Host {
   std::string ChildApprovalOwner(const std::string& call_id) const ABSL_LOCKS_EXCLUDED(mu_);
   // A child's usage added to this session's totals and to its running turn's.
   void AddChildUsage(const agent::v1::Usage& usage) ABSL_LOCKS_EXCLUDED(mu_);
+  // A child whose turn runs now: a later SetPolicy of this session reaches it (and its own
+  // running children), so a person who tightens the mode mid-turn tightens it everywhere.
+  // AddRunningChild also gives the child this session's mode of now (it may have changed
+  // since the child was made).
+  void AddRunningChild(const std::shared_ptr<Session>& child) ABSL_LOCKS_EXCLUDED(mu_);
+  void RemoveRunningChild(const Session* child) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct QueuedPrompt {
@@ -367,6 +373,7 @@ class Session : private ToolDispatch::Host {
   std::once_flag checkpointer_once_;
   std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe
   std::vector<agent::v1::PendingApproval> child_approvals_ ABSL_GUARDED_BY(mu_);  // forwarded
+  std::vector<std::weak_ptr<Session>> running_children_ ABSL_GUARDED_BY(mu_);
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
 };
 

@@ -66,4 +66,22 @@ void Session::AddChildUsage(const v1::Usage& usage) {
   SaveLocked(Save::kMetaOnly);
 }
 
+void Session::AddRunningChild(const std::shared_ptr<Session>& child) {
+  v1::PolicyMode mode;
+  {
+    SessionMutexLock l(&mu_);
+    running_children_.push_back(child);
+    mode = settings_.policy;
+  }
+  (void)child->SetPolicy(mode, {});
+}
+
+void Session::RemoveRunningChild(const Session* child) {
+  SessionMutexLock l(&mu_);
+  std::erase_if(running_children_, [child](const std::weak_ptr<Session>& w) {
+    std::shared_ptr<Session> c = w.lock();
+    return c == nullptr || c.get() == child;
+  });
+}
+
 }  // namespace agent::daemon

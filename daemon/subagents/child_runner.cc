@@ -66,6 +66,7 @@ ChildRunner::ChildRunner(ChildTask task) : task_(std::move(task)) {
 
 ChildRunner::~ChildRunner() {
   if (observing_) task_.child->RemoveObserver(this);
+  task_.parent->RemoveRunningChild(task_.child.get());  // also after an early return of Run
 }
 
 void ChildRunner::Deliver(const EventPtr& event) {
@@ -143,6 +144,7 @@ ChildEnd ChildRunner::Run() {
   end.agent = task_.agent;
   task_.child->AddObserver(this);
   observing_ = true;
+  task_.parent->AddRunningChild(task_.child);
   absl::StatusOr<int> sent = task_.child->SendPrompt(task_.prompt, "task");
   if (!sent.ok()) {
     end.outcome = v1::TURN_OUTCOME_ERROR;
@@ -163,6 +165,7 @@ ChildEnd ChildRunner::Run() {
   }
   task_.child->RemoveObserver(this);
   observing_ = false;
+  task_.parent->RemoveRunningChild(task_.child.get());
   if (!open_approval_.empty()) {
     task_.parent->ChildApprovalResolved(task_.child->id(), open_approval_, std::nullopt);
   }

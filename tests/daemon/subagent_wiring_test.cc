@@ -99,5 +99,29 @@ TEST_F(SubagentWiringTest, AnUnknownSessionGetsNoTools) {
   EXPECT_THAT(Names(*subagents_->ToolsFor(base_, workdir_, "0123456789abcdef")), IsEmpty());
 }
 
+TEST_F(SubagentWiringTest, AModeSetOnTheParentReachesItsRunningChildrenAndTheirs) {
+  agent::v1::CreateSessionRequest req;
+  req.set_workdir(workdir_);
+  req.set_policy(agent::v1::POLICY_MODE_YES);
+  auto parent = manager_->Create(req);
+  ASSERT_TRUE(parent.ok());
+  auto child = manager_->Find(Child((*parent)->id(), "general"));
+  auto grandchild = manager_->Find(Child("x", "general"));
+  auto done = manager_->Find(Child((*parent)->id(), "general"));
+  ASSERT_TRUE(child.ok() && grandchild.ok() && done.ok());
+  ASSERT_TRUE((*child)->SetPolicy(agent::v1::POLICY_MODE_ASK, {}).ok());
+  (*parent)->AddRunningChild(*child);  // takes the parent's mode of now
+  EXPECT_EQ((*child)->Info().policy(), agent::v1::POLICY_MODE_YES);
+  (*child)->AddRunningChild(*grandchild);
+  (*parent)->AddRunningChild(*done);
+  (*parent)->RemoveRunningChild(done->get());
+
+  // A person who sees the turn go wrong stops every gated call, the children's too.
+  ASSERT_TRUE((*parent)->SetPolicy(agent::v1::POLICY_MODE_READ_ONLY, {}).ok());
+  EXPECT_EQ((*child)->Info().policy(), agent::v1::POLICY_MODE_READ_ONLY);
+  EXPECT_EQ((*grandchild)->Info().policy(), agent::v1::POLICY_MODE_READ_ONLY);
+  EXPECT_EQ((*done)->Info().policy(), agent::v1::POLICY_MODE_YES);  // its turn had ended
+}
+
 }  // namespace
 }  // namespace agent::daemon::subagents
