@@ -1,6 +1,7 @@
 #include "daemon/tool_dispatch.h"
 
-#include <future>
+#include <algorithm>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/tool_args.h"
@@ -27,13 +28,15 @@ void ToolDispatch::Run(const std::vector<llm::ToolCall>& calls, bool last_trunca
     }
     std::vector<tools::ToolOutcome> outcomes;
     if (j - i > 1) {
-      std::vector<std::future<tools::ToolOutcome>> futures;
-      for (size_t k = i; k < j; ++k) {
-        futures.push_back(std::async(std::launch::async, [this, &calls, &prepared, i, k] {
-          return Execute(calls[k], prepared[k - i]);
-        }));
-      }
-      for (auto& f : futures) outcomes.push_back(f.get());
+      outcomes.resize(j - i);
+      std::atomic<size_t> next{i};
+      auto work = [this, &calls, &prepared, &outcomes, &next, i, j] {
+        for (size_t k = next++; k < j; k = next++)
+          outcomes[k - i] = Execute(calls[k], prepared[k - i]);
+      };
+      std::vector<std::thread> threads;
+      for (size_t t = 0; t < std::min(j - i, kMaxParallelCalls); ++t) threads.emplace_back(work);
+      for (std::thread& t : threads) t.join();
     } else {
       outcomes.push_back(Execute(calls[i], prepared[0]));
     }

@@ -1,6 +1,7 @@
 // ToolDispatch: runs the tool calls of one model reply. Consecutive concurrent calls (read-only
-// tools, and MCP tools annotated readOnlyHint) run concurrently, each on a thread of its own,
-// once each gated one of them had the host's verdict (asked one call at a time, in call order);
+// tools, and MCP tools annotated readOnlyHint) run concurrently, at most kMaxParallelCalls at a
+// time (a reply is model output: it may hold thousands of calls), once each gated one of them
+// had the host's verdict (asked one call at a time, in call order);
 // any other gated (or a truncated) call runs alone, after the host's verdict. Results are handed
 // back in call order, batch by batch, whatever order the calls finish in. Tools are found by name
 // in the registry: tools of other sources (MCP servers, the `task` tool) plug in by being
@@ -38,6 +39,10 @@ class ToolDispatch {
     virtual void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
                            const std::vector<tools::ToolOutcome>& outcomes) = 0;
   };
+
+  // Threads of one batch; also bounds the `task` calls waiting for a subagent slot at once
+  // (kMaxSubagentConcurrent is no higher).
+  static constexpr size_t kMaxParallelCalls = 16;
 
   ToolDispatch(const tools::ToolRegistry* tools, Host* host, const std::atomic<bool>* cancelled)
       : tools_(tools), host_(host), cancelled_(cancelled) {}

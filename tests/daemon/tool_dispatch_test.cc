@@ -1,5 +1,6 @@
 #include "daemon/tool_dispatch.h"
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -40,6 +41,40 @@ class RendezvousTool : public tools::Tool {
   mutable agent::Mutex mu_;
   mutable agent::CondVar cv_;
   mutable int arrived_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// A read-only tool that waits (bounded) for one call more than the dispatcher may run at once,
+// and records how many ran at the same time: over the cap only if the cap is not kept.
+class CrowdTool : public tools::Tool {
+ public:
+  std::string_view Name() const override { return "crowd"; }
+  Json Schema() const override { return Json::object(); }
+  bool Gated() const override { return false; }
+  tools::ToolOutcome Run(const Json& args, tools::ToolContext&) const override {
+    agent::MutexLock l(&mu_);
+    ++arrived_;
+    ++inside_;
+    most_ = std::max(most_, inside_);
+    cv_.SignalAll();
+    absl::Time deadline = absl::Now() + absl::Milliseconds(300);
+    while (arrived_ <= static_cast<int>(ToolDispatch::kMaxParallelCalls) &&
+           absl::Now() < deadline) {
+      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    }
+    --inside_;
+    return {absl::StrCat(args.value("n", 0)), false};
+  }
+  int most() const {
+    agent::MutexLock l(&mu_);
+    return most_;
+  }
+
+ private:
+  mutable agent::Mutex mu_;
+  mutable agent::CondVar cv_;
+  mutable int arrived_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable int inside_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable int most_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class GatedTool : public tools::Tool {
@@ -98,6 +133,23 @@ TEST(ToolDispatchTest, ReadOnlyCallsRunTogetherAndAnswerInCallOrder) {
   EXPECT_THAT(host.batches, ElementsAre(3u));
   EXPECT_THAT(host.results,
               ElementsAre("a: met 1 together", "b: met 2 together", "c: met 3 together"));
+}
+
+TEST(ToolDispatchTest, AReplyOfManyCallsRunsAFewAtATimeAndAnswersAllInOrder) {
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<CrowdTool>());
+  const auto* crowd = static_cast<const CrowdTool*>(registry.Find("crowd"));
+  RecordingHost host;
+  std::atomic<bool> cancelled{false};
+  std::vector<llm::ToolCall> calls;
+  std::vector<std::string> expected;
+  for (int n = 0; n < 40; ++n) {
+    calls.push_back(Call(absl::StrCat("c", n), "crowd", absl::StrCat(R"({"n":)", n, "}")));
+    expected.push_back(absl::StrCat("c", n, ": ", n));
+  }
+  ToolDispatch(&registry, &host, &cancelled).Run(calls, false);
+  EXPECT_EQ(crowd->most(), static_cast<int>(ToolDispatch::kMaxParallelCalls));
+  EXPECT_EQ(host.results, expected);
 }
 
 TEST(ToolDispatchTest, AGatedCallRunsAloneAfterTheHostsVerdict) {
