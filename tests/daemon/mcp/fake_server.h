@@ -25,8 +25,10 @@ inline ServerDef FakeServerDef(const std::string& mode, const std::string& log,
   d.command = "/usr/bin/python3";
   d.args = {FakeServerScript(), mode, log};
   d.cwd = "/";
-  d.startup_timeout_ms = 5000;
-  d.timeout_ms = 5000;
+  // Generous: a sanitizer build on a loaded machine moves a 5 MB result slowly. Tests of the
+  // timeouts themselves set their own.
+  d.startup_timeout_ms = 30000;
+  d.timeout_ms = 30000;
   return d;
 }
 
