@@ -22,13 +22,26 @@ _agent() {
   local agent=${words[0]}
   [[ $agent == \~* ]] && agent=agent
 
-  # agent only takes a subcommand as its first word; anything else is a prompt.
-  local sub=
-  if ((cword > 1)); then
-    case ${words[1]} in
-      ls | attach | resume | fork | rm | undo | diff | daemon) sub=${words[1]} ;;
+  # agent takes a subcommand as its first word after the remote options (--host HOST, --cd DIR,
+  # --remote-bin PATH); anything else is a prompt. `first` is that word's index.
+  local sub= first=1
+  while ((first < cword)) && [[ ${words[first]} == @(--host|--cd|--remote-bin) ]]; do
+    ((first += 2))
+  done
+  if ((cword > first)); then
+    case ${words[first]} in
+      ls | attach | resume | fork | rm | undo | diff | daemon | mcp) sub=${words[first]} ;;
     esac
   fi
+  case $prev in
+    --host)
+      COMPREPLY=($(compgen -A hostname -- "$cur"))
+      return
+      ;;
+    --cd | --remote-bin)
+      return  # a path on the remote host: nothing here to complete it from
+      ;;
+  esac
 
   case $sub in
     ls)
@@ -51,7 +64,7 @@ _agent() {
     fork)
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W '--help' -- "$cur"))
-      elif ((cword == 2)); then
+      elif ((cword == first + 1)); then
         COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
       fi
       ;;
@@ -83,7 +96,14 @@ _agent() {
       fi
       ;;
     daemon)
-      ((cword == 2)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
+      ((cword == first + 1)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
+      ;;
+    mcp)
+      if ((cword == first + 1)); then
+        COMPREPLY=($(compgen -W 'add ls rm approve' -- "$cur"))
+      elif [[ ${words[first + 1]} == add && $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--url --' -- "$cur"))
+      fi
       ;;
     *)
       # Without bash-completion, --resume=ID arrives as three words: --resume, =, ID.
@@ -94,9 +114,10 @@ _agent() {
       fi
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W '--json -y --yes --read-only --plain -r --resume -c --continue
-                                  -p --print --model --version -h --help' -- "$cur"))
-      elif ((cword == 1)); then
-        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff daemon' -- "$cur"))
+                                  -p --print --model --host --cd --remote-bin --version -h
+                                  --help' -- "$cur"))
+      elif ((cword == first)); then
+        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff daemon mcp' -- "$cur"))
       fi
       ;;
   esac

@@ -29,7 +29,7 @@ EXPECTED_FILES = {
     "usr/share/doc/agentd/copyright",
 }
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
-SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "daemon"]
+SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "daemon", "mcp"]
 
 
 def cache_value(name):
@@ -227,14 +227,24 @@ class DebianPackage(unittest.TestCase):
         for lib in libraries:
             with self.subTest(library=lib):
                 self.assertEqual(self.complete_bash(env, lib, "agent", ""), sorted(SUBCOMMANDS))
-                self.assertEqual(self.complete_bash(env, lib, "agent", "--c"), ["--continue"])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "--con"), ["--continue"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "--res"), ["--resume"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "-"),
                                  sorted(["--json", "-y", "--yes", "--plain", "-r", "--resume",
                                          "-c", "--continue", "--version", "-h", "--help",
-                                         "--read-only", "-p", "--print", "--model"]))
+                                         "--read-only", "-p", "--print", "--model",
+                                         "--host", "--cd", "--remote-bin"]))
                 self.assertEqual(self.complete_bash(env, lib, "agent", "daemon", "st"),
                                  ["status", "stop"])
+                # The remote options come before the subcommand, which still completes.
+                remote = ("agent", "--host", "me@build01", "--cd", "src")
+                self.assertEqual(self.complete_bash(env, lib, *remote, ""), sorted(SUBCOMMANDS))
+                self.assertEqual(self.complete_bash(env, lib, *remote, "daemon", "st"),
+                                 ["status", "stop"])
+                self.assertEqual(self.complete_bash(env, lib, *remote, "fix", "t"), [])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "--cd", ""), [])
+                self.assertEqual(self.complete_bash(env, lib, "agent", "mcp", ""),
+                                 ["add", "approve", "ls", "rm"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "fix", "t"), [])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "undo", "--"),
                                  ["--help", "--overwrite", "--turns", "--yes"])
