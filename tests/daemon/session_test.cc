@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
+#include "common/mutex.h"
 #include "daemon/deferred_writes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -37,11 +38,35 @@ class SlowReadTool : public tools::Tool {
             {"function", {{"name", "slow_read"}, {"parameters", {{"type", "object"}}}}}};
   }
   bool Gated() const override { return false; }
+  // {"ms": N} sleeps N ms. {"finish": K, "of": N}: waits (bounded) until N calls arrived, then
+  // until K others finished, so N concurrent calls finish in the order their K give, whatever
+  // order they were made in; a call that never met the others says "alone".
   tools::ToolOutcome Run(const Json& args, tools::ToolContext&) const override {
-    int ms = static_cast<int>(GetInt(args, "ms"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-    return {absl::StrCat("slept ", ms), false};
+    if (!args.contains("finish")) {
+      int ms = static_cast<int>(GetInt(args, "ms"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return {absl::StrCat("slept ", ms), false};
+    }
+    const int64_t finish = GetInt(args, "finish");
+    const int64_t of = GetInt(args, "of");
+    agent::MutexLock l(&mu_);
+    ++arrived_;
+    cv_.SignalAll();
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while ((arrived_ < of || finished_ < finish) && absl::Now() < deadline) {
+      cv_.WaitWithTimeout(&mu_, deadline - absl::Now());
+    }
+    const bool met = arrived_ >= of && finished_ == finish;
+    ++finished_;
+    cv_.SignalAll();
+    return {met ? absl::StrCat("finished ", finish) : "alone", false};
   }
+
+ private:
+  mutable agent::Mutex mu_;
+  mutable agent::CondVar cv_;
+  mutable int64_t arrived_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable int64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class SessionTest : public ::testing::Test {
@@ -132,26 +157,23 @@ TEST_F(SessionTest, ReadOnlyCallsRunConcurrentlyAndResultsKeepCallOrder) {
   auto s = NewSession();
   Recorder rec;
   s->Attach(&rec, "t", false, "", 0);
-  // The first call is the slowest, so completion order differs from call order.
-  script_->Add(CallsReply({{"slow_read", R"({"ms":400})"},
-                           {"slow_read", R"({"ms":300})"},
-                           {"slow_read", R"({"ms":200})"},
-                           {"slow_read", R"({"ms":100})"}},
+  // The four calls meet (so they ran at once) and finish last call first.
+  script_->Add(CallsReply({{"slow_read", R"({"finish":3,"of":4})"},
+                           {"slow_read", R"({"finish":2,"of":4})"},
+                           {"slow_read", R"({"finish":1,"of":4})"},
+                           {"slow_read", R"({"finish":0,"of":4})"}},
                           "c"));
   script_->Add(TextReply("done"));
-  auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(s->SendPrompt("go", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded());
-  double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("four concurrent slow reads (400+300+200+100 ms sequentially): %.0f ms\n", ms);
-  EXPECT_LT(ms, 800);  // sequential would take 1000 ms
   Json saved = SavedTranscript();
   std::vector<std::string> order;
   for (const Json& m : saved) {
-    if (m["role"] == "tool") order.push_back(m["tool_call_id"]);
+    if (m["role"] == "tool")
+      order.push_back(m["tool_call_id"].get<std::string>() + " " + m["content"].get<std::string>());
   }
-  EXPECT_THAT(order, ::testing::ElementsAre("c0", "c1", "c2", "c3"));
+  EXPECT_THAT(order, ::testing::ElementsAre("c0 finished 3", "c1 finished 2", "c2 finished 1",
+                                            "c3 finished 0"));
   s->Detach(&rec);
 }
 
