@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "daemon/context/git_changes.h"
+#include "daemon/context/prompt_text.h"
 
 namespace agent::daemon::context {
 namespace {
@@ -77,11 +78,7 @@ GitFacts ReadGitFacts(const std::string& dir, bool count_changes) {
   } else {
     g.branch = "detached at " + head.substr(0, 7);
   }
-  // Control characters in a branch name would reach the prompt verbatim.
-  for (char& c : g.branch) {
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  }
-  if (g.branch.size() > 200) g.branch.resize(200);
+  g.branch = OneLinePromptText(g.branch, 200);
   if (count_changes) g.changed_files = CountChangedFiles(top, git_dir);
   return g;
 }
@@ -100,8 +97,10 @@ EnvironmentFacts CollectEnvironment(const std::string& project_root, const std::
 }
 
 std::string RenderEnvironment(const EnvironmentFacts& f) {
-  std::string out = absl::StrCat("- Working directory: ", f.cwd, "\n");
-  if (f.project_root != f.cwd) absl::StrAppend(&out, "- Project root: ", f.project_root, "\n");
+  std::string out = absl::StrCat("- Working directory: ", OneLinePromptText(f.cwd), "\n");
+  if (f.project_root != f.cwd) {
+    absl::StrAppend(&out, "- Project root: ", OneLinePromptText(f.project_root), "\n");
+  }
   absl::StrAppend(&out, "- OS: ", f.os, "; shell: ", f.shell, "; today: ", f.date, "\n");
   if (!f.git.is_repo) {
     out += "- Not a git repository.";
