@@ -84,5 +84,13 @@ TEST(SessionTableTest, AgesTakeOneUnit) {
   }
 }
 
+// A title is the first prompt (or the model's): no escape of any form reaches `agent ls`.
+TEST(SessionTableTest, PrintableLineDropsEscapesAndShowsControlsAsSpaces) {
+  EXPECT_EQ(PrintableLine("a\x1b[2Jb\tc\xC2\x9B"
+                          "31md\xC2\x85"
+                          "e"),
+            "ab c31mde");
+}
+
 }  // namespace
 }  // namespace agent::client
