@@ -17,6 +17,14 @@ namespace agent::client {
 // drop them or make them visible).
 std::string StripAnsi(std::string_view text);
 
+// `text` as valid UTF-8 (ill-formed bytes become U+FFFD, so no lone 0x9B byte is left) without
+// C1 control characters; everything else, C0 controls too, is kept.
+std::string WithoutC1(std::string_view text);
+
+// Whether `text` holds anything a terminal may act on: a C0 control (ESC, BEL, CR, ...), DEL,
+// a C1 control, or bytes that are not UTF-8. Names from a repository with one are not shown.
+bool HasTerminalControl(std::string_view text);
+
 // Columns one code point takes: 0 for controls and combining marks, 2 for wide (East Asian,
 // emoji), else 1.
 int CodePointWidth(char32_t c);
