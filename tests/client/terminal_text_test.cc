@@ -43,6 +43,16 @@ TEST(StripAnsiTest, DropsC1Controls) {
             "1m");  // a lone byte is no character
 }
 
+TEST(WithoutC1Test, KeepsC0AndRepairsBytes) {
+  EXPECT_EQ(WithoutC1("a\x1b[1m\xC2\x9B"
+                      "b\xC2\xA0\x9B"),
+            "a\x1b[1mb\xC2\xA0\xEF\xBF\xBD");
+  EXPECT_FALSE(HasTerminalControl("plain \xC3\xA9t\xC3\xA9 \xE2\x82\xAC"));
+  for (const char* bad : {"a\x1b", "a\x07", "a\x7f", "a\xC2\x85", "a\x9B", "a\xFF"}) {
+    EXPECT_TRUE(HasTerminalControl(bad)) << bad;
+  }
+}
+
 TEST(StripAnsiTest, IllFormedBytesBecomeReplacementCharacters) {
   EXPECT_EQ(StripAnsi("a\xFF"), "a\xEF\xBF\xBD");
 }
