@@ -54,6 +54,10 @@ TEST(InstructionsTextTest, PathsSizesAndCuts) {
   f->set_bytes(30);
   f->set_truncated(true);
   EXPECT_EQ(InstructionsText(s), "instructions: AGENTS.md (2.0 KiB), sub/CLAUDE.md (30 B, cut)");
+  s.mutable_instructions(1)->set_path(
+      "a\x1b]0;t\x07\n\xC2\x9B"
+      "2J/AGENTS.md");
+  EXPECT_EQ(InstructionsText(s), "instructions: AGENTS.md (2.0 KiB), a 2J/AGENTS.md (30 B, cut)");
 }
 
 TEST(ContextTextTest, PartsAndTheWindow) {
