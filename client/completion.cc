@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "client/slash_commands.h"
+#include "client/terminal_text.h"
 
 namespace agent::client {
 namespace {
@@ -25,12 +26,7 @@ bool Contains(std::string_view s, std::string_view p) {
 
 // Names from the repository are untrusted: one with a control character (an escape
 // sequence for the terminal) is never offered, inserted or shown.
-bool HasControl(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    unsigned char u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7F;
-  });
-}
+bool HasControl(std::string_view s) { return HasTerminalControl(s); }
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
@@ -84,7 +80,7 @@ std::optional<long> Score(std::string_view q, std::string_view path) {
 std::string Described(std::string_view description) {
   constexpr size_t kMax = 40;
   std::string d;
-  for (char c : description) {
+  for (char c : WithoutC1(description)) {
     unsigned char u = static_cast<unsigned char>(c);
     d += (u < 0x20 || u == 0x7F) ? ' ' : c;
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "client/session_table.h"
 
 namespace agent::client {
 namespace {
@@ -59,7 +60,8 @@ std::string InstructionsText(const v1::GetSessionResponse& s) {
   std::string out = "instructions: ";
   for (int i = 0; i < s.instructions_size(); ++i) {
     const v1::InstructionFile& f = s.instructions(i);
-    absl::StrAppend(&out, i ? ", " : "", f.path(), " (", Size(f.bytes()),
+    // A directory name is the repository's choice: no escape of it reaches the terminal.
+    absl::StrAppend(&out, i ? ", " : "", PrintableLine(f.path()), " (", Size(f.bytes()),
                     f.truncated() ? ", cut" : "", ")");
   }
   return out;

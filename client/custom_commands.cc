@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "client/terminal_text.h"
 
 namespace agent::client {
 namespace {
@@ -16,7 +17,7 @@ constexpr std::string_view kMentionBlockStart = "\n\n<mention path=";
 // Descriptions and names come from repository files: no terminal control sequences.
 std::string Printable(std::string_view s) {
   std::string out;
-  for (char c : s) {
+  for (char c : WithoutC1(s)) {
     const auto u = static_cast<unsigned char>(c);
     if (u >= 0x20 && u != 0x7f) out.push_back(c);
   }

@@ -27,13 +27,14 @@ std::string OneLine(std::string s, size_t max) {
   return s;
 }
 
-// Control characters a program printed (colours, cursor moves, bells) must not reach our
-// terminal from a tool's output: they are shown as nothing, tabs as spaces.
+// Control characters a program or the model wrote (colours, cursor moves, bells, C1 escapes)
+// must not reach our terminal: they are shown as nothing, tabs as spaces.
 std::string Sanitized(const std::string& s) {
-  // Most text has nothing to remove (checked at a few cycles a byte, before any copying).
+  // Most text is printable ASCII with nothing to remove (checked at a few cycles a byte,
+  // before any copying); anything else, C1 controls and ill-formed bytes too, is cleaned.
   if (std::all_of(s.begin(), s.end(), [](char c) {
         unsigned char u = static_cast<unsigned char>(c);
-        return (u >= 0x20 && u != 0x7F) || c == '\n';
+        return (u >= 0x20 && u < 0x7F) || c == '\n';
       })) {
     return s;
   }
@@ -122,6 +123,13 @@ std::string Renderer::Colored(const char* code, const std::string& s) const {
   return options_.color ? absl::StrCat("\x1b[", code, "m", s, "\x1b[0m") : s;
 }
 
+// The model's text, a prompt, a notice: on a terminal without its control characters (an
+// escape sequence in an answer could retitle the window or write the clipboard); a pipe or a
+// file gets it exactly as written.
+std::string Renderer::ForTerminal(const std::string& s) const {
+  return options_.live ? Sanitized(s) : s;
+}
+
 void RenderState::SetPhase(Phase p, absl::Time now, std::string what) {
   phase_ = p;
   phase_since_ = now;
@@ -145,9 +153,9 @@ int Renderer::WrapColumns() const {
 
 // The rows to commit for a complete line, each ending in '\n' (none while a table is held).
 std::string Renderer::StyleLine(const std::string& line, TextKind kind, RenderState& st) const {
-  if (kind == TextKind::kReasoning) return Colored("2;3", line) + "\n";
+  if (kind == TextKind::kReasoning) return Colored("2;3", ForTerminal(line)) + "\n";
   st.markdown_.SetWidth(WrapColumns());
-  return st.markdown_.Line(line);
+  return st.markdown_.Line(ForTerminal(line));
 }
 
 std::string Renderer::EndLine(RenderState& st) const {
@@ -195,7 +203,9 @@ std::string Renderer::Text(const std::string& text, TextKind kind, RenderState& 
 }
 
 std::string Renderer::CallLine(const std::string& name, const std::string& arguments) const {
-  return Colored("36", absl::StrCat("→ ", name, "(", ArgsSummary(name, arguments), ")")) + "\n";
+  return Colored("36",
+                 ForTerminal(absl::StrCat("→ ", name, "(", ArgsSummary(name, arguments), ")"))) +
+         "\n";
 }
 
 std::string Renderer::Clipped(const std::string& text) const {
@@ -298,20 +308,24 @@ std::string Renderer::UserLine(const std::string& text, const std::string& from)
   std::string out;
   bool first = true;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    absl::StrAppend(&out, Colored("1", absl::StrCat(first ? "› " : "  ", std::string(line))), "\n");
+    absl::StrAppend(&out,
+                    Colored("1", absl::StrCat(first ? "› " : "  ", ForTerminal(std::string(line)))),
+                    "\n");
     first = false;
   }
   if (!from.empty()) {
     out.pop_back();
-    absl::StrAppend(&out, Dim(absl::StrCat("  (from ", from, ")")), "\n");
+    absl::StrAppend(&out, Dim(absl::StrCat("  (from ", ForTerminal(from), ")")), "\n");
   }
   return out;
 }
 
-std::string Renderer::Notice(const std::string& text) const { return Dim(text) + "\n"; }
+std::string Renderer::Notice(const std::string& text) const {
+  return Dim(ForTerminal(text)) + "\n";
+}
 
 std::string Renderer::ErrorLine(const std::string& text) const {
-  return Colored("31", "error: " + text) + "\n";
+  return Colored("31", "error: " + ForTerminal(text)) + "\n";
 }
 
 std::string Renderer::StatusLine(const StatusInfo& s) const {
@@ -336,7 +350,7 @@ std::string Renderer::Markdown(const std::string& text) const {
   std::string out;
   MarkdownStyler md(Mode());
   md.SetWidth(WrapColumns());
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  std::vector<std::string> lines = absl::StrSplit(ForTerminal(text), '\n');
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
   for (const std::string& l : lines) out += md.Line(l);
   return out + md.Flush();
@@ -364,11 +378,11 @@ std::vector<std::string> Renderer::LiveLines(const RenderState& st, absl::Time n
   std::vector<std::string> lines;
   if (!options_.live) return lines;
   if (st.partial_kind_ == TextKind::kReasoning) {
-    if (!st.partial_.empty()) lines.push_back(Colored("2;3", st.partial_));
+    if (!st.partial_.empty()) lines.push_back(Colored("2;3", Sanitized(st.partial_)));
   } else if (!st.partial_.empty() || st.markdown_.holding()) {
     MarkdownStyler md = st.markdown_;
     md.SetWidth(cols > 1 ? cols - 1 : 0);
-    for (std::string& l : md.Pending(st.partial_)) lines.push_back(std::move(l));
+    for (std::string& l : md.Pending(Sanitized(st.partial_))) lines.push_back(std::move(l));
   }
   if (st.phase_ == Phase::kTool) {
     std::vector<std::string> tail = st.tool_tail_;

@@ -146,6 +146,7 @@ class Renderer {
   using Phase = RenderState::Phase;
   using TextKind = RenderState::TextKind;
 
+  std::string ForTerminal(const std::string& s) const;
   MarkdownMode Mode() const;
   int WrapColumns() const;
   std::string Clipped(const std::string& text) const;

@@ -1,6 +1,7 @@
 #include "client/session_table.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -21,8 +22,8 @@ namespace v1 = agent::v1;
 // Titles longer than this are cut: the row stays one line on most terminals.
 constexpr int kTitleColumns = 60;
 
-std::string Tokens(const v1::Usage& u) {
-  int64_t n = u.prompt_tokens() + u.completion_tokens();
+// A count in at most 5 columns: 9999, 12k, 3M.
+std::string Compact(int64_t n) {
   if (n < 10000) return absl::StrCat(n);
   if (n < 10000000) return absl::StrCat(n / 1000, "k");
   return absl::StrCat(n / 1000000, "M");
@@ -40,8 +41,12 @@ std::vector<std::string> Row(const v1::Session& s, int level, int64_t now_ms,
                                   absl::StrCat(s.attached_clients())};
   if (!s.load_error().empty()) row[1] = "damaged";
   if (o.long_form) {
-    row.push_back(Tokens(s.usage()));
-    row.push_back(s.usage().cost_usd() > 0 ? absl::StrFormat("$%.2f", s.usage().cost_usd()) : "-");
+    const v1::Usage& u = s.usage();
+    for (int64_t n : std::initializer_list<int64_t>{u.prompt_tokens(), u.completion_tokens(),
+                                                    u.cached_tokens(), u.requests(), u.retries()}) {
+      row.push_back(Compact(n));
+    }
+    row.push_back(u.cost_usd() > 0 ? absl::StrFormat("$%.2f", u.cost_usd()) : "-");
   }
   if (o.all) row.push_back(PrintableLine(s.workdir()));
   row.push_back(FitColumns(PrintableLine(s.load_error().empty() ? s.title() : s.load_error()),
@@ -126,7 +131,7 @@ std::string Ago(int64_t unix_ms, int64_t now_ms) {
 std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_ms,
                          const TableOptions& o) {
   std::vector<std::string> header = {"ID", "STATE", "MSGS", "UPDATED", "ATTACHED"};
-  if (o.long_form) header.insert(header.end(), {"TOKENS", "COST"});
+  if (o.long_form) header.insert(header.end(), {"IN", "OUT", "CACHED", "REQS", "RETRIES", "COST"});
   if (o.all) header.push_back("PROJECT");
   header.push_back("TITLE");
   std::vector<std::vector<std::string>> rows = {header};
@@ -165,6 +170,7 @@ std::string SessionsJson(const std::vector<v1::Session>& sessions) {
                 {"completion_tokens", s.usage().completion_tokens()},
                 {"cached_tokens", s.usage().cached_tokens()},
                 {"requests", s.usage().requests()},
+                {"retries", s.usage().retries()},
                 {"cost_usd", s.usage().cost_usd()}}}};
     if (!s.cwd().empty()) j["cwd"] = s.cwd();
     if (!s.parent_id().empty()) j["parent_id"] = s.parent_id();

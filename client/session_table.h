@@ -11,8 +11,10 @@
 namespace agent::client {
 
 struct TableOptions {
-  bool all = false;        // a PROJECT column (--all lists every project)
-  bool long_form = false;  // --long: TOKENS and COST (Session.usage) before TITLE
+  bool all = false;  // a PROJECT column (--all lists every project)
+  // --long: the session's usage before TITLE: IN, OUT and CACHED tokens, REQS (requests),
+  // RETRIES and COST (Session.usage).
+  bool long_form = false;
 };
 
 // "ID STATE MSGS UPDATED ATTACHED TITLE" and one aligned row per session; a damaged session

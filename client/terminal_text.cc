@@ -79,8 +79,32 @@ std::string StripAnsi(std::string_view s) {
   }
   // The text itself may hold ill-formed bytes (tool output, a cut stream): the terminal gets
   // U+FFFD for them, as everywhere else (common/utf8.h).
-  MakeValidUtf8(&out);
+  return WithoutC1(out);
+}
+
+std::string WithoutC1(std::string_view s) {
+  std::string out = ToValidUtf8(s);
+  // C1 controls (U+0080-U+009F) are the 8-bit forms of escapes: U+009B is CSI and U+009D OSC
+  // on terminals that take them. In valid UTF-8 each is C2 80..9F.
+  if (out.find('\xC2') == std::string::npos) return out;
+  size_t kept = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '\xC2' && i + 1 < out.size() && static_cast<unsigned char>(out[i + 1]) <= 0x9F) {
+      ++i;
+      continue;
+    }
+    out[kept++] = out[i];
+  }
+  out.resize(kept);
   return out;
+}
+
+bool HasTerminalControl(std::string_view s) {
+  const bool c0 = std::any_of(s.begin(), s.end(), [](char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7F;
+  });
+  return c0 || WithoutC1(s) != s;
 }
 
 std::u32string DecodeUtf8(std::string_view s) {

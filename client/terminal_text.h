@@ -10,10 +10,20 @@
 
 namespace agent::client {
 
-// `text` without ANSI escape sequences (CSI "\x1b[...X", OSC "\x1b]...\x07", two-byte ESC x),
-// as valid UTF-8 for any input: an ESC before a non-ASCII character drops only the ESC, and
-// ill-formed bytes become U+FFFD (common/utf8.h).
+// `text` without ANSI escape sequences (CSI "\x1b[...X", OSC "\x1b]...\x07", two-byte ESC x)
+// and without C1 control characters (U+0080-U+009F: U+009B is CSI on some terminals), as
+// valid UTF-8 for any input: an ESC before a non-ASCII character drops only the ESC, and
+// ill-formed bytes become U+FFFD (common/utf8.h). C0 controls other than ESC stay (callers
+// drop them or make them visible).
 std::string StripAnsi(std::string_view text);
+
+// `text` as valid UTF-8 (ill-formed bytes become U+FFFD, so no lone 0x9B byte is left) without
+// C1 control characters; everything else, C0 controls too, is kept.
+std::string WithoutC1(std::string_view text);
+
+// Whether `text` holds anything a terminal may act on: a C0 control (ESC, BEL, CR, ...), DEL,
+// a C1 control, or bytes that are not UTF-8. Names from a repository with one are not shown.
+bool HasTerminalControl(std::string_view text);
 
 // Columns one code point takes: 0 for controls and combining marks, 2 for wide (East Asian,
 // emoji), else 1.

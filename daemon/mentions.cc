@@ -12,6 +12,7 @@
 #include "daemon/policy/protected_paths.h"
 #include "daemon/tools/core_tools.h"
 #include "daemon/tools/file_io.h"
+#include "daemon/tools/file_tracker.h"
 #include "daemon/tools/path_resolver.h"
 #include "daemon/tools/text_util.h"
 
@@ -88,10 +89,12 @@ absl::StatusOr<std::optional<Target>> ResolveMention(const std::string& workdir,
   }
 }
 
-// What the tool shows for `t`, as the model would have seen it.
-tools::ToolOutcome RunTool(const std::string& workdir, const Target& t) {
+// What the tool shows for `t`, as the model would have seen it; read_file records the
+// content it showed in `shown`.
+tools::ToolOutcome RunTool(const std::string& workdir, const Target& t, tools::FileTracker* shown) {
   tools::ToolContext ctx;
   ctx.workdir = workdir;
+  ctx.files = shown;
   std::unique_ptr<tools::Tool> tool = t.is_dir ? tools::NewListDirTool() : tools::NewReadFileTool();
   return tool->Run(Json{{"path", t.rel}}, ctx);
 }
@@ -161,7 +164,8 @@ class Expander {
       Warn(label, absl::StrCat("described, not attached: ", o.content));
       return o;
     }
-    tools::ToolOutcome o = RunTool(workdir_, t);
+    tools::ToolOutcome o = RunTool(workdir_, t, &shown_);
+    if (limits_.after_show) limits_.after_show(t.abs);
     if (o.is_error) {
       Warn(label, absl::StrCat("described, not attached: ", o.content));
     } else if (std::string note = PartialNote(o.content); !note.empty()) {
@@ -192,12 +196,14 @@ class Expander {
     if (!o.is_error && !t.is_dir) Track(t);
   }
 
-  // The file as the model has now seen it, for the change check of later edits.
+  // The file as the model has now seen it, for the change check of later edits. Read again
+  // (read_file keeps only a hash), and only when it is what read_file showed: a file changed
+  // in between is not marked read, so an edit of it asks for a read first.
   void Track(const Target& t) {
     if (tracked_ + t.size > limits_.max_tracked_bytes) return;
     absl::StatusOr<std::string> content =
         tools::ReadRegularFile(t.abs, limits_.max_tracked_bytes - tracked_, t.rel);
-    if (!content.ok()) return;
+    if (!content.ok() || !shown_.CheckKnown(t.abs, *content, /*must_have_read=*/true).ok()) return;
     tracked_ += content->size();
     out_.reads.push_back({t.abs, *std::move(content)});
   }
@@ -206,6 +212,7 @@ class Expander {
   const absl::StatusOr<policy::RuleSet>& rules_;
   const MentionLimits& limits_;
   std::vector<std::string> seen_;
+  tools::FileTracker shown_;  // what read_file showed of each attached file
   size_t tracked_ = 0;
   MentionExpansion out_;
 };

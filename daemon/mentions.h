@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,9 +33,12 @@ struct MentionLimits {
   size_t max_total_bytes = 256 << 10;  // what all attachments of a prompt add
   uint64_t max_file_bytes = 4 << 20;   // a larger file is described, not read
   size_t max_tracked_bytes = 4 << 20;  // file content kept to record the reads
+  // Tests: runs after a file was shown to the model and before it is recorded as read.
+  std::function<void(const std::string& abs_path)> after_show;
 };
 
-// A file the model has now seen whole, for FileTracker::RecordRead.
+// A file the model has now seen whole, for FileTracker::RecordRead: exactly the content
+// read_file showed (a file that changed between showing and recording is left out).
 struct MentionRead {
   std::string abs_path;
   std::string content;

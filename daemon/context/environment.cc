@@ -5,14 +5,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <chrono>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "common/tool_env.h"
-#include "daemon/tools/subprocess.h"
+#include "daemon/context/git_changes.h"
+#include "daemon/context/prompt_text.h"
 
 namespace agent::daemon::context {
 namespace {
@@ -63,40 +61,6 @@ std::string FindGitDir(std::string dir, std::string* top) {
   return "";
 }
 
-// The config names a program git may run during `status`, beyond hooks and fsmonitor that
-// the command line turns off.
-bool ConfigRunsPrograms(const std::string& git_dir) {
-  std::string config = ReadSmall(git_dir + "/config");
-  std::string commondir(absl::StripTrailingAsciiWhitespace(ReadSmall(git_dir + "/commondir")));
-  if (!commondir.empty()) {
-    std::string common = commondir[0] == '/' ? commondir : git_dir + "/" + commondir;
-    config += ReadSmall(common + "/config");
-  }
-  std::string lower = absl::AsciiStrToLower(config);
-  return absl::StrContains(lower, "[filter") || absl::StrContains(lower, "[include") ||
-         absl::StrContains(lower, "[includeif");
-}
-
-int CountChanges(const std::string& top) {
-  tools::SubprocessOptions o;
-  o.command =
-      "exec git -c core.fsmonitor=false -c core.hooksPath=/dev/null -c core.untrackedCache=false "
-      "--no-optional-locks status --porcelain=v1 --untracked-files=normal";
-  o.cwd = top;
-  o.env = MinimalToolEnvironment();
-  o.env.push_back("GIT_CONFIG_NOSYSTEM=1");
-  o.env.push_back("GIT_CONFIG_GLOBAL=/dev/null");
-  o.env.push_back("GIT_TERMINAL_PROMPT=0");
-  o.timeout = std::chrono::milliseconds(2000);
-  o.head_bytes = 256 << 10;
-  o.tail_bytes = 0;
-  auto r = tools::RunSubprocess(o);
-  if (!r.ok() || !r->exited || r->exit_code != 0 || r->omitted_bytes > 0) return -1;
-  int n = 0;
-  for (char c : r->output) n += c == '\n';
-  return n;
-}
-
 }  // namespace
 
 GitFacts ReadGitFacts(const std::string& dir, bool count_changes) {
@@ -114,12 +78,8 @@ GitFacts ReadGitFacts(const std::string& dir, bool count_changes) {
   } else {
     g.branch = "detached at " + head.substr(0, 7);
   }
-  // Control characters in a branch name would reach the prompt verbatim.
-  for (char& c : g.branch) {
-    if (static_cast<unsigned char>(c) < 0x20) c = '?';
-  }
-  if (g.branch.size() > 200) g.branch.resize(200);
-  if (count_changes && !ConfigRunsPrograms(git_dir)) g.changed_files = CountChanges(top);
+  g.branch = OneLinePromptText(g.branch, 200);
+  if (count_changes) g.changed_files = CountChangedFiles(top, git_dir);
   return g;
 }
 
@@ -137,8 +97,10 @@ EnvironmentFacts CollectEnvironment(const std::string& project_root, const std::
 }
 
 std::string RenderEnvironment(const EnvironmentFacts& f) {
-  std::string out = absl::StrCat("- Working directory: ", f.cwd, "\n");
-  if (f.project_root != f.cwd) absl::StrAppend(&out, "- Project root: ", f.project_root, "\n");
+  std::string out = absl::StrCat("- Working directory: ", OneLinePromptText(f.cwd), "\n");
+  if (f.project_root != f.cwd) {
+    absl::StrAppend(&out, "- Project root: ", OneLinePromptText(f.project_root), "\n");
+  }
   absl::StrAppend(&out, "- OS: ", f.os, "; shell: ", f.shell, "; today: ", f.date, "\n");
   if (!f.git.is_repo) {
     out += "- Not a git repository.";

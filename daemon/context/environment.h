@@ -2,9 +2,8 @@
 // calls discovering: directories, OS, shell, date, and the git state.
 //
 // The git state never runs the repository's code: the branch comes from reading .git/HEAD,
-// and the count of changed files from `git status` run with hooks and fsmonitor off, bounded
-// in time and output, and not at all when the repository's config defines filters or
-// includes other config files (either can name a program git would run).
+// and the count of changed files from git commands that read no file's content
+// (git_changes.h), so no filter, textconv, hook or submodule of the repository runs.
 // Thread-safe (no shared state).
 #pragma once
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "daemon/context/prompt_text.h"
 
 namespace agent::daemon::context {
 namespace {
@@ -136,8 +137,9 @@ Instructions DiscoverInstructions(const InstructionOptions& o) {
     if (f.bytes > left) {
       f.truncated = true;
       CutUtf8(&text, static_cast<size_t>(left));
-      cut.push_back(absl::StrCat(f.path, " (", f.bytes - static_cast<int64_t>(text.size()), " of ",
-                                 f.bytes, " bytes)"));
+      cut.push_back(absl::StrCat(OneLinePromptText(f.path), " (",
+                                 f.bytes - static_cast<int64_t>(text.size()), " of ", f.bytes,
+                                 " bytes)"));
     }
     left -= static_cast<int64_t>(text.size());
     f.text = std::move(text);
@@ -157,7 +159,8 @@ std::string RenderInstructions(const Instructions& in) {
   for (const Instruction& f : in.files) {
     if (f.text.empty()) continue;
     std::string text(absl::StripSuffix(f.text, "\n"));
-    absl::StrAppend(&out, "\n\n<instructions path=\"", f.path, "\">\n", text, "\n</instructions>");
+    absl::StrAppend(&out, "\n\n<instructions path=\"", OneLinePromptText(f.path), "\">\n", text,
+                    "\n</instructions>");
   }
   if (out.empty()) return "";
   std::string head =

@@ -608,32 +608,40 @@ def bench_first_request(w, t):
     return body
 
 
+# Tools added to the first request by issue 18 (update_plan) and after it (task, subagents).
+TOOLS_SINCE_ISSUE_18 = ("update_plan", "task")
+
+
 def bench_request_size(t, body):
     def size(x):
         return len(json.dumps(x, separators=(",", ":"), ensure_ascii=False).encode())
     system = "".join(m.get("content") or "" for m in body.get("messages", [])
                      if m.get("role") == "system")
     tools = body.get("tools", [])
-    t.add("request", "first request body (system prompt + tool schemas)", "%d bytes" % size(body))
-    t.add("request", "  of which system prompt", "%d bytes" % len(system.encode()))
-    t.add("request", "  of which tool schemas (%d tools)" % len(tools), "%d bytes" % size(tools))
+    t.add("request", "first request body, today (system prompt + %d tool schemas)" % len(tools),
+          "%d bytes" % size(body))
+    t.add("request", "  of which system prompt, today", "%d bytes" % len(system.encode()))
+    t.add("request", "  of which tool schemas, today (%d tools)" % len(tools),
+          "%d bytes" % size(tools))
     # Before issue 18 the system prompt was three sentences (no environment facts, no
-    # instruction files) and there was no update_plan: the same request, rebuilt that way.
+    # instruction files) and neither update_plan nor task existed: the same request, rebuilt.
     workdir = system.split("Working directory: ", 1)[-1].split("\n", 1)[0]
     old_system = ("You are a coding agent working in the project at " + workdir + ". Use the "
                   "tools to inspect and change files and to run commands; paths are relative to "
                   "the project. Read a file before editing it. Keep answers short and say what "
                   "you changed.")
-    old_tools = [x for x in tools if x.get("function", {}).get("name") != "update_plan"]
+    old_tools = [x for x in tools
+                 if x.get("function", {}).get("name") not in TOOLS_SINCE_ISSUE_18]
     old = dict(body, tools=old_tools)
     old["messages"] = [dict(m, content=old_system) if m.get("role") == "system" else m
                        for m in body.get("messages", [])]
-    t.add("request", "  before issue 18 (3-sentence prompt, %d tools)" % len(old_tools),
-          "%d bytes" % size(old))
+    t.add("request", "first request body, before issue 18 (3-sentence prompt, %d tools)"
+          % len(old_tools), "%d bytes" % size(old))
     t.note("request size: the first request of a new session as the scripted server logged "
            "it, re-encoded as compact UTF-8 JSON (what the wire carries); \"before issue 18\" "
-           "is the same request with the old three-sentence system prompt and without "
-           "update_plan. A project's AGENTS.md adds its own size (capped at 32 KiB).")
+           "is the same request with the old three-sentence system prompt and without the "
+           "tools added since (%s). A project's AGENTS.md adds its own size (capped at 32 KiB)."
+           % ", ".join(TOOLS_SINCE_ISSUE_18))
 
 
 def step_script(steps):

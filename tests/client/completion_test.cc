@@ -103,5 +103,26 @@ TEST(CompletionTest, NamesWithControlCharactersAreNeverOffered) {
   EXPECT_EQ(Complete("/allow x", src).insert, "");
 }
 
+// C1 controls (U+009B is CSI on some terminals) and bytes that are not UTF-8 count too; a
+// description loses them.
+TEST(CompletionTest, NamesWithC1ControlsAreNeverOffered) {
+  auto src = Sources({"evil\xC2\x9B"
+                      "2J.txt",
+                      "evil\x9B"
+                      "2J.md",
+                      "good.txt"},
+                     {{"bad\xC2\x9D"
+                       "0;x",
+                       ""},
+                      {"rev",
+                       "a\xC2\x9B"
+                       "31mb"}});
+  EXPECT_TRUE(Complete("@evi", src).choices.empty());
+  EXPECT_EQ(Complete("@evi", src).insert, "");
+  EXPECT_EQ(Complete("/bad", src).insert, "");
+  EXPECT_EQ(Complete("/rev", src).insert, "/rev ");
+  EXPECT_EQ(Complete("/re", src).choices, (std::vector<std::string>{"/rewind", "/rev (a31mb)"}));
+}
+
 }  // namespace
 }  // namespace agent::client

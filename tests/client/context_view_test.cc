@@ -21,9 +21,11 @@ TEST(PlanTextTest, OneLinePerStepWithItsState) {
   };
   add("read", v1::PLAN_STEP_STATUS_DONE);
   add("fix", v1::PLAN_STEP_STATUS_IN_PROGRESS);
-  add("test\x1b[2J\rnow", v1::PLAN_STEP_STATUS_PENDING);
+  add("test\x1b[2J\rnow\xC2\x9B"
+      "2J",
+      v1::PLAN_STEP_STATUS_PENDING);  // U+009B: CSI
   std::string t = PlanText(p);
-  EXPECT_EQ(t, "plan: found it\n  [x] read\n  [>] fix\n  [ ] test now\n");
+  EXPECT_EQ(t, "plan: found it\n  [x] read\n  [>] fix\n  [ ] test now2J\n");
   EXPECT_EQ(PlanText(v1::Plan()), "");
 }
 
@@ -52,6 +54,10 @@ TEST(InstructionsTextTest, PathsSizesAndCuts) {
   f->set_bytes(30);
   f->set_truncated(true);
   EXPECT_EQ(InstructionsText(s), "instructions: AGENTS.md (2.0 KiB), sub/CLAUDE.md (30 B, cut)");
+  s.mutable_instructions(1)->set_path(
+      "a\x1b]0;t\x07\n\xC2\x9B"
+      "2J/AGENTS.md");
+  EXPECT_EQ(InstructionsText(s), "instructions: AGENTS.md (2.0 KiB), a 2J/AGENTS.md (30 B, cut)");
 }
 
 TEST(ContextTextTest, PartsAndTheWindow) {

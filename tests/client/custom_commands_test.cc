@@ -34,6 +34,10 @@ TEST(CustomCommandsHelpTest, NoControlCharactersReachTheTerminal) {
   std::string help = CustomCommandsHelp({Command("x", "project", "a\x1b]52;c;bad\x07z")});
   EXPECT_THAT(help, Not(HasSubstr("\x1b")));
   EXPECT_THAT(help, HasSubstr("a]52;c;badz"));
+  help = CustomCommandsHelp({Command("x", "project",
+                                     "a\xC2\x9B"
+                                     "2Jz\x9D")});  // C1, raw 0x9D
+  EXPECT_THAT(help, HasSubstr("a2Jz\xEF\xBF\xBD (project)"));
 }
 
 TEST(TypedPartTest, CutsTheAttachments) {

@@ -223,6 +223,63 @@ TEST(RendererTest, ToolOutputCannotSendEscapesToTheTerminal) {
   EXPECT_EQ(out, "  gone\n");
 }
 
+// Control characters no terminal should get: ESC (CSI, OSC), BEL, C1 (U+009B CSI, U+009D OSC).
+bool HasControls(const std::string& s, bool allow_sgr) {
+  std::string rest = allow_sgr ? StripAnsi(s) : s;
+  for (const char* bad : {"\x1b", "\x07", "\r", "\xC2\x9B", "\xC2\x9D"}) {
+    if (rest.find(bad) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(RendererTest, ToolOutputCannotSendC1EscapesToTheTerminal) {
+  Renderer r(Live(false));
+  RenderState st = r.NewState();
+  r.Render(Ready("bash", "{}"), kT0, st);
+  r.Render(Output("a\xC2\x9B"
+                  "2Jb\xC2\x9D"
+                  "0;t\x07\n"),
+           kT0, st);
+  for (const std::string& l : r.LiveLines(st, kT0, 80)) EXPECT_FALSE(HasControls(l, false)) << l;
+  EXPECT_EQ(r.Render(Result("\xC2\x9B"
+                            "2Jgone\n"),
+                     kT0, st),
+            "  2Jgone\n");
+}
+
+// The model's answer (prompt-injected by a file it read) reaches a terminal without escapes,
+// while streaming, once committed, and when a late client renders the transcript; a pipe
+// gets it as written.
+TEST(RendererTest, ModelTextCannotSendEscapesToTheTerminal) {
+  const std::string evil =
+      "x\x1b]52;c;cHduZWQ=\x07y\xC2\x9B"
+      "31mz\x1b[2J\r\x07";
+  for (bool color : {false, true}) {
+    Renderer r(Live(color));
+    RenderState st = r.NewState();
+    r.Render(Started(), kT0, st);
+    EXPECT_FALSE(HasControls(r.Render(Delta(evil), kT0, st), color));
+    for (const std::string& l : r.LiveLines(st, kT0, 80)) EXPECT_FALSE(HasControls(l, color)) << l;
+    std::string committed = r.Render(Delta("\n"), kT0, st);
+    EXPECT_FALSE(HasControls(committed, color)) << committed;
+    EXPECT_NE(StripAnsi(committed).find("xy31mz"), std::string::npos) << committed;
+    v1::Event reasoning;
+    reasoning.mutable_reasoning_delta()->set_text(evil + "\n");
+    EXPECT_FALSE(HasControls(r.Render(reasoning, kT0, st), color));
+    EXPECT_FALSE(
+        HasControls(r.Render(Ready("bash", "{\"command\":\"" + evil + "\"}"), kT0, st), color));
+    v1::Event snap;
+    snap.mutable_snapshot()->set_transcript_json(DumpJson(Json::array(
+        {{{"role", "user"}, {"content", evil}}, {{"role", "assistant"}, {"content", evil}}})));
+    std::string history = r.Render(snap, kT0, st);
+    EXPECT_FALSE(HasControls(history, color)) << history;
+    EXPECT_FALSE(HasControls(r.Notice(evil) + r.ErrorLine(evil), color));
+  }
+  Renderer pipe(Plain());
+  RenderState st = pipe.NewState();
+  EXPECT_EQ(pipe.Render(Delta(evil), kT0, st), evil);
+}
+
 TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
   Renderer r(Live(false));
   RenderState st = r.NewState();

@@ -42,14 +42,22 @@ TEST(SessionTableTest, HeaderAndColumnsAreAligned) {
   for (const std::string& l : lines) EXPECT_EQ(l.find("TITLE") == 0, false);
 }
 
-TEST(SessionTableTest, LongAddsTokensAndCostAllAddsTheProject) {
+TEST(SessionTableTest, LongAddsUsageAllAddsTheProject) {
   v1::Session s = Make("0123456789abcdef", "t", 2, 5, 0);
   s.mutable_usage()->set_prompt_tokens(12000);
   s.mutable_usage()->set_completion_tokens(345);
+  s.mutable_usage()->set_cached_tokens(9000);
+  s.mutable_usage()->set_requests(7);
+  s.mutable_usage()->set_retries(2);
   s.mutable_usage()->set_cost_usd(0.125);
-  std::string out = SessionTable({s}, kNow, {/*all=*/true, /*long_form=*/true});
-  EXPECT_THAT(out, HasSubstr("ATTACHED  TOKENS  COST   PROJECT  TITLE"));
-  EXPECT_THAT(out, HasSubstr("12k     $0.12  /p       t"));
+  v1::Session none = Make("fedcba9876543210", "u", 1, 5, 0);
+  std::string out = SessionTable({s, none}, kNow, {/*all=*/true, /*long_form=*/true});
+  std::vector<std::string> lines = absl::StrSplit(out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[0],
+              HasSubstr("ATTACHED  IN   OUT  CACHED  REQS  RETRIES  COST   PROJECT  TITLE"));
+  EXPECT_THAT(lines[1], HasSubstr("0         12k  345  9000    7     2        $0.12  /p       t"));
+  EXPECT_THAT(lines[2], HasSubstr("0         0    0    0       0     0        -      /p       u"));
 }
 
 TEST(SessionTableTest, LongTitlesAreCut) {
@@ -61,6 +69,7 @@ TEST(SessionTableTest, LongTitlesAreCut) {
 TEST(SessionTableTest, JsonHasNumbersNotStrings) {
   v1::Session s = Make("abc", "t", 3, 1, 2);
   s.mutable_usage()->set_prompt_tokens(7);
+  s.mutable_usage()->set_retries(3);
   auto j = ParseJson(SessionsJson({s}));
   ASSERT_TRUE(j.ok());
   ASSERT_TRUE(j->is_array());
@@ -69,6 +78,7 @@ TEST(SessionTableTest, JsonHasNumbersNotStrings) {
   EXPECT_TRUE(first["messages"].is_number_integer());
   EXPECT_EQ(first["updated_unix_ms"], kNow - 1000);
   EXPECT_EQ(first["usage"]["prompt_tokens"], 7);
+  EXPECT_EQ(first["usage"]["retries"], 3);
   EXPECT_EQ(first["state"], "idle");
   EXPECT_EQ(SessionsJson({}), "[]\n");
 }
@@ -82,6 +92,14 @@ TEST(SessionTableTest, AgesTakeOneUnit) {
   for (const char* bad : {"", "d", "30", "30x", "-3d", "3.5d", "1e3d", "99999999999d", " 3d"}) {
     EXPECT_FALSE(ParseAge(bad).has_value()) << bad;
   }
+}
+
+// A title is the first prompt (or the model's): no escape of any form reaches `agent ls`.
+TEST(SessionTableTest, PrintableLineDropsEscapesAndShowsControlsAsSpaces) {
+  EXPECT_EQ(PrintableLine("a\x1b[2Jb\tc\xC2\x9B"
+                          "31md\xC2\x85"
+                          "e"),
+            "ab c31mde");
 }
 
 }  // namespace

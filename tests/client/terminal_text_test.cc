@@ -28,6 +28,31 @@ TEST(StripAnsiTest, AnEscapeBeforeAMultiByteCharacterKeepsTheWholeCharacter) {
   EXPECT_EQ(StripAnsi("x\x1b["), "x");
 }
 
+// The 8-bit forms: U+009B is CSI, U+009D OSC, U+0085 NEL. U+00A0 is no control.
+TEST(StripAnsiTest, DropsC1Controls) {
+  EXPECT_EQ(StripAnsi("a\xC2\x9B"
+                      "31mred\xC2\x9D"
+                      "0;t\xC2\x9C"
+                      "b\xC2\x85"
+                      "c"),
+            "a31mred0;tbc");
+  EXPECT_EQ(StripAnsi("\xC2\xA0\xC2\xA9\xC3\x9B"), "\xC2\xA0\xC2\xA9\xC3\x9B");
+  EXPECT_EQ(StripAnsi("\x9B"
+                      "1m"),
+            "\xEF\xBF\xBD"
+            "1m");  // a lone byte is no character
+}
+
+TEST(WithoutC1Test, KeepsC0AndRepairsBytes) {
+  EXPECT_EQ(WithoutC1("a\x1b[1m\xC2\x9B"
+                      "b\xC2\xA0\x9B"),
+            "a\x1b[1mb\xC2\xA0\xEF\xBF\xBD");
+  EXPECT_FALSE(HasTerminalControl("plain \xC3\xA9t\xC3\xA9 \xE2\x82\xAC"));
+  for (const char* bad : {"a\x1b", "a\x07", "a\x7f", "a\xC2\x85", "a\x9B", "a\xFF"}) {
+    EXPECT_TRUE(HasTerminalControl(bad)) << bad;
+  }
+}
+
 TEST(StripAnsiTest, IllFormedBytesBecomeReplacementCharacters) {
   EXPECT_EQ(StripAnsi("a\xFF"), "a\xEF\xBF\xBD");
 }

@@ -48,6 +48,24 @@ TEST_F(MentionsTest, AttachesAFileAsReadFileShowsIt) {
   EXPECT_EQ(m.reads[0].content, "int main() {}\nreturn 0;\n");
 }
 
+// The file changes after the model was shown it: what is recorded as read must be what the
+// model saw, so the change is not recorded at all (an edit then asks for a read).
+TEST_F(MentionsTest, AFileChangedAfterItWasShownIsNotMarkedRead) {
+  const std::string abs = Write("a.txt", "old\n");
+  MentionLimits limits;
+  limits.after_show = [&](const std::string& path) {
+    EXPECT_EQ(path, abs);
+    Write("a.txt", "new\n");
+  };
+  MentionExpansion m = Expand("@a.txt", {}, limits);
+  EXPECT_THAT(m.attachments, HasSubstr("     1\told\n"));
+  EXPECT_THAT(m.reads, IsEmpty());
+  limits.after_show = [&](const std::string&) {};  // unchanged: recorded as shown
+  m = Expand("@a.txt", {}, limits);
+  ASSERT_THAT(m.reads, SizeIs(1));
+  EXPECT_EQ(m.reads[0].content, "new\n");
+}
+
 TEST_F(MentionsTest, TrailingPunctuationIsDroppedAndRepeatsAttachOnce) {
   Write("notes.txt", "hi\n");
   MentionExpansion m = Expand("read @notes.txt, then @notes.txt.");

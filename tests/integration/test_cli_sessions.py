@@ -8,6 +8,7 @@ import unittest
 
 import grpc_client
 from harness import Env, tool_call
+from test_project_context import raw_reply_with_cached_tokens
 
 
 class Project(unittest.TestCase):
@@ -44,7 +45,11 @@ class Project(unittest.TestCase):
 
 class Listing(unittest.TestCase):
     def setUp(self):
-        self.env = Env([{"text": "one"}, {"text": "two"}, {"text": "three"}])
+        # The first session's request is retried once; the third's reports cached tokens.
+        usage = {"prompt_tokens": 1000, "completion_tokens": 100}
+        self.env = Env([{"status": 503, "times": 1, "retry_after": 0},
+                        {"text": "one", "usage": usage}, {"text": "two", "usage": usage},
+                        {"raw_sse": raw_reply_with_cached_tokens("three", 23000, 50, 15000)}])
         self.addCleanup(self.env.close)
         for prompt in ("first task", "second task", "third task"):
             r = self.env.agent(prompt)
@@ -70,9 +75,24 @@ class Listing(unittest.TestCase):
         self.assertEqual(sorted(s["id"] for s in sessions), self.env.session_ids())
         self.assertTrue(all(isinstance(s["messages"], int) for s in sessions))
         self.assertTrue(all(s["workdir"] == self.env.project for s in sessions))
+        by_title = {s["title"]: s["usage"] for s in sessions}
+        self.assertEqual(by_title["first task"]["retries"], 1)
+        self.assertEqual(by_title["first task"]["requests"], 1)
+        self.assertEqual(by_title["third task"]["cached_tokens"], 15000)
         r = self.env.agent("ls", "--long")
-        self.assertEqual(r.stdout.splitlines()[0].split(),
-                         ["ID", "STATE", "MSGS", "UPDATED", "ATTACHED", "TOKENS", "COST", "TITLE"])
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0].split(),
+                         ["ID", "STATE", "MSGS", "UPDATED", "ATTACHED", "IN", "OUT", "CACHED",
+                          "REQS", "RETRIES", "COST", "TITLE"])
+        at = lines[0].index("IN")
+        rows = {line[lines[0].index("TITLE"):]: line[at:] for line in lines[1:]}
+        # Aligned under the header: IN OUT CACHED REQS RETRIES COST, then the title.
+        self.assertRegex(rows["first task"], r"^1000 +100 +0 +1 +1 +- +first task$")
+        self.assertRegex(rows["second task"], r"^1000 +100 +0 +1 +0 +- +second task$")
+        self.assertRegex(rows["third task"], r"^23k +50 +15k +1 +0 +- +third task$")
+        for line in lines[1:]:
+            for column in ("OUT", "CACHED", "REQS", "RETRIES", "COST"):
+                self.assertNotEqual(line[lines[0].index(column)], " ", (column, line))
 
     def test_rm_takes_several_ids_and_says_what_it_removed(self):
         ids = self.env.session_ids()
