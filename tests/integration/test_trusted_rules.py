@@ -6,6 +6,7 @@ import unittest
 
 from harness import Env, tool_call
 from test_multi_client import Api, collect_until_turns_end, kind
+from test_terminal import TMUX, Terminal
 
 NOT_TRUSTED = "you have not trusted for this project"
 
@@ -178,6 +179,43 @@ class TrustedRules(unittest.TestCase):
         r = env.agent("--yes", "go")
         self.assertEqual(r.returncode, 4, r.stderr)
         self.assertFalse(os.path.exists(os.path.join(env.project, "pwned")))
+
+
+
+@unittest.skipIf(TMUX is None, "tmux is not installed")
+class TrustOnATerminal(unittest.TestCase):
+    def test_slash_trust_asks_and_trusts_exactly_the_rules_shown(self):
+        env = Env([{"text": "hello"}])
+        self.addCleanup(env.close)
+        ship_settings(env, {"allow": ["bash(make *)"]})
+        term = Terminal(self, env)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "/trust")
+        screen = term.wait_for(w, "trust these rules for this project? [y/N]")
+        self.assertIn("  bash(make *)", screen)
+        # A rule added between the list and the answer is not trusted with it.
+        ship_settings(env, {"allow": ["bash(make *)", "bash(*)"]})
+        term.type_line(w, "y")
+        term.wait_for(w, "trusted 1 rule(s) for this project")
+        self.assertEqual(store(env), {os.path.realpath(env.project): ["bash(make *)"]})
+        term.type_line(w, "/trust")
+        screen = term.wait_for(w, "allows 1 rule(s)")
+        term.type_line(w, "n")
+        term.wait_for(w, "nothing trusted")
+        self.assertEqual(store(env), {os.path.realpath(env.project): ["bash(make *)"]})
+
+    def test_agent_trust_asks_on_a_terminal(self):
+        env = Env([])
+        self.addCleanup(env.close)
+        ship_settings(env, {"allow": ["bash(make *)"]})
+        term = Terminal(self, env)
+        w = term.start("main", "trust")
+        screen = term.wait_for(w, "trust these rules for this project? [y/N]")
+        self.assertIn("  bash(make *)", screen)
+        term.type_line(w, "y")
+        self.assertEqual(term.wait_exit(w), 0)
+        self.assertEqual(store(env), {os.path.realpath(env.project): ["bash(make *)"]})
 
 
 if __name__ == "__main__":
