@@ -108,6 +108,7 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
     case SlashCommand::kUndo:  // the view's CheckpointDialog runs these
     case SlashCommand::kRewind:
     case SlashCommand::kDiff:
+    case SlashCommand::kTrust:  // and its TrustDialog
       break;
     case SlashCommand::kUnknown:
       if (c.name == "mcp") return Say(McpServersText(stub_, turn.workdir));

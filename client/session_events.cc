@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "client/checkpoint_text.h"
 #include "client/child_view.h"
 #include "client/context_commands.h"
 #include "client/history.h"
@@ -94,7 +95,14 @@ void SessionView::HandleEvent(const v1::Event& e) {
       if (!o_.json) Emit(PlanText(e.plan_updated()));
       return;
     case v1::Event::kNotice:
-      if (!o_.json) Emit(renderer_->Notice(e.notice().text()));
+      if (o_.json) return;
+      if (interactive_) {
+        Emit(renderer_->Notice(e.notice().text()));
+        return;
+      }
+      // A one-shot's stdout is its answer; what the daemon tells the person goes to stderr.
+      Paint();
+      std::fprintf(stderr, "agent: %s\n", TerminalSafe(e.notice().text()).c_str());
       return;
     case v1::Event::kToolResult:
       OnToolResult(e, now);

@@ -525,6 +525,12 @@ void SessionView::HandleInput(const std::string& bytes) {
 }
 
 void SessionView::HandleLine(const std::string& line) {
+  if (trust_.Asking()) {  // the line answers /trust's question
+    Emit(renderer_->UserLine(EchoedPrompt(line), ""));
+    Emit(trust_.Answer(*stub_, line, *renderer_).text);
+    Paint(true);
+    return;
+  }
   if (checkpoints_.Asking()) {  // the line answers /undo's or /rewind's question
     Emit(renderer_->UserLine(EchoedPrompt(line), ""));
     CommandRunner::Outcome out = checkpoints_.Answer(*stub_, line, turn_, *renderer_);
@@ -566,7 +572,8 @@ void SessionView::HandleLine(const std::string& line) {
 
 void SessionView::RunCommand(const SlashCommand& c) {
   CommandRunner::Outcome out =
-      CheckpointDialog::Handles(c)
+      TrustDialog::Handles(c) ? trust_.Start(*stub_, turn_.workdir, *renderer_)
+      : CheckpointDialog::Handles(c)
           ? checkpoints_.Start(*stub_, c, turn_, *renderer_, o_.color, o_.client_name)
           : commands_->Run(c, turn_, *renderer_);
   if (out.detach) {

@@ -58,6 +58,7 @@
 #include "client/session_client.h"
 #include "client/slash_commands.h"
 #include "client/terminal_text.h"
+#include "client/trust_dialog.h"
 #include "client/tty.h"
 #include "client/turn_state.h"
 
@@ -147,6 +148,7 @@ class SessionView {
   Mailbox mailbox_;    // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
   CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
+  TrustDialog trust_;                        // /trust and its question
   std::unique_ptr<EventStream> stream_;
   int stream_id_ = 0;
   bool show_history_ = true;

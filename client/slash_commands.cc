@@ -35,6 +35,8 @@ const std::vector<Entry>& Commands() {
       {"model", SlashCommand::kModel, "/model NAME", "use model NAME from the next request"},
       {"allow", SlashCommand::kAllow, "/allow RULE",
        "record an allow rule, e.g. /allow bash(make *)"},
+      {"trust", SlashCommand::kTrust, "/trust",
+       "trust the allow rules of this project's .agent/settings.json, after asking"},
       {"detach", SlashCommand::kDetach, "/detach", "leave; the session goes on (also Ctrl-D)"},
       {"quit", SlashCommand::kDetach, "", ""},
       {"exit", SlashCommand::kDetach, "", ""},

@@ -23,6 +23,7 @@ struct SlashCommand {
     kUndo,
     kRewind,
     kDiff,
+    kTrust,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed

@@ -20,6 +20,7 @@
 #include "client/context_commands.h"
 #include "client/session_picker.h"
 #include "client/session_table.h"
+#include "client/trust_command.h"
 #include "common/paths.h"
 
 namespace agent::client {
@@ -245,7 +246,7 @@ void AddFlags(CLI::App& app, Args& a) {
 
 bool IsSubcommand(const std::string& word) {
   static const std::set<std::string> kSubcommands = {"ls",     "attach", "resume", "fork", "rm",
-                                                     "daemon", "status", "undo",   "diff"};
+                                                     "daemon", "status", "undo",   "diff", "trust"};
   return kSubcommands.count(word) > 0;
 }
 
@@ -253,6 +254,7 @@ int RunSubcommand(int argc, char** argv) {
   if (std::string(argv[1]) == "undo" || std::string(argv[1]) == "diff") {
     return RunCheckpointSubcommand(argc, argv);
   }
+  if (std::string(argv[1]) == "trust") return RunTrustSubcommand(argc, argv);
   Args a;
   a.cmd = argv[1];
   CLI::App app{"agent " + a.cmd};

@@ -89,6 +89,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* ListCheckpoints(grpc::CallbackServerContext* ctx,
                                             const agent::v1::ListCheckpointsRequest* req,
                                             agent::v1::ListCheckpointsResponse* resp) override;
+  // agent_service_trust.cc
+  grpc::ServerUnaryReactor* TrustProjectRules(grpc::CallbackServerContext* ctx,
+                                              const agent::v1::TrustProjectRulesRequest* req,
+                                              agent::v1::TrustProjectRulesResponse* resp) override;
 
   // The daemon's MCP servers; unset: the MCP RPCs answer UNAVAILABLE.
   void set_mcp(mcp::Registry* mcp) { mcp_ = mcp; }

@@ -20,6 +20,7 @@
 #include "common/socket_dir.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/policy/rule_source.h"
+#include "daemon/policy/trusted_rules.h"
 #include "daemon/subagents/subagents.h"
 #include "daemon/tools/tool_registry.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
@@ -134,10 +135,12 @@ absl::Status Server::Run() {
   deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
     // The user's config may be a dotfile manager's symlink; the project's settings are
     // repository content and are never followed through one.
+    // Its allow rules count only as far as a person trusted them (policy/trusted_rules.h).
     std::string user = ConfigDir() + "/config.json";
+    std::string project = ProjectSettingsPath(workdir);
     return std::make_shared<policy::FileRuleSource>(
-        std::vector<std::string>{user, ProjectSettingsPath(workdir)},
-        std::vector<std::string>{user});
+        std::vector<std::string>{user, project}, std::vector<std::string>{user},
+        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir});
   };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};

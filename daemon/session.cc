@@ -384,9 +384,7 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
     for (const std::string& r : add_allow) {
       if (auto p = policy::ParseRule(r); !p.ok()) return p.status();
     }
-    if (auto s = policy::AppendAllowRules(ProjectSettingsPath(workdir_), add_allow); !s.ok()) {
-      return s;
-    }
+    if (auto s = RecordPersonsRules(add_allow); !s.ok()) return s;
   }
   if (mode == v1::POLICY_MODE_UNSPECIFIED) return absl::OkStatus();
   std::vector<std::shared_ptr<Session>> children;

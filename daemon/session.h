@@ -196,6 +196,9 @@ class Session : private ToolDispatch::Host {
   agent::v1::ContextReport ContextReport() const ABSL_LOCKS_EXCLUDED(mu_);
   // Why gated tools are stopped (a rule file that does not parse), or OK.
   absl::Status RulesProblem() const;
+  // ---- session_trust.cc: project allow rules and a person's trust (policy/trusted_rules.h) ----
+  // The notice about the project's allow rules nobody trusted (ignored), or empty.
+  std::string UntrustedRulesNotice() const;
 
   // ---- session_checkpoints.cc: file checkpoints (daemon/checkpoints/) ----
   // Restores the files to before the last `turns` turns that changed them; the transcript
@@ -312,6 +315,14 @@ class Session : private ToolDispatch::Host {
       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   void NoticeLocked(std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- session_trust.cc ----
+  // Tells the clients about untrusted project allow rules when the set differs from the one
+  // told last (so once per session while nothing changes).
+  void AnnounceUntrustedRulesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A person chose these allow rules ("allow always", /allow): trusted for this project, then
+  // appended to its settings file.
+  absl::Status RecordPersonsRules(const std::vector<std::string>& rules);
+
   // ---- session.cc ----
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EmitClientsChanged() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -364,7 +375,8 @@ class Session : private ToolDispatch::Host {
   std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
-  std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);  // told to the clients once
+  std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);            // told to the clients once
+  std::vector<std::string> untrusted_told_ ABSL_GUARDED_BY(mu_);  // AnnounceUntrustedRules…
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
   // The transcript in wire form, for the next request (filled by BuildRequestLocked).
   mutable llm::RequestCache request_cache_ ABSL_GUARDED_BY(mu_);

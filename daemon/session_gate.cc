@@ -86,8 +86,7 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
     case v1::DECISION_ALLOW_ONCE:
       return std::nullopt;
     case v1::DECISION_ALLOW_ALWAYS:
-      if (auto s = policy::AppendAllowRules(ProjectSettingsPath(workdir_), answer->rules);
-          !s.ok()) {
+      if (auto s = RecordPersonsRules(answer->rules); !s.ok()) {
         Emit(events::Error(absl::StrCat("cannot record the rule: ", s.message())));
       }
       return std::nullopt;

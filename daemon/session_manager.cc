@@ -385,8 +385,8 @@ std::vector<std::string> SessionManager::RuleProblems() const {
   std::vector<std::string> problems;
   for (const std::shared_ptr<Session>& s : sessions) {
     absl::Status st = s->RulesProblem();
-    if (st.ok()) continue;
-    std::string p(st.message());
+    std::string p = st.ok() ? s->UntrustedRulesNotice() : std::string(st.message());
+    if (p.empty()) continue;
     if (std::find(problems.begin(), problems.end(), p) == problems.end()) problems.push_back(p);
   }
   return problems;

@@ -82,7 +82,8 @@ class SessionManager {
   // The daemon's defaults (its environment, then config.json).
   const Config& config() const { return deps_.config; }
   int loaded_count() const;
-  // The problems that stop gated tools in loaded sessions (broken rule files), without repeats.
+  // The problems that stop gated tools in loaded sessions (broken rule files) or leave project
+  // allow rules ignored (nobody trusted them), without repeats.
   std::vector<std::string> RuleProblems() const;
   int attached_count() const;
   bool IsLoaded(const std::string& id) const;

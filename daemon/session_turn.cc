@@ -106,6 +106,7 @@ bool Session::BeginTurnLocked() {
   ++meta_.turns;
   SaveLocked();
   BeginTurnContextLocked();
+  AnnounceUntrustedRulesLocked();
   Emit(events::TurnStarted(prompt.text));
   Emit(events::UserMessage(prompt.text, prompt.client));
   return true;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "daemon/policy/rules_file.h"
+#include "daemon/policy/trusted_rules.h"
 
 namespace agent::daemon::policy {
 namespace {
@@ -87,7 +88,9 @@ absl::StatusOr<int> OpenParent(const std::string& path, bool follow) {
 }  // namespace
 
 FileRuleSource::FileRuleSource(std::vector<std::string> paths,
-                               std::vector<std::string> symlinks_followed) {
+                               std::vector<std::string> symlinks_followed,
+                               std::optional<ProjectTrust> trust)
+    : trust_(std::move(trust)) {
   agent::MutexLock l(&mu_);
   for (std::string& path : paths) {
     Entry entry;
@@ -95,6 +98,13 @@ FileRuleSource::FileRuleSource(std::vector<std::string> paths,
                             symlinks_followed.end();
     entry.path = std::move(path);
     entries_.push_back(std::move(entry));
+  }
+  if (trust_.has_value()) {
+    Entry store;
+    store.path = trust_->store;
+    store.follow_symlinks = true;
+    store.is_trust_store = true;
+    entries_.push_back(std::move(store));
   }
 }
 
@@ -105,19 +115,44 @@ int64_t FileRuleSource::reads_for_test() const {
 
 absl::StatusOr<RuleSet> FileRuleSource::Rules() {
   agent::MutexLock l(&mu_);
+  Update();
+  return *merged_;
+}
+
+std::vector<std::string> FileRuleSource::UntrustedRules() {
+  agent::MutexLock l(&mu_);
+  Update();
+  return untrusted_;
+}
+
+void FileRuleSource::Update() {
   bool changed = !merged_.has_value();
   for (Entry& entry : entries_) changed |= Refresh(entry);
-  if (!changed) return *merged_;  // every file as it was: no re-merge either
+  if (!changed) return;  // every file as it was: no re-merge either
+  untrusted_.clear();
+  // A store that cannot be read trusts nothing (fail closed), it does not stop every call.
+  std::set<std::string> trusted;
+  for (const Entry& entry : entries_) {
+    if (entry.is_trust_store && entry.rules.ok()) trusted = entry.trusted;
+  }
   RuleSet merged;
-  for (Entry& entry : entries_) {
+  for (const Entry& entry : entries_) {
+    if (entry.is_trust_store) continue;
     if (!entry.rules.ok()) {
+      untrusted_.clear();
       merged_ = entry.rules.status();
-      return *merged_;
+      return;
     }
-    MergeRules(*entry.rules, &merged);
+    if (!trust_.has_value() || entry.path != trust_->settings) {
+      MergeRules(*entry.rules, &merged);
+      continue;
+    }
+    RuleSet kept = *entry.rules;
+    untrusted_ = UntrustedAllowRules(kept, trusted);
+    std::erase_if(kept.allow, [&](const Rule& r) { return trusted.count(CanonicalRule(r)) == 0; });
+    MergeRules(kept, &merged);
   }
   merged_ = std::move(merged);
-  return *merged_;
 }
 
 bool FileRuleSource::Refresh(Entry& entry) {
@@ -128,6 +163,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
     // No directory is no file (cached); an error is tried again next time.
     entry.loaded = dir_fd.ok();
     entry.stamp = Stamp{};
+    entry.trusted.clear();
     entry.rules =
         dir_fd.ok() ? absl::StatusOr<RuleSet>(RuleSet{}) : absl::StatusOr<RuleSet>(dir_fd.status());
     return !(was_missing && entry.loaded);
@@ -141,6 +177,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
     const int err = errno;
     entry.loaded = err == ENOENT;
     entry.stamp = Stamp{};
+    entry.trusted.clear();
     entry.rules = err == ENOENT ? absl::StatusOr<RuleSet>(RuleSet{})
                                 : absl::StatusOr<RuleSet>(Errno(entry.path, "stat", err));
     return !(was_missing && entry.loaded);
@@ -159,6 +196,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
   if (entry.loaded && entry.stamp == stamp) return false;  // unchanged: the cached result stands
 
   entry.loaded = false;
+  entry.trusted.clear();
   if (!S_ISREG(st.st_mode)) {
     entry.rules = Failed(entry.path, "not a regular file");
     return true;
@@ -182,10 +220,15 @@ bool FileRuleSource::Refresh(Entry& entry) {
     entry.rules = text.status();
     return true;
   }
-  absl::StatusOr<RuleSet> rules = ParseRulesText(*text, entry.path);
   // The stamp of the version checked before reading: a change while reading is seen next time.
   entry.loaded = true;
   entry.stamp = stamp;
+  if (entry.is_trust_store) {
+    entry.trusted = TrustedRulesFromText(*text, trust_->project);
+    entry.rules = RuleSet{};
+    return true;
+  }
+  absl::StatusOr<RuleSet> rules = ParseRulesText(*text, entry.path);
   entry.rules = rules.ok() ? std::move(rules)
                            : absl::StatusOr<RuleSet>(absl::FailedPreconditionError(
                                  std::string(rules.status().message())));

@@ -75,6 +75,8 @@ struct Rule {
 absl::StatusOr<Rule> ParseRule(std::string_view text);
 // The inverse of ParseRule: `tool` or `tool(pattern)`.
 std::string FormatRule(const Rule& rule);
+// The form rules are compared in (de-duplication, trust): `Bash( make )` is `bash(make)`.
+std::string CanonicalRule(const Rule& rule);
 
 struct RuleSet {
   std::vector<Rule> allow;

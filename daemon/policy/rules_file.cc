@@ -79,17 +79,16 @@ absl::Status ParseRuleList(const Json& settings, const char* key, std::string_vi
   return absl::OkStatus();
 }
 
-// The form rules are compared in for de-duplication: `Bash( make )` is `bash(make)`.
-std::string RuleKey(const Rule& rule) {
+bool SameRule(const Rule& a, const Rule& b) { return CanonicalRule(a) == CanonicalRule(b); }
+
+}  // namespace
+
+std::string CanonicalRule(const Rule& rule) {
   const std::string tool = absl::AsciiStrToLower(rule.tool);
   const std::string pattern =
       tool == "bash" ? NormalizeCommandWhitespace(rule.pattern) : rule.pattern;
   return FormatRule(Rule{tool, pattern});
 }
-
-bool SameRule(const Rule& a, const Rule& b) { return RuleKey(a) == RuleKey(b); }
-
-}  // namespace
 
 absl::StatusOr<RuleSet> ParseRulesText(std::string_view text, std::string_view path) {
   Json settings = Json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -30,7 +30,7 @@ _agent() {
   done
   if ((cword > first)); then
     case ${words[first]} in
-      ls | attach | resume | fork | rm | undo | diff | daemon | mcp) sub=${words[first]} ;;
+      ls | attach | resume | fork | rm | undo | diff | trust | daemon | mcp) sub=${words[first]} ;;
     esac
   fi
   case $prev in
@@ -95,6 +95,9 @@ _agent() {
         COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
       fi
       ;;
+    trust)
+      [[ $cur == -* ]] && COMPREPLY=($(compgen -W '-y --yes --revoke --help' -- "$cur"))
+      ;;
     daemon)
       ((cword == first + 1)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
       ;;
@@ -117,7 +120,7 @@ _agent() {
                                   -p --print --model --host --cd --remote-bin --version -h
                                   --help' -- "$cur"))
       elif ((cword == first)); then
-        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff daemon mcp' -- "$cur"))
+        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff trust daemon mcp' -- "$cur"))
       fi
       ;;
   esac

@@ -13,6 +13,8 @@
 #include "common/atomic_file.h"
 #include "common/mutex.h"
 #include "daemon/deferred_writes.h"
+#include "daemon/policy/rule_source.h"
+#include "daemon/policy/trusted_rules.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"
@@ -75,6 +77,9 @@ class SessionTest : public ::testing::Test {
     char tmpl[] = "/tmp/session-test-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     workdir_ = std::filesystem::canonical(tmpl).string();
+    // The trust store (policy/trusted_rules.h) and other state stay out of the real home.
+    state_ = workdir_ + "-state";
+    setenv("XDG_STATE_HOME", state_.c_str(), 1);
     registry_ = tools::ToolRegistry::CreateCore();
     registry_.Add(std::make_unique<SlowReadTool>());
     script_ = std::make_shared<FakeScript>();
@@ -82,6 +87,7 @@ class SessionTest : public ::testing::Test {
   void TearDown() override {
     session_.reset();
     std::filesystem::remove_all(workdir_);
+    std::filesystem::remove_all(state_);
   }
 
   SessionDeps Deps() {
@@ -121,6 +127,7 @@ class SessionTest : public ::testing::Test {
   }
 
   std::string workdir_;
+  std::string state_;
   tools::ToolRegistry registry_;
   std::shared_ptr<FakeScript> script_;
   std::shared_ptr<Session> session_;
@@ -319,6 +326,41 @@ TEST_F(SessionTest, AllowAlwaysRecordsNarrowRulesAndTheNextCallRunsWithoutAsking
   int asked = 0;
   for (const EventPtr& e : rec.events()) asked += e->has_approval_requested();
   EXPECT_EQ(asked, 1);
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, UntrustedProjectRulesAreToldOnceAndAllowAlwaysTrustsTheRule) {
+  const std::string settings = workdir_ + "/.agent/settings.json";
+  ASSERT_TRUE(WriteFileAtomically(settings, R"j({"allow": ["bash(echo one)"]})j").ok());
+  rules_ = std::make_shared<policy::FileRuleSource>(
+      std::vector<std::string>{settings}, std::vector<std::string>{},
+      policy::ProjectTrust{settings, policy::TrustedRulesPath(), workdir_});
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"bash", R"({"command":"echo one"})"}}, "x"));
+  script_->Add(TextReply("ok"));
+  script_->Add(CallsReply({{"bash", R"({"command":"echo one"})"}}, "y"));
+  script_->Add(TextReply("ok again"));
+  ASSERT_TRUE(s->SendPrompt("first", "t").ok());
+  // The repository's rule is ignored (the call is asked about), and said so.
+  ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
+  EXPECT_THAT(s->UntrustedRulesNotice(), HasSubstr(": bash(echo one). They are ignored"));
+  ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(1));
+  // A person chose it: trusted at once, so the next call runs and nothing more is said.
+  EXPECT_EQ(s->UntrustedRulesNotice(), "");
+  ASSERT_TRUE(s->SendPrompt("second", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(2));
+  int asked = 0;
+  std::vector<std::string> notices;
+  for (const EventPtr& e : rec.events()) {
+    asked += e->has_approval_requested();
+    if (e->has_notice()) notices.push_back(e->notice().text());
+  }
+  EXPECT_EQ(asked, 1);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_THAT(notices[0], HasSubstr("allows 1 rule(s) you have not trusted for this project"));
   s->Detach(&rec);
 }
 

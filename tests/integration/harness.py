@@ -128,6 +128,14 @@ class Env:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, **kw)
 
+    def trust_rules(self):
+        """A person trusts the project's allow rules (`agent trust --yes`): tests that ship
+        project rules and expect them to apply say so, as a person would."""
+        r = self.agent("trust", "--yes")
+        if r.returncode != 0:
+            raise RuntimeError("agent trust --yes failed: %s" % r.stderr)
+        return r
+
     # ---- what happened ------------------------------------------------------------------
     def requests(self):
         if not os.path.exists(self.log):

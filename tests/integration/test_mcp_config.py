@@ -182,6 +182,7 @@ class Faults(unittest.TestCase):
         os.makedirs(os.path.join(env.project, ".agent"), exist_ok=True)
         with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
             json.dump({"allow": ["mcp__fake__*"]}, f)
+        env.trust_rules()  # a project's allow rule counts once a person trusted it
         r = env.agent("-c", "add them")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(tool_messages(env.transcript())[-1]["content"], "3")

@@ -29,7 +29,7 @@ EXPECTED_FILES = {
     "usr/share/doc/agentd/copyright",
 }
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
-SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "daemon", "mcp"]
+SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "trust", "daemon", "mcp"]
 
 
 def cache_value(name):

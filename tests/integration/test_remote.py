@@ -149,6 +149,19 @@ class RemoteCases:
         self.assertIn("no MCP servers", r.stdout)
         self.assert_no_local_daemon()
 
+    def test_agent_trust_trusts_the_remote_projects_rules(self):
+        self.start_env([])
+        os.makedirs(os.path.join(self.env.project, ".agent"))
+        with open(os.path.join(self.env.project, ".agent", "settings.json"), "w") as f:
+            json.dump({"allow": ["bash(make *)"]}, f)
+        r = self.run_agent("trust", "--yes")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("bash(make *)", r.stdout)
+        with open(os.path.join(self.env.dir, "state", "agent", "trusted-rules.json")) as f:
+            self.assertEqual(json.load(f)["projects"],
+                             {os.path.realpath(self.env.project): ["bash(make *)"]})
+        self.assert_no_local_daemon()
+
     def test_attach_and_approve_from_the_remote_client(self):
         if TMUX is None:
             self.skipTest("tmux is not installed")

@@ -1,0 +1,70 @@
+// TrustProjectRules: what `agent trust` and /trust list and record (policy/trusted_rules.h).
+#include <filesystem>
+
+#include "common/grpc_status.h"
+#include "common/paths.h"
+#include "daemon/agent_service.h"
+#include "daemon/policy/rule_source.h"
+#include "daemon/policy/trusted_rules.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+
+// The project directory as sessions know it (canonical, the trust store's key), or
+// InvalidArgument.
+absl::StatusOr<std::string> Project(const std::string& workdir) {
+  if (workdir.empty() || workdir[0] != '/') {
+    return absl::InvalidArgumentError("workdir must be an absolute path");
+  }
+  std::error_code ec;
+  std::string canonical = std::filesystem::canonical(workdir, ec).string();
+  if (ec || !std::filesystem::is_directory(canonical, ec)) {
+    return absl::InvalidArgumentError("not a directory: " + workdir);
+  }
+  return canonical;
+}
+
+// The project's untrusted allow rules, read as a session reads them (no symlink followed).
+absl::StatusOr<std::vector<std::string>> Untrusted(const std::string& project) {
+  const std::string settings = ProjectSettingsPath(project);
+  policy::FileRuleSource source(
+      {settings}, {}, policy::ProjectTrust{settings, policy::TrustedRulesPath(), project});
+  if (absl::Status s = source.Rules().status(); !s.ok()) return s;
+  return source.UntrustedRules();
+}
+
+absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRulesResponse* resp) {
+  absl::StatusOr<std::string> project = Project(req.workdir());
+  if (!project.ok()) return project.status();
+  resp->set_settings_path(ProjectSettingsPath(*project));
+  // A file that cannot be used is reported before anything is recorded.
+  if (absl::StatusOr<std::vector<std::string>> before = Untrusted(*project); !before.ok()) {
+    return before.status();
+  }
+  const std::vector<std::string> rules(req.rules().begin(), req.rules().end());
+  if (req.revoke() || !rules.empty()) {
+    absl::StatusOr<std::vector<std::string>> changed =
+        req.revoke() ? policy::RevokeRules(policy::TrustedRulesPath(), *project, rules)
+                     : policy::TrustRules(policy::TrustedRulesPath(), *project, rules);
+    if (!changed.ok()) return changed.status();
+    for (std::string& r : *changed) resp->add_changed(std::move(r));
+  }
+  absl::StatusOr<std::vector<std::string>> after = Untrusted(*project);
+  if (!after.ok()) return after.status();
+  for (std::string& r : *after) resp->add_untrusted(std::move(r));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerContext* ctx,
+                                                          const v1::TrustProjectRulesRequest* req,
+                                                          v1::TrustProjectRulesResponse* resp) {
+  auto* r = ctx->DefaultReactor();
+  r->Finish(ToGrpcStatus(Answer(*req, resp)));
+  return r;
+}
+
+}  // namespace agent::daemon

@@ -1,0 +1,56 @@
+// Which allow rules of a project's own .agent/settings.json a person trusted. The file is
+// repository content (a clone can ship `"allow": ["bash(*)"]`), so its allow rules take effect
+// only once a person trusted that rule for that project: `agent trust`, /trust, or "allow
+// always" (a person chose the rule). Its deny rules always apply (they only restrict), and the
+// user's own config.json needs no trust.
+//
+// The record lives outside every repository: $XDG_STATE_HOME/agent/trusted-rules.json,
+// `{"projects": {"/abs/project": ["bash(make *)", ...]}}`, rules in CanonicalRule form.
+// Writers are serialised by a process-wide lock; readers go through FileRuleSource's
+// stat-cache (rule_source.h). Thread-safe.
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "daemon/policy/rules.h"
+
+namespace agent::daemon::policy {
+
+// StateDir()/trusted-rules.json.
+std::string TrustedRulesPath();
+
+// The canonical rules trusted for `project` in the store's text. A store that does not parse
+// (or has the wrong shape) trusts nothing.
+std::set<std::string> TrustedRulesFromText(std::string_view text, const std::string& project);
+
+// Records `rules` as trusted for `project` in the store at `path` (its directory created 0700,
+// the file 0600, written atomically: a symlink at `path` is replaced, never written through).
+// Returns the rules as recorded (CanonicalRule form, in order, without repeats).
+// InvalidArgument naming the rule, and the store untouched, when one does not parse.
+absl::StatusOr<std::vector<std::string>> TrustRules(const std::string& path,
+                                                    const std::string& project,
+                                                    const std::vector<std::string>& rules);
+
+// Forgets `rules` for `project` (every rule of the project when `rules` is empty). Returns the
+// rules forgotten (canonical form).
+absl::StatusOr<std::vector<std::string>> RevokeRules(const std::string& path,
+                                                     const std::string& project,
+                                                     const std::vector<std::string>& rules);
+
+// The allow rules of `rules` whose canonical form is not in `trusted`, as FormatRule writes
+// them, in order.
+std::vector<std::string> UntrustedAllowRules(const RuleSet& rules,
+                                             const std::set<std::string>& trusted);
+
+// What clients are told about untrusted rules: "<settings> allows N rule(s) you have not
+// trusted for this project: a, b. They are ignored; `agent trust` (or /trust) trusts them."
+// Control characters are made visible (`^[`): the rules are repository content. Empty when
+// `untrusted` is.
+std::string UntrustedRulesNotice(const std::string& settings_path,
+                                 const std::vector<std::string>& untrusted);
+
+}  // namespace agent::daemon::policy

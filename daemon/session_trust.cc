@@ -1,0 +1,32 @@
+// A session and the project's own allow rules: ignored until a person trusted them
+// (policy/trusted_rules.h), never silently.
+#include "common/paths.h"
+#include "daemon/policy/rules.h"
+#include "daemon/policy/trusted_rules.h"
+#include "daemon/session.h"
+
+namespace agent::daemon {
+
+std::string Session::UntrustedRulesNotice() const {
+  return policy::UntrustedRulesNotice(ProjectSettingsPath(workdir_), rules_->UntrustedRules());
+}
+
+void Session::AnnounceUntrustedRulesLocked() {
+  std::vector<std::string> untrusted = rules_->UntrustedRules();
+  if (untrusted == untrusted_told_) return;
+  untrusted_told_ = std::move(untrusted);
+  if (untrusted_told_.empty()) return;
+  NoticeLocked(policy::UntrustedRulesNotice(ProjectSettingsPath(workdir_), untrusted_told_));
+}
+
+absl::Status Session::RecordPersonsRules(const std::vector<std::string>& rules) {
+  // Trusted first: the file never holds a rule the person chose that is still ignored.
+  if (absl::StatusOr<std::vector<std::string>> trusted =
+          policy::TrustRules(policy::TrustedRulesPath(), workdir_, rules);
+      !trusted.ok()) {
+    return trusted.status();
+  }
+  return policy::AppendAllowRules(ProjectSettingsPath(workdir_), rules);
+}
+
+}  // namespace agent::daemon
