@@ -24,10 +24,11 @@
 namespace agent::daemon::mcp {
 
 struct StdioOptions {
-  std::string command;  // found on the PATH of `env` when it has no slash
+  std::string command;  // without a slash: found on `search_path` (command_path.h)
   std::vector<std::string> args;
   std::vector<std::string> env;  // the whole environment, "NAME=value"
   std::string cwd;               // must exist
+  std::string search_path;       // empty: the daemon's PATH; never the PATH of `env`
   std::string log_name;          // prefix of the stderr lines in the daemon's log
   size_t max_message_bytes = kMaxMessageBytes;
 };
