@@ -9,6 +9,8 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "client/connection.h"
+#include "client/mcp_definition_text.h"
+#include "client/project_root.h"
 #include "client/session_client.h"
 #include "common/atomic_file.h"
 #include "common/json.h"
@@ -28,10 +30,8 @@ std::string ConfigPath() {
   return ec ? path : real.string();
 }
 
-std::string Cwd() {
-  char cwd[4096];
-  return getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
-}
+// The project of the current directory, as sessions started here use it.
+std::string Project() { return ProjectHere().root; }
 
 int Error(const std::string& message) {
   std::fprintf(stderr, "agent mcp: %s\n", message.c_str());
@@ -114,32 +114,45 @@ absl::StatusOr<v1::ListMcpServersResponse> ListServers(v1::AgentDaemon::Stub& st
   return resp;
 }
 
+// Shows everything the approval covers, then asks.
+bool PersonApproves(const v1::McpServer& s, const std::string& project) {
+  std::printf("This project's .agent/settings.json wants to run the MCP server %s:\n",
+              Visible(s.name()).c_str());
+  for (const std::string& line : DefinitionLines(s.definition(), true)) {
+    std::printf("  %s\n", line.c_str());
+  }
+  if (s.transport() == "stdio") {
+    std::printf("  (its environment: PATH, HOME and LANG, then the env above)\n");
+  }
+  std::printf("Run it for %s (now and whenever it is used)? [y/N] ", Visible(project).c_str());
+  std::fflush(stdout);
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
 int Approve(v1::AgentDaemon::Stub& stub, const std::string& name) {
-  absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, Cwd());
+  const std::string project = Project();
+  absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, project);
   if (!list.ok()) return Error(std::string(list.status().message()));
   for (const v1::McpServer& s : list->servers()) {
     if (s.name() != name || s.scope() != "project") continue;
     if (!isatty(0)) return Error("approving a server needs a person at a terminal");
-    std::printf(
-        "This project's .agent/settings.json wants to run the MCP server %s:\n  %s\n"
-        "Run it for this project (now and whenever it is used)? [y/N] ",
-        name.c_str(), s.target().c_str());
-    std::fflush(stdout);
-    std::string answer;
-    std::getline(std::cin, answer);
-    if (answer != "y" && answer != "Y" && answer != "yes") return Error("not approved");
+    if (!PersonApproves(s, project)) return Error("not approved");
     grpc::ClientContext ctx;
     v1::ApproveMcpServerRequest req;
-    req.set_workdir(Cwd());
+    req.set_workdir(project);
     req.set_name(name);
     req.set_target(s.target());
+    req.set_definition(s.definition());  // exactly what was shown
     v1::ApproveMcpServerResponse resp;
     grpc::Status st = stub.ApproveMcpServer(&ctx, req, &resp);
     if (!st.ok()) return Error(st.error_message());
-    std::printf("approved %s for %s\n", name.c_str(), Cwd().c_str());
+    std::printf("approved %s for %s\n", name.c_str(), Visible(project).c_str());
     return 0;
   }
-  return Error(absl::StrCat("this project's .agent/settings.json defines no MCP server ", name));
+  return Error(
+      absl::StrCat("this project's .agent/settings.json defines no MCP server ", Visible(name)));
 }
 
 }  // namespace
@@ -152,11 +165,16 @@ std::string McpServersText(v1::AgentDaemon::Stub& stub, const std::string& workd
   }
   std::string out;
   for (const v1::McpServer& s : list->servers()) {
-    absl::StrAppend(&out, s.name(), "  ", s.scope(), "  ", s.transport(), "  ", s.state(), "  ",
-                    s.tools_size(), " tools  ", s.target(), "\n");
-    if (!s.last_error().empty()) absl::StrAppend(&out, "    error: ", s.last_error(), "\n");
+    absl::StrAppend(&out, Visible(s.name()), "  ", s.scope(), "  ", s.transport(), "  ", s.state(),
+                    "  ", s.tools_size(), " tools  ", Visible(s.target()), "\n");
+    // The rest of the definition (the first line is the target above).
+    std::vector<std::string> lines = DefinitionLines(s.definition(), false);
+    for (size_t i = 1; i < lines.size(); ++i) absl::StrAppend(&out, "    ", lines[i], "\n");
+    if (!s.last_error().empty()) {
+      absl::StrAppend(&out, "    error: ", Visible(s.last_error()), "\n");
+    }
     for (const v1::McpTool& t : s.tools()) {
-      absl::StrAppend(&out, "    ", t.name(), t.read_only() ? " (read-only)" : "", "\n");
+      absl::StrAppend(&out, "    ", Visible(t.name()), t.read_only() ? " (read-only)" : "", "\n");
     }
   }
   return out;
@@ -192,7 +210,7 @@ int McpCommand(int argc, char** argv) {
   auto daemon = Connect(ConnectOptions{SocketPath(), true});
   if (!daemon.ok()) return Error(std::string(daemon.status().message()));
   if (ls->parsed()) {
-    std::string text = McpServersText(*daemon->stub, Cwd());
+    std::string text = McpServersText(*daemon->stub, Project());
     std::fputs(text.c_str(), stdout);
     return text.rfind("MCP servers: ", 0) == 0 ? kExitError : 0;
   }

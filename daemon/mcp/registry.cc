@@ -149,6 +149,7 @@ std::vector<agent::v1::McpServer> Registry::List(const std::string& project) {
     s.set_scope(def.scope);
     s.set_transport(def.is_http() ? "http" : "stdio");
     s.set_target(def.Target());
+    s.set_definition(def.Identity());
     if (!IsApproved(def)) {
       s.set_state("needs approval");
       out.push_back(std::move(s));
@@ -187,13 +188,17 @@ std::vector<agent::v1::McpServer> Registry::List(const std::string& project) {
 }
 
 absl::Status Registry::Approve(const std::string& project, const std::string& name,
-                               const std::string& target) {
+                               const std::string& target, const std::string& definition) {
+  if (definition.empty()) {
+    return absl::InvalidArgumentError(
+        "an approval must name the whole definition the person was shown (update agent)");
+  }
   for (const ServerDef& def : LoadProjectServers(project).servers) {
     if (def.name != name) continue;
-    if (def.Target() != target) {
+    if (def.Target() != target || def.Identity() != definition) {
       return absl::FailedPreconditionError(
-          absl::StrCat("the project's server ", name, " now runs `", def.Target(), "`, not `",
-                       target, "`: look at it again before approving"));
+          absl::StrCat("the project's server ", name, " changed since it was shown (it now runs `",
+                       def.Target(), "`): look at it again before approving"));
     }
     return RecordApproval(def);
   }
