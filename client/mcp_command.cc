@@ -14,6 +14,7 @@
 #include "client/session_client.h"
 #include "common/atomic_file.h"
 #include "common/json.h"
+#include "common/mcp_server_name.h"
 #include "common/paths.h"
 
 namespace agent::client {
@@ -57,11 +58,26 @@ absl::Status WriteConfig(const std::string& path, const OrderedJson& j) {
   return WriteFileAtomically(path, j.dump(2) + "\n");
 }
 
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "agent mcp: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// What the daemon would reject is refused before it is written.
 int Add(const std::string& name, const std::string& url, const std::vector<std::string>& command,
         const std::vector<std::string>& env, bool eager) {
-  if (url.empty() == command.empty()) {
-    return Error("give either `-- CMD ARGS…` (stdio) or `--url URL` (Streamable HTTP)");
+  if (!ValidMcpServerName(name)) {
+    return Usage(absl::StrCat("a server name is ", std::string(kMcpServerNameRule), ", not \"",
+                              Visible(name), "\""));
   }
+  if (url.empty() == command.empty()) {
+    return Usage("give either `-- CMD ARGS…` (stdio) or `--url URL` (Streamable HTTP)");
+  }
+  if (!url.empty() && !ValidMcpServerUrl(url)) {
+    return Usage(
+        absl::StrCat("--url must be an http:// or https:// URL, not \"", Visible(url), "\""));
+  }
+  if (!command.empty() && command[0].empty()) return Usage("the command is empty");
   const std::string path = ConfigPath();
   absl::StatusOr<OrderedJson> config = ReadConfig(path);
   if (!config.ok()) return Error(std::string(config.status().message()));
@@ -74,7 +90,7 @@ int Add(const std::string& name, const std::string& url, const std::vector<std::
   }
   for (const std::string& e : env) {
     const size_t eq = e.find('=');
-    if (eq == std::string::npos || eq == 0) return Error("--env takes NAME=VALUE, got " + e);
+    if (eq == std::string::npos || eq == 0) return Usage("--env takes NAME=VALUE, got " + e);
     def["env"][e.substr(0, eq)] = e.substr(eq + 1);
   }
   if (eager) def["start"] = "eager";

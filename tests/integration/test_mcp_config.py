@@ -62,6 +62,23 @@ class McpCommand(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("no MCP server nope", r.stderr)
 
+    def test_add_refuses_what_the_daemon_would_reject(self):
+        env = Env([])
+        self.addCleanup(env.close)
+        config = os.path.join(env.dir, "config", "agent", "config.json")
+        for args, why in [
+                (["a__b", "--", "/bin/true"], 'a server name is 1-32 letters, digits, _ or - '
+                                               'without "__", not "a__b"'),
+                (["a b", "--", "/bin/true"], "not \"a b\""),
+                (["web", "--url", "ftp://example.com/mcp"],
+                 '--url must be an http:// or https:// URL, not "ftp://example.com/mcp"'),
+                (["web", "--url", "file:///etc/passwd"], "http:// or https://"),
+                (["empty", "--", ""], "the command is empty")]:
+            r = env.agent("mcp", "add", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(why, r.stderr)
+        self.assertFalse(os.path.exists(config))  # nothing written
+
 
 class ProjectServers(unittest.TestCase):
     def test_a_repositorys_server_runs_only_after_a_person_approved_it(self):
