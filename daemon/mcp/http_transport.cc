@@ -57,6 +57,8 @@ HttpTransport::HttpTransport(HttpOptions options) : options_(std::move(options))
 HttpTransport::~HttpTransport() { Close(); }
 
 absl::Status HttpTransport::Start(Callbacks callbacks) {
+  MutexLock l(&deliver_mu_);  // Close may come from another thread while this starts
+  if (closing_) return absl::CancelledError("closed by the daemon");
   callbacks_ = std::move(callbacks);
   absl::StatusOr<const llm::CurlLibrary*> lib = llm::LoadCurl();
   return lib.ok() ? absl::OkStatus() : lib.status();
@@ -96,7 +98,7 @@ std::vector<std::string> HttpTransport::HeaderLines() {
 void HttpTransport::Deliver(Json message) {
   if (closing_) return;
   MutexLock l(&deliver_mu_);
-  callbacks_.on_message(std::move(message));
+  if (callbacks_.on_message) callbacks_.on_message(std::move(message));
 }
 
 void HttpTransport::EndConnection(absl::Status why) {
@@ -106,7 +108,7 @@ void HttpTransport::EndConnection(absl::Status why) {
     ended_ = true;
   }
   MutexLock l(&deliver_mu_);
-  callbacks_.on_closed(why);
+  if (callbacks_.on_closed) callbacks_.on_closed(why);  // unset when closed before Start
 }
 
 namespace {

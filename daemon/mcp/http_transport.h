@@ -71,9 +71,9 @@ class HttpTransport : public Transport {
   std::vector<std::string> HeaderLines() ABSL_LOCKS_EXCLUDED(mu_);
 
   HttpOptions options_;
-  Callbacks callbacks_;
-  std::atomic<bool> closing_{false};
   Mutex deliver_mu_;
+  Callbacks callbacks_ ABSL_GUARDED_BY(deliver_mu_);
+  std::atomic<bool> closing_{false};
   Mutex mu_;
   std::string session_id_ ABSL_GUARDED_BY(mu_);
   std::string protocol_version_ ABSL_GUARDED_BY(mu_);

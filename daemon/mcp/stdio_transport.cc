@@ -49,6 +49,10 @@ StdioTransport::StdioTransport(StdioOptions options) : options_(std::move(option
 StdioTransport::~StdioTransport() { Close(); }
 
 absl::Status StdioTransport::Start(Callbacks callbacks) {
+  // Close may come from another thread at any moment (a server stopped while it starts):
+  // the whole start holds close_mu_, and nothing starts once closed.
+  MutexLock l(&close_mu_);
+  if (closed_) return absl::CancelledError("closed by the daemon");
   callbacks_ = std::move(callbacks);
   absl::StatusOr<std::string> path = FindCommand(
       options_.command, options_.search_path.empty() ? DaemonSearchPath() : options_.search_path);
@@ -93,11 +97,15 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
-  stdin_fd_ = in[1];
+  {
+    MutexLock w(&write_mu_);
+    stdin_fd_ = in[1];
+  }
   stdout_fd_ = out[0];
   stderr_fd_ = err[0];
   if (rc != 0) {
     pid_ = -1;
+    MutexLock w(&write_mu_);
     CloseFd(&stdin_fd_);
     CloseFd(&stdout_fd_);
     CloseFd(&stderr_fd_);
@@ -105,8 +113,7 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
                                             options_.cwd.empty() ? "." : options_.cwd, ": ",
                                             std::strerror(rc)));
   }
-  ::fcntl(stdin_fd_, F_SETFL, ::fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
-  MutexLock l(&close_mu_);
+  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
   reader_ = std::thread([this] { ReadLoop(); });
   return absl::OkStatus();
 }
@@ -261,6 +268,7 @@ std::string StdioTransport::KillGroup() {
 
 void StdioTransport::Close() {
   MutexLock closing(&close_mu_);  // a second caller waits for the first
+  closed_ = true;
   if (reader_.joinable()) {
     char c = 'x';
     ssize_t n = ::write(wake_[1], &c, 1);

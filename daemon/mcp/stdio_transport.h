@@ -55,12 +55,13 @@ class StdioTransport : public Transport {
   StdioOptions options_;
   Callbacks callbacks_;
   pid_t pid_ = -1;
-  int stdin_fd_ = -1;
+  int stdin_fd_ ABSL_GUARDED_BY(write_mu_) = -1;
   int stdout_fd_ = -1;
   int stderr_fd_ = -1;
   int wake_[2] = {-1, -1};
   Mutex close_mu_;
   std::thread reader_ ABSL_GUARDED_BY(close_mu_);
+  bool closed_ ABSL_GUARDED_BY(close_mu_) = false;  // Close ran: Start starts nothing
   Mutex write_mu_;
   absl::Status closed_why_ ABSL_GUARDED_BY(write_mu_);  // set when the reader ends
   int stderr_lines_ = 0;                                // reader thread only

@@ -4,13 +4,17 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "absl/time/clock.h"
+#include "daemon/mcp/client.h"
 #include "daemon/mcp/command_path.h"
+#include "daemon/mcp/http_transport.h"
 #include "daemon/mcp/managed_server.h"
 #include "daemon/mcp/registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/daemon/mcp/fake_server.h"
 #include "tests/fakes/temp_dir.h"
 
 namespace agent::daemon::mcp {
@@ -98,6 +102,45 @@ TEST_F(StdioTransportTest, AServerWhoseCommandIsNotFoundFailsWithTheReason) {
   ManagedServer::Snapshot snap = server.snapshot();
   EXPECT_EQ(snap.state, "failed");
   EXPECT_THAT(snap.last_error, HasSubstr("command not found: agentd-test-no-such-command"));
+}
+
+TEST_F(StdioTransportTest, ACloseBeforeStartRunsNothing) {
+  WriteMarkerScript(dir_.Join("server"), marker_);
+  StdioOptions o;
+  o.command = dir_.Join("server");
+  o.cwd = dir_.path();
+  StdioTransport t(o);
+  t.Close();  // a server stopped before its start got going
+  absl::Status s = t.Start({[](Json) {}, [](absl::Status) {}});
+  EXPECT_TRUE(absl::IsCancelled(s)) << s;
+  t.Close();
+  EXPECT_FALSE(std::filesystem::exists(marker_));
+}
+
+TEST(HttpTransportTest, ACloseBeforeStartIsHarmless) {
+  HttpOptions o;
+  o.url = "http://127.0.0.1:9/mcp";
+  HttpTransport t(o);
+  t.Close();
+  bool closed = false;
+  absl::Status s = t.Start({[](Json) {}, [&](absl::Status) { closed = true; }});
+  EXPECT_TRUE(absl::IsCancelled(s)) << s;
+  EXPECT_FALSE(closed);
+}
+
+// A server stopped while it starts: every round ends (no reader left polling closed pipes,
+// no start after the close), whichever of the two wins.
+TEST_F(StdioTransportTest, ACloseRacingInitializeAlwaysEnds) {
+  for (int round = 0; round < 20; ++round) {
+    Client c(FakeTransport("ok", dir_.Join("log")));
+    std::thread closer([&c, round] {
+      absl::SleepFor(absl::Microseconds(round * 200));  // spreads the close over the start
+      c.Close();
+    });
+    (void)c.Initialize(absl::Seconds(10));
+    closer.join();
+    EXPECT_FALSE(c.closed().ok());
+  }
 }
 
 }  // namespace
