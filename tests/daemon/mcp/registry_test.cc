@@ -236,6 +236,20 @@ TEST_F(RegistryTest, AnApprovalCoversExactlyTheDefinitionThePersonWasShown) {
   EXPECT_EQ(registry.List(project_)[0].state(), "needs approval");
 }
 
+TEST_F(RegistryTest, AReportedProblemCarriesNoControlCharacters) {
+  Json def = Json::parse(FakeDef("ok"));
+  def["args"].push_back(
+      "\x1b]0;title\x07\xc2\x9b"
+      "2J");
+  Write(project_ + "/.agent/settings.json", R"({"mcp_servers": {"repo": )" + def.dump() + "}}");
+  Registry registry({});
+  std::vector<std::string> reports;
+  registry.ToolsFor(project_, "s1", nullptr, [&](const std::string& m) { reports.push_back(m); });
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_THAT(reports[0], HasSubstr("\\x1b]0;title\\x07\\u009b2J"));
+  EXPECT_EQ(reports[0].find('\x1b'), std::string::npos);
+}
+
 TEST_F(RegistryTest, AnEditedOrRemovedDefinitionStopsTheOldServer) {
   Write(dir_.Join("config/agent/config.json"),
         R"({"mcp_servers": {"fake": )" + FakeDef("ok") + "}}");
