@@ -9,9 +9,12 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "client/connection.h"
+#include "client/mcp_definition_text.h"
+#include "client/project_root.h"
 #include "client/session_client.h"
 #include "common/atomic_file.h"
 #include "common/json.h"
+#include "common/mcp_server_name.h"
 #include "common/paths.h"
 
 namespace agent::client {
@@ -28,10 +31,8 @@ std::string ConfigPath() {
   return ec ? path : real.string();
 }
 
-std::string Cwd() {
-  char cwd[4096];
-  return getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
-}
+// The project of the current directory, as sessions started here use it.
+std::string Project() { return ProjectHere().root; }
 
 int Error(const std::string& message) {
   std::fprintf(stderr, "agent mcp: %s\n", message.c_str());
@@ -57,11 +58,26 @@ absl::Status WriteConfig(const std::string& path, const OrderedJson& j) {
   return WriteFileAtomically(path, j.dump(2) + "\n");
 }
 
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "agent mcp: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// What the daemon would reject is refused before it is written.
 int Add(const std::string& name, const std::string& url, const std::vector<std::string>& command,
         const std::vector<std::string>& env, bool eager) {
-  if (url.empty() == command.empty()) {
-    return Error("give either `-- CMD ARGS…` (stdio) or `--url URL` (Streamable HTTP)");
+  if (!ValidMcpServerName(name)) {
+    return Usage(absl::StrCat("a server name is ", std::string(kMcpServerNameRule), ", not \"",
+                              Visible(name), "\""));
   }
+  if (url.empty() == command.empty()) {
+    return Usage("give either `-- CMD ARGS…` (stdio) or `--url URL` (Streamable HTTP)");
+  }
+  if (!url.empty() && !ValidMcpServerUrl(url)) {
+    return Usage(
+        absl::StrCat("--url must be an http:// or https:// URL, not \"", Visible(url), "\""));
+  }
+  if (!command.empty() && command[0].empty()) return Usage("the command is empty");
   const std::string path = ConfigPath();
   absl::StatusOr<OrderedJson> config = ReadConfig(path);
   if (!config.ok()) return Error(std::string(config.status().message()));
@@ -74,7 +90,7 @@ int Add(const std::string& name, const std::string& url, const std::vector<std::
   }
   for (const std::string& e : env) {
     const size_t eq = e.find('=');
-    if (eq == std::string::npos || eq == 0) return Error("--env takes NAME=VALUE, got " + e);
+    if (eq == std::string::npos || eq == 0) return Usage("--env takes NAME=VALUE, got " + e);
     def["env"][e.substr(0, eq)] = e.substr(eq + 1);
   }
   if (eager) def["start"] = "eager";
@@ -114,32 +130,45 @@ absl::StatusOr<v1::ListMcpServersResponse> ListServers(v1::AgentDaemon::Stub& st
   return resp;
 }
 
+// Shows everything the approval covers, then asks.
+bool PersonApproves(const v1::McpServer& s, const std::string& project) {
+  std::printf("This project's .agent/settings.json wants to run the MCP server %s:\n",
+              Visible(s.name()).c_str());
+  for (const std::string& line : DefinitionLines(s.definition(), true)) {
+    std::printf("  %s\n", line.c_str());
+  }
+  if (s.transport() == "stdio") {
+    std::printf("  (its environment: PATH, HOME and LANG, then the env above)\n");
+  }
+  std::printf("Run it for %s (now and whenever it is used)? [y/N] ", Visible(project).c_str());
+  std::fflush(stdout);
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
 int Approve(v1::AgentDaemon::Stub& stub, const std::string& name) {
-  absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, Cwd());
+  const std::string project = Project();
+  absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, project);
   if (!list.ok()) return Error(std::string(list.status().message()));
   for (const v1::McpServer& s : list->servers()) {
     if (s.name() != name || s.scope() != "project") continue;
     if (!isatty(0)) return Error("approving a server needs a person at a terminal");
-    std::printf(
-        "This project's .agent/settings.json wants to run the MCP server %s:\n  %s\n"
-        "Run it for this project (now and whenever it is used)? [y/N] ",
-        name.c_str(), s.target().c_str());
-    std::fflush(stdout);
-    std::string answer;
-    std::getline(std::cin, answer);
-    if (answer != "y" && answer != "Y" && answer != "yes") return Error("not approved");
+    if (!PersonApproves(s, project)) return Error("not approved");
     grpc::ClientContext ctx;
     v1::ApproveMcpServerRequest req;
-    req.set_workdir(Cwd());
+    req.set_workdir(project);
     req.set_name(name);
     req.set_target(s.target());
+    req.set_definition(s.definition());  // exactly what was shown
     v1::ApproveMcpServerResponse resp;
     grpc::Status st = stub.ApproveMcpServer(&ctx, req, &resp);
     if (!st.ok()) return Error(st.error_message());
-    std::printf("approved %s for %s\n", name.c_str(), Cwd().c_str());
+    std::printf("approved %s for %s\n", name.c_str(), Visible(project).c_str());
     return 0;
   }
-  return Error(absl::StrCat("this project's .agent/settings.json defines no MCP server ", name));
+  return Error(
+      absl::StrCat("this project's .agent/settings.json defines no MCP server ", Visible(name)));
 }
 
 }  // namespace
@@ -152,11 +181,16 @@ std::string McpServersText(v1::AgentDaemon::Stub& stub, const std::string& workd
   }
   std::string out;
   for (const v1::McpServer& s : list->servers()) {
-    absl::StrAppend(&out, s.name(), "  ", s.scope(), "  ", s.transport(), "  ", s.state(), "  ",
-                    s.tools_size(), " tools  ", s.target(), "\n");
-    if (!s.last_error().empty()) absl::StrAppend(&out, "    error: ", s.last_error(), "\n");
+    absl::StrAppend(&out, Visible(s.name()), "  ", s.scope(), "  ", s.transport(), "  ", s.state(),
+                    "  ", s.tools_size(), " tools  ", Visible(s.target()), "\n");
+    // The rest of the definition (the first line is the target above).
+    std::vector<std::string> lines = DefinitionLines(s.definition(), false);
+    for (size_t i = 1; i < lines.size(); ++i) absl::StrAppend(&out, "    ", lines[i], "\n");
+    if (!s.last_error().empty()) {
+      absl::StrAppend(&out, "    error: ", Visible(s.last_error()), "\n");
+    }
     for (const v1::McpTool& t : s.tools()) {
-      absl::StrAppend(&out, "    ", t.name(), t.read_only() ? " (read-only)" : "", "\n");
+      absl::StrAppend(&out, "    ", Visible(t.name()), t.read_only() ? " (read-only)" : "", "\n");
     }
   }
   return out;
@@ -192,7 +226,7 @@ int McpCommand(int argc, char** argv) {
   auto daemon = Connect(ConnectOptions{SocketPath(), true});
   if (!daemon.ok()) return Error(std::string(daemon.status().message()));
   if (ls->parsed()) {
-    std::string text = McpServersText(*daemon->stub, Cwd());
+    std::string text = McpServersText(*daemon->stub, Project());
     std::fputs(text.c_str(), stdout);
     return text.rfind("MCP servers: ", 0) == 0 ? kExitError : 0;
   }

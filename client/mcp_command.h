@@ -1,9 +1,12 @@
 // `agent mcp …`: the user's MCP servers. `add NAME -- CMD ARGS…` and `add NAME --url URL` write
 // "mcp_servers" in $XDG_CONFIG_HOME/agent/config.json (every other setting kept as it was),
 // `rm NAME` removes one; the daemon reads the file again at the next model request. `ls` asks
-// the daemon what runs for the project here (state, tools, last error); `approve NAME` lets a
-// person approve a server the project's .agent/settings.json defines, after showing its command
-// line (a terminal is required: an approval is a person's, never a script's).
+// the daemon what runs for the project here (client/project_root.h: the project sessions
+// started here use, so it works from a subdirectory): state, tools, last error and each
+// definition; `approve NAME` lets a person approve a server the project's
+// .agent/settings.json defines, after showing everything the approval covers (command, args,
+// cwd, env; or URL and headers), and the approval covers exactly that (a terminal is
+// required: an approval is a person's, never a script's).
 #pragma once
 
 #include <string>

@@ -48,7 +48,7 @@ grpc::ServerUnaryReactor* AgentService::ApproveMcpServer(grpc::CallbackServerCon
   if (mcp_ == nullptr) return Finish(ctx, absl::UnavailableError("MCP is not available"));
   absl::StatusOr<std::string> project = Project(req->workdir());
   if (!project.ok()) return Finish(ctx, project.status());
-  return Finish(ctx, mcp_->Approve(*project, req->name(), req->target()));
+  return Finish(ctx, mcp_->Approve(*project, req->name(), req->target(), req->definition()));
 }
 
 }  // namespace agent::daemon

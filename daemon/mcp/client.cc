@@ -176,7 +176,10 @@ void Client::OnMessage(Json message) {
       MutexLock l(&mu_);
       auto it = pending_.find(*id);
       if (it == pending_.end()) return;  // abandoned (timed out or cancelled) or never ours
-      if (in.error.has_value()) {
+      if (in.malformed.has_value()) {
+        it->second->result =
+            absl::DataLossError(absl::StrCat("the server's reply is malformed: ", *in.malformed));
+      } else if (in.error.has_value()) {
         it->second->result = absl::UnknownError(*in.error);
       } else {
         it->second->result = std::move(in.result);

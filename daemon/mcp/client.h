@@ -5,7 +5,8 @@
 // timeout or cancel sends notifications/cancelled and returns at once (a late answer is
 // dropped). Requests from the server are answered (ping with {}, anything else with "method
 // not found": we offer no sampling, roots or elicitation). When the connection ends, every
-// waiting request returns with the reason at once: no caller can hang on a dead server.
+// waiting request returns with the reason at once: no caller can hang on a dead server. A
+// malformed reply (json_rpc.h) to a waiting request ends that request at once (DataLoss).
 //
 // Thread-safety: all methods may be called from any thread, concurrently. Callbacks (progress,
 // tools changed) run on the transport's reader thread without our lock held: they must return

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "absl/strings/ascii.h"
@@ -23,6 +24,7 @@ struct HttpExchange {
   std::string body;  // a JSON answer, or the error text
   llm::SseParser sse;
   bool too_big = false;
+  std::string bad;  // why the answer cannot be read (an SSE event that is not JSON-RPC)
 };
 
 namespace {
@@ -33,6 +35,21 @@ std::string Trimmed(std::string_view s) {
   return std::string(absl::StripAsciiWhitespace(absl::string_view(s.data(), s.size())));
 }
 
+// A protocol version we would put in a header: a date-like token, nothing a header could
+// be bent with.
+bool HeaderSafeVersion(const std::string& v) {
+  return !v.empty() && v.size() <= 32 && std::all_of(v.begin(), v.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+  });
+}
+
+// True when `m` is a reply (well-formed or not) to our request `id`.
+bool IsReplyTo(const Json& m, const Json& id) {
+  const Incoming in = Classify(m);
+  return in.kind == Incoming::Kind::kResponse && OwnRequestId(in.id).has_value() &&
+         OwnRequestId(in.id) == OwnRequestId(id);
+}
+
 }  // namespace
 
 HttpTransport::HttpTransport(HttpOptions options) : options_(std::move(options)) {}
@@ -40,6 +57,8 @@ HttpTransport::HttpTransport(HttpOptions options) : options_(std::move(options))
 HttpTransport::~HttpTransport() { Close(); }
 
 absl::Status HttpTransport::Start(Callbacks callbacks) {
+  MutexLock l(&deliver_mu_);  // Close may come from another thread while this starts
+  if (closing_) return absl::CancelledError("closed by the daemon");
   callbacks_ = std::move(callbacks);
   absl::StatusOr<const llm::CurlLibrary*> lib = llm::LoadCurl();
   return lib.ok() ? absl::OkStatus() : lib.status();
@@ -78,13 +97,8 @@ std::vector<std::string> HttpTransport::HeaderLines() {
 
 void HttpTransport::Deliver(Json message) {
   if (closing_) return;
-  if (message.is_object() && message.contains("result") && message["result"].is_object() &&
-      message["result"].contains("protocolVersion")) {
-    MutexLock l(&mu_);
-    protocol_version_ = GetString(message["result"], "protocolVersion");
-  }
   MutexLock l(&deliver_mu_);
-  callbacks_.on_message(std::move(message));
+  if (callbacks_.on_message) callbacks_.on_message(std::move(message));
 }
 
 void HttpTransport::EndConnection(absl::Status why) {
@@ -94,7 +108,7 @@ void HttpTransport::EndConnection(absl::Status why) {
     ended_ = true;
   }
   MutexLock l(&deliver_mu_);
-  callbacks_.on_closed(why);
+  if (callbacks_.on_closed) callbacks_.on_closed(why);  // unset when closed before Start
 }
 
 namespace {
@@ -123,8 +137,21 @@ size_t OnBody(char* data, size_t size, size_t n, void* p) {
       return 0;
     }
     for (llm::SseEvent& e : events) {
+      if (e.data.empty()) continue;  // a priming event (2025-11-25): an id, no message
       absl::StatusOr<Json> j = ParseJson(e.data);
-      if (j.ok()) x->deliver(std::move(*j));
+      const bool batch =
+          j.ok() && j->is_array() &&
+          std::all_of(j->begin(), j->end(), [](const Json& m) { return m.is_object(); });
+      if (!j.ok() || !(j->is_object() || batch)) {
+        x->bad = absl::StrCat("the server sent an event that is not JSON-RPC: ",
+                              ToValidUtf8(std::string_view(e.data).substr(0, 120)));
+        return 0;  // ends the transfer: its answer cannot be trusted to follow
+      }
+      if (j->is_array()) {
+        for (Json& m : *j) x->deliver(std::move(m));
+      } else {
+        x->deliver(std::move(*j));
+      }
     }
     return size * n;
   }
@@ -183,18 +210,54 @@ HttpTransport::Outcome HttpTransport::Perform(const Json& message, HttpExchange*
   return out;
 }
 
+namespace {
+
+// Why a POST that carried a request ended without its answer.
+std::string NoAnswer(const HttpExchange& x, long status) {
+  if (absl::StartsWith(x.content_type, "text/event-stream")) {
+    return "the server's event stream ended without the answer";
+  }
+  if (absl::StartsWith(x.content_type, "application/json")) {
+    return x.body.empty() ? absl::StrCat("the server answered HTTP ", status, " with no body")
+                          : "the server's JSON answer holds no reply to the request";
+  }
+  return absl::StrCat("the server answered HTTP ", status, " with content type \"",
+                      ToValidUtf8(std::string_view(x.content_type).substr(0, 80)),
+                      "\", neither application/json nor text/event-stream");
+}
+
+}  // namespace
+
+void HttpTransport::AdoptProtocolVersion(const Json& reply) {
+  auto r = reply.find("result");
+  if (r == reply.end() || !r->is_object()) return;
+  std::string version = GetString(*r, "protocolVersion");
+  if (!HeaderSafeVersion(version)) return;  // the client refuses it and closes
+  MutexLock l(&mu_);
+  protocol_version_ = std::move(version);
+}
+
 void HttpTransport::Post(Json message) {
   const Incoming in = Classify(message);
+  const bool is_request = in.kind == Incoming::Kind::kRequest;
+  HttpExchange x;
+  bool answered = false;
   auto fail = [&](const std::string& why) {
-    if (in.kind == Incoming::Kind::kRequest) Deliver(MakeError(in.id, -32000, why));
+    if (is_request && !answered) Deliver(MakeError(in.id, -32000, why));
   };
   if (absl::StatusOr<const llm::CurlLibrary*> lib = llm::LoadCurl(); !lib.ok()) {
     return fail(std::string(lib.status().message()));
   }
-  HttpExchange x;
-  x.deliver = [this](Json m) { Deliver(std::move(m)); };
+  const bool is_initialize = is_request && in.method == "initialize";
+  x.deliver = [&](Json m) {
+    if (is_request && IsReplyTo(m, in.id)) {
+      answered = true;
+      // The version negotiated in initialize, and only there, goes into later headers.
+      if (is_initialize) AdoptProtocolVersion(m);
+    }
+    Deliver(std::move(m));
+  };
   x.max_bytes = options_.max_message_bytes;
-  const bool is_initialize = in.method == "initialize";
   const Outcome out = Perform(message, &x);
   if (closing_) return;
   bool had_session;
@@ -206,6 +269,7 @@ void HttpTransport::Post(Json message) {
   if (x.too_big) {
     return EndConnection(absl::ResourceExhaustedError("the server sent a message over the limit"));
   }
+  if (!x.bad.empty()) return fail(x.bad);
   if (out.code != CURLE_OK) return fail(absl::StrCat("HTTP transport: ", out.error));
   if (out.status == 404 && had_session) {
     return EndConnection(absl::UnavailableError("the server ended the MCP session (HTTP 404)"));
@@ -213,16 +277,20 @@ void HttpTransport::Post(Json message) {
   if (out.status >= 400) {
     return fail(absl::StrCat("HTTP ", out.status, ": ", ToValidUtf8(x.body.substr(0, 300))));
   }
-  if (!absl::StartsWith(x.content_type, "application/json") || x.body.empty()) return;
-  absl::StatusOr<Json> j = ParseJson(x.body);
-  if (!j.ok() || !(j->is_object() || j->is_array())) {
-    return EndConnection(absl::DataLossError("the server answered with malformed JSON-RPC"));
+  if (absl::StartsWith(x.content_type, "application/json") && !x.body.empty()) {
+    absl::StatusOr<Json> j = ParseJson(x.body);
+    if (!j.ok() || !(j->is_object() || j->is_array())) {
+      return EndConnection(absl::DataLossError("the server answered with malformed JSON-RPC"));
+    }
+    if (j->is_array()) {
+      for (Json& m : *j) x.deliver(std::move(m));
+    } else {
+      x.deliver(std::move(*j));
+    }
   }
-  if (j->is_array()) {
-    for (Json& m : *j) Deliver(std::move(m));
-  } else {
-    Deliver(std::move(*j));
-  }
+  // Nothing else can carry the answer (no GET stream, no resumption): end the call now
+  // rather than at its timeout.
+  fail(NoAnswer(x, out.status));
 }
 
 void HttpTransport::Close() {

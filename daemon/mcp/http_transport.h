@@ -3,11 +3,13 @@
 // the answer to a request is either one JSON body or an SSE stream (llm/sse_parser.h) carrying
 // the answer and whatever notifications (progress) come before it. The Mcp-Session-Id the
 // server gives in its answer to initialize is sent with every later POST, and so is the
-// MCP-Protocol-Version negotiated there. No redirects are followed (headers may hold tokens).
+// MCP-Protocol-Version negotiated there (taken only from the reply to initialize, never from
+// another answer). No redirects are followed (headers may hold tokens).
 //
 // Each request's POST runs on a thread of its own, so a long call does not hold up others. A
-// failed POST answers its request with a JSON-RPC error; a 404 once a session exists (the
-// server forgot it) ends the connection, so the server is started over.
+// POST that ends without the answer to its request answers it with a JSON-RPC error (so no
+// call waits for its timeout); a 404 once a session exists (the server forgot it) ends the
+// connection, so the server is started over.
 //
 // Not done: the optional GET stream for messages the server starts on its own (so
 // tools/list_changed arrives only on a POST's stream), resumption with Last-Event-ID, and
@@ -56,16 +58,22 @@ class HttpTransport : public Transport {
   };
   // One POST, to its end or Close.
   Outcome Perform(const Json& message, HttpExchange* x);
+  // One message's POST and what its answer holds. A request whose POST ends without its
+  // reply (an error status, a body that is neither JSON nor an event stream, a stream that
+  // ends early or carries an event that is not JSON-RPC) is answered with a JSON-RPC error at
+  // once.
   void Post(Json message);
+  // Takes the protocol version for later headers from the reply to initialize.
+  void AdoptProtocolVersion(const Json& reply) ABSL_LOCKS_EXCLUDED(mu_);
   // Delivers one message from the server (serialised: one at a time).
   void Deliver(Json message) ABSL_LOCKS_EXCLUDED(deliver_mu_);
   void EndConnection(absl::Status why) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<std::string> HeaderLines() ABSL_LOCKS_EXCLUDED(mu_);
 
   HttpOptions options_;
-  Callbacks callbacks_;
-  std::atomic<bool> closing_{false};
   Mutex deliver_mu_;
+  Callbacks callbacks_ ABSL_GUARDED_BY(deliver_mu_);
+  std::atomic<bool> closing_{false};
   Mutex mu_;
   std::string session_id_ ABSL_GUARDED_BY(mu_);
   std::string protocol_version_ ABSL_GUARDED_BY(mu_);

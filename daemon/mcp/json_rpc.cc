@@ -42,13 +42,22 @@ Incoming Classify(const Json& message) {
     }
     return in;
   }
-  if (!has_id) return in;
+  if (id == message.end() || !(id->is_string() || id->is_number())) return in;
+  in.kind = Incoming::Kind::kResponse;
   in.id = *id;
-  if (auto r = message.find("result"); r != message.end()) {
-    in.kind = Incoming::Kind::kResponse;
-    in.result = *r;
-  } else if (auto e = message.find("error"); e != message.end()) {
-    in.kind = Incoming::Kind::kResponse;
+  auto r = message.find("result");
+  auto e = message.find("error");
+  const bool has_result = r != message.end(), has_error = e != message.end();
+  if (has_result == has_error) {
+    in.malformed = has_result ? "it has both \"result\" and \"error\""
+                              : "it has neither \"result\" nor \"error\"";
+  } else if (has_error && !e->is_object()) {
+    in.malformed = "its \"error\" is not an object";
+  } else if (!id->is_number_integer()) {
+    in.malformed = absl::StrCat("its id ", DumpJson(*id), " is not the integer we sent");
+  }
+  if (has_result) in.result = *r;
+  if (has_error && e->is_object()) {
     in.error = absl::StrCat("error ", GetInt(*e, "code"), ": ", GetString(*e, "message", "(none)"));
   }
   return in;
@@ -56,6 +65,24 @@ Incoming Classify(const Json& message) {
 
 std::optional<int64_t> OwnRequestId(const Json& id) {
   if (id.is_number_integer()) return id.get<int64_t>();
+  if (id.is_number_float()) {
+    const double d = id.get<double>();
+    // Our ids are small positive integers; only an exact one can name a call.
+    if (d >= 1 && d < 9007199254740992.0 && d == static_cast<double>(static_cast<int64_t>(d))) {
+      return static_cast<int64_t>(d);
+    }
+    return std::nullopt;
+  }
+  if (id.is_string()) {
+    const std::string& s = id.get_ref<const std::string&>();
+    if (s.empty() || s.size() > 18 || s.front() == '0') return std::nullopt;
+    int64_t v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "daemon/mcp/registry.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/tool_env.h"
 #include "daemon/mcp/approvals.h"
@@ -20,6 +21,26 @@ std::string HomeCwd() {
     if (e.rfind("HOME=", 0) == 0) return e.substr(5);
   }
   return "/";
+}
+
+// `text` with the controls (C0, DEL, C1) repository content or a server may have put in it
+// written as \xNN: a session shows these problems as they are, on a person's terminal.
+std::string Printable(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() &&
+                    static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F) {
+      out += absl::StrFormat("\\x%02x", c);
+    } else if (c1) {
+      out += absl::StrFormat("\\u%04x", static_cast<unsigned char>(text[++i]));
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 std::string NeedsApproval(const ServerDef& def) {
@@ -135,7 +156,7 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
     }
   }
   for (const std::string& p : problems) {
-    if (report && FirstReport(session_id, p)) report(p);
+    if (report && FirstReport(session_id, p)) report(Printable(p));
   }
   return registry;
 }
@@ -149,6 +170,7 @@ std::vector<agent::v1::McpServer> Registry::List(const std::string& project) {
     s.set_scope(def.scope);
     s.set_transport(def.is_http() ? "http" : "stdio");
     s.set_target(def.Target());
+    s.set_definition(def.Identity());
     if (!IsApproved(def)) {
       s.set_state("needs approval");
       out.push_back(std::move(s));
@@ -187,13 +209,17 @@ std::vector<agent::v1::McpServer> Registry::List(const std::string& project) {
 }
 
 absl::Status Registry::Approve(const std::string& project, const std::string& name,
-                               const std::string& target) {
+                               const std::string& target, const std::string& definition) {
+  if (definition.empty()) {
+    return absl::InvalidArgumentError(
+        "an approval must name the whole definition the person was shown (update agent)");
+  }
   for (const ServerDef& def : LoadProjectServers(project).servers) {
     if (def.name != name) continue;
-    if (def.Target() != target) {
+    if (def.Target() != target || def.Identity() != definition) {
       return absl::FailedPreconditionError(
-          absl::StrCat("the project's server ", name, " now runs `", def.Target(), "`, not `",
-                       target, "`: look at it again before approving"));
+          absl::StrCat("the project's server ", name, " changed since it was shown (it now runs `",
+                       def.Target(), "`): look at it again before approving"));
     }
     return RecordApproval(def);
   }

@@ -51,11 +51,12 @@ class Registry {
   // What `agent mcp ls` shows for a project.
   std::vector<agent::v1::McpServer> List(const std::string& project);
 
-  // Records a person's approval of the project's server `name` whose target is `target`.
-  // NotFound for an unknown name, FailedPrecondition when the target differs (the file changed)
-  // or the server is not defined by the project.
+  // Records a person's approval of the project's server `name` whose target is `target` and
+  // whose whole definition (ServerDef::Identity, what the person was shown) is `definition`.
+  // InvalidArgument without a definition, NotFound for a name the project does not define,
+  // FailedPrecondition when either differs (the file changed since it was shown).
   absl::Status Approve(const std::string& project, const std::string& name,
-                       const std::string& target);
+                       const std::string& target, const std::string& definition);
 
   // Starts the user's eager servers.
   void StartEager();

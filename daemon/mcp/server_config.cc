@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
+#include "common/mcp_server_name.h"
 #include "common/paths.h"
 #include "daemon/mcp/tool_shape.h"
 
@@ -41,7 +42,7 @@ absl::Status StringMap(const Json& def, const char* key,
 absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
   if (!ValidServerName(name)) {
     return absl::InvalidArgumentError(
-        "the name must be 1-32 letters, digits, _ or - without \"__\"");
+        absl::StrCat("the name must be ", std::string(kMcpServerNameRule)));
   }
   if (!def.is_object()) return absl::InvalidArgumentError("not an object");
   ServerDef s;
@@ -51,7 +52,7 @@ absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
   if (s.command.empty() == s.url.empty()) {
     return absl::InvalidArgumentError("needs either \"command\" (stdio) or \"url\" (http)");
   }
-  if (!s.url.empty() && s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0) {
+  if (!s.url.empty() && !ValidMcpServerUrl(s.url)) {
     return absl::InvalidArgumentError("\"url\" must start with http:// or https://");
   }
   if (auto a = def.find("args"); a != def.end() && !a->is_null()) {

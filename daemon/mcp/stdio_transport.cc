@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +13,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "common/utf8.h"
+#include "daemon/mcp/command_path.h"
 
 namespace agent::daemon::mcp {
 namespace {
@@ -29,26 +28,6 @@ constexpr auto kKillGrace = std::chrono::milliseconds(300);
 
 absl::Status Errno(const std::string& what) {
   return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
-}
-
-// `command` as execve wants it: a name without a slash is looked up on the PATH of `env`
-// (posix_spawnp would use the daemon's own PATH).
-std::string ResolveCommand(const std::string& command, const std::vector<std::string>& env) {
-  if (command.find('/') != std::string::npos) return command;
-  std::string path = "/usr/local/bin:/usr/bin:/bin";
-  for (const std::string& e : env) {
-    if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
-  }
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = absl::StrCat(std::string(dir), "/", command);
-    struct stat st;
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-  }
-  return command;
 }
 
 std::string DescribeExit(int status) {
@@ -70,7 +49,14 @@ StdioTransport::StdioTransport(StdioOptions options) : options_(std::move(option
 StdioTransport::~StdioTransport() { Close(); }
 
 absl::Status StdioTransport::Start(Callbacks callbacks) {
+  // Close may come from another thread at any moment (a server stopped while it starts):
+  // the whole start holds close_mu_, and nothing starts once closed.
+  MutexLock l(&close_mu_);
+  if (closed_) return absl::CancelledError("closed by the daemon");
   callbacks_ = std::move(callbacks);
+  absl::StatusOr<std::string> path = FindCommand(
+      options_.command, options_.search_path.empty() ? DaemonSearchPath() : options_.search_path);
+  if (!path.ok()) return path.status();
   int in[2], out[2], err[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return Errno("pipe");
   if (::pipe2(out, O_CLOEXEC) != 0) return Errno("pipe");
@@ -97,7 +83,6 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
   }
   ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 
-  std::string path = ResolveCommand(options_.command, options_.env);
   std::vector<std::string> argv_store = {options_.command};
   argv_store.insert(argv_store.end(), options_.args.begin(), options_.args.end());
   std::vector<char*> argv, envp;
@@ -106,17 +91,21 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
   std::vector<std::string> env = options_.env;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const int rc = ::posix_spawn(&pid_, path.c_str(), &actions, &attr, argv.data(), envp.data());
+  const int rc = ::posix_spawn(&pid_, path->c_str(), &actions, &attr, argv.data(), envp.data());
   ::posix_spawnattr_destroy(&attr);
   ::posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
-  stdin_fd_ = in[1];
+  {
+    MutexLock w(&write_mu_);
+    stdin_fd_ = in[1];
+  }
   stdout_fd_ = out[0];
   stderr_fd_ = err[0];
   if (rc != 0) {
     pid_ = -1;
+    MutexLock w(&write_mu_);
     CloseFd(&stdin_fd_);
     CloseFd(&stdout_fd_);
     CloseFd(&stderr_fd_);
@@ -124,8 +113,7 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
                                             options_.cwd.empty() ? "." : options_.cwd, ": ",
                                             std::strerror(rc)));
   }
-  ::fcntl(stdin_fd_, F_SETFL, ::fcntl(stdin_fd_, F_GETFL) | O_NONBLOCK);
-  MutexLock l(&close_mu_);
+  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
   reader_ = std::thread([this] { ReadLoop(); });
   return absl::OkStatus();
 }
@@ -280,6 +268,7 @@ std::string StdioTransport::KillGroup() {
 
 void StdioTransport::Close() {
   MutexLock closing(&close_mu_);  // a second caller waits for the first
+  closed_ = true;
   if (reader_.joinable()) {
     char c = 'x';
     ssize_t n = ::write(wake_[1], &c, 1);

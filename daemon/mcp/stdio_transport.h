@@ -24,10 +24,11 @@
 namespace agent::daemon::mcp {
 
 struct StdioOptions {
-  std::string command;  // found on the PATH of `env` when it has no slash
+  std::string command;  // without a slash: found on `search_path` (command_path.h)
   std::vector<std::string> args;
   std::vector<std::string> env;  // the whole environment, "NAME=value"
   std::string cwd;               // must exist
+  std::string search_path;       // empty: the daemon's PATH; never the PATH of `env`
   std::string log_name;          // prefix of the stderr lines in the daemon's log
   size_t max_message_bytes = kMaxMessageBytes;
 };
@@ -54,12 +55,13 @@ class StdioTransport : public Transport {
   StdioOptions options_;
   Callbacks callbacks_;
   pid_t pid_ = -1;
-  int stdin_fd_ = -1;
+  int stdin_fd_ ABSL_GUARDED_BY(write_mu_) = -1;
   int stdout_fd_ = -1;
   int stderr_fd_ = -1;
   int wake_[2] = {-1, -1};
   Mutex close_mu_;
   std::thread reader_ ABSL_GUARDED_BY(close_mu_);
+  bool closed_ ABSL_GUARDED_BY(close_mu_) = false;  // Close ran: Start starts nothing
   Mutex write_mu_;
   absl::Status closed_why_ ABSL_GUARDED_BY(write_mu_);  // set when the reader ends
   int stderr_lines_ = 0;                                // reader thread only

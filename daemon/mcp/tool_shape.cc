@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/mcp_server_name.h"
 #include "common/utf8.h"
 
 namespace agent::daemon::mcp {
@@ -55,13 +56,7 @@ std::string DescribeBlock(const Json& block) {
 
 }  // namespace
 
-bool ValidServerName(std::string_view name) {
-  if (name.empty() || name.size() > 32) return false;
-  for (char c : name) {
-    if (!NameChar(c)) return false;
-  }
-  return name.find("__") == std::string_view::npos;
-}
+bool ValidServerName(std::string_view name) { return ValidMcpServerName(name); }
 
 std::string ModelToolName(std::string_view server, std::string_view tool) {
   std::string name = absl::StrCat("mcp__", std::string(server), "__");

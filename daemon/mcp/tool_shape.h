@@ -18,7 +18,8 @@ inline constexpr size_t kMaxDescriptionBytes = 2048;
 inline constexpr size_t kMaxSchemaBytes = 32 << 10;
 
 // A server name must be 1-32 of [A-Za-z0-9_-] without "__" (which separates the parts of a
-// tool name, so `mcp__a__*` cannot also match the tools of a server named `a__b`).
+// tool name, so `mcp__a__*` cannot also match the tools of a server named `a__b`);
+// common/mcp_server_name.h, which `agent mcp add` checks too.
 bool ValidServerName(std::string_view name);
 
 // `mcp__<server>__<tool>` with every other character of the tool's name replaced by `_`. A

@@ -7,8 +7,9 @@ import os
 import time
 import unittest
 
-from harness import Env, processes, tool_call
+from harness import BIN, Env, processes, tool_call
 from test_multi_client import Api, collect_until_turns_end, kind
+from test_terminal import TMUX, Terminal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "daemon", "mcp", "fake_mcp_server.py")
@@ -61,6 +62,23 @@ class McpCommand(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("no MCP server nope", r.stderr)
 
+    def test_add_refuses_what_the_daemon_would_reject(self):
+        env = Env([])
+        self.addCleanup(env.close)
+        config = os.path.join(env.dir, "config", "agent", "config.json")
+        for args, why in [
+                (["a__b", "--", "/bin/true"], 'a server name is 1-32 letters, digits, _ or - '
+                                               'without "__", not "a__b"'),
+                (["a b", "--", "/bin/true"], "not \"a b\""),
+                (["web", "--url", "ftp://example.com/mcp"],
+                 '--url must be an http:// or https:// URL, not "ftp://example.com/mcp"'),
+                (["web", "--url", "file:///etc/passwd"], "http:// or https://"),
+                (["empty", "--", ""], "the command is empty")]:
+            r = env.agent("mcp", "add", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(why, r.stderr)
+        self.assertFalse(os.path.exists(config))  # nothing written
+
 
 class ProjectServers(unittest.TestCase):
     def test_a_repositorys_server_runs_only_after_a_person_approved_it(self):
@@ -86,9 +104,15 @@ class ProjectServers(unittest.TestCase):
         with self.assertRaises(Exception):
             api.stub.ApproveMcpServer(pb.ApproveMcpServerRequest(
                 workdir=env.project, name="repo", target="/bin/sh -c evil"), timeout=10)
-        target = ls.split("needs approval")[1].split("tools")[1].strip().splitlines()[0]
+        [shown] = api.stub.ListMcpServers(pb.ListMcpServersRequest(workdir=env.project),
+                                          timeout=10).servers
+        # An approval must carry the whole definition the person saw, not the target alone.
+        with self.assertRaises(Exception):
+            api.stub.ApproveMcpServer(pb.ApproveMcpServerRequest(
+                workdir=env.project, name="repo", target=shown.target), timeout=10)
         api.stub.ApproveMcpServer(pb.ApproveMcpServerRequest(
-            workdir=env.project, name="repo", target=target), timeout=10)
+            workdir=env.project, name="repo", target=shown.target,
+            definition=shown.definition), timeout=10)
         r = env.agent("--yes", "again")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("mcp__repo__echo", tool_names(env.requests()[1]))
@@ -97,6 +121,79 @@ class ProjectServers(unittest.TestCase):
                                                     "mcp-approvals.json")))
         self.assertFalse(any("approv" in n for n in os.listdir(os.path.join(env.project,
                                                                              ".agent"))))
+
+
+    def test_a_bare_command_is_never_the_repositorys_file_of_that_name(self):
+        # The repository ships ./agentd-test-server and names it without a slash, with a PATH
+        # of its own: neither the project directory nor that PATH is searched.
+        env = Env([{"text": "first"}])
+        self.addCleanup(env.close)
+        os.makedirs(os.path.join(env.project, ".agent"))
+        os.makedirs(os.path.join(env.project, "bin"))
+        marker = os.path.join(env.dir, "ran-from-repo")
+        for path in (os.path.join(env.project, "agentd-test-server"),
+                     os.path.join(env.project, "bin", "agentd-test-server")):
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\necho ran > '%s'\nexit 1\n" % marker)
+            os.chmod(path, 0o755)
+        with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
+            json.dump({"mcp_servers": {"repo": {
+                "command": "agentd-test-server",
+                "env": {"PATH": os.path.join(env.project, "bin") + ":/nonexistent"},
+                "startup_timeout_ms": 3000}}}, f)
+        api = Api(env)
+        self.addCleanup(api.close)
+        [shown] = api.stub.ListMcpServers(api.pb.ListMcpServersRequest(workdir=env.project),
+                                          timeout=10).servers
+        api.stub.ApproveMcpServer(api.pb.ApproveMcpServerRequest(
+            workdir=env.project, name="repo", target=shown.target,
+            definition=shown.definition), timeout=10)
+        r = env.agent("--yes", "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("command not found: agentd-test-server", r.stdout + r.stderr)
+        self.assertFalse(os.path.exists(marker))
+        ls = env.agent("mcp", "ls").stdout
+        self.assertIn("repo  project  stdio  failed", ls)
+        self.assertIn("error: command not found: agentd-test-server", ls)
+
+
+@unittest.skipIf(TMUX is None, "tmux is not installed")
+class ApproveAtATerminal(unittest.TestCase):
+    def test_approve_from_a_subdirectory_shows_the_whole_definition_first(self):
+        env = Env([{"text": "hi"}])
+        self.addCleanup(env.close)
+        sub = os.path.join(env.project, "src", "deep")
+        os.makedirs(sub)
+        os.makedirs(os.path.join(env.project, ".agent"))
+        server = fake()
+        server["env"] = {"MODE_X": "on\x1b[31mred", "OTHER": "2"}
+        server["cwd"] = "/"
+        with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
+            json.dump({"mcp_servers": {"repo": server}}, f)
+        ls = env.agent("mcp", "ls", cwd=sub)
+        self.assertEqual(ls.returncode, 0, ls.stderr)
+        self.assertIn("repo  project  stdio  needs approval", ls.stdout)
+        self.assertIn("    env: MODE_X=on\\x1b[31mred\n", ls.stdout)
+        self.assertIn("    cwd: /\n", ls.stdout)
+        term = Terminal(self, env)
+        script = term._script("approve", {})
+        term.tmux("new-session", "-d", "-s", "t", "-n", "approve", "-x", "200", "-y", "40",
+                  "sh", script, "/bin/sh", "-c",
+                  "cd '%s' && exec '%s' mcp approve repo" % (sub, os.path.join(BIN, "agent")))
+        term.tmux("set-option", "-g", "remain-on-exit", "on")
+        term.started = True
+        screen = term.wait_for("approve", "[y/N]")
+        self.assertIn("command: /usr/bin/python3 ", screen)
+        self.assertIn("cwd: /", screen)
+        self.assertIn("env: MODE_X=on\\x1b[31mred", screen)  # the escape, made visible
+        self.assertIn("env: OTHER=2", screen)
+        self.assertIn("Run it for %s " % env.project, screen)
+        term.type_line("approve", "y")
+        term.wait_for("approve", "approved repo for %s" % env.project)
+        self.assertEqual(term.wait_exit("approve"), 0)
+        r = env.agent("--yes", "hello", cwd=sub)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("mcp__repo__echo", tool_names(env.requests()[0]))
 
 
 class Faults(unittest.TestCase):

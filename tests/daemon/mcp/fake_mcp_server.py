@@ -6,7 +6,8 @@ Usage: fake_mcp_server.py MODE [LOGFILE]. MODE changes the whole server: "ok", "
 "crash-once" (exits during its first life's initialize when LOGFILE has no "started" line).
 Tools (in "ok"): echo, add, slow (progress, then waits to be cancelled), huge (N bytes),
 die (exits mid-call), flood (N notifications before the answer), fail (isError), change
-(adds a tool and sends tools/list_changed), image. Every message received is appended to
+(adds a tool and sends tools/list_changed), image; and, not listed, no-result, both,
+string-id and error-not-object answer with a malformed reply. Every message received is appended to
 LOGFILE as JSON, one per line, so tests can see what the client sent.
 """
 import json
@@ -97,6 +98,16 @@ def call(msg):
         EXTRA_TOOLS.append({"name": "added", "inputSchema": {"type": "object"}})
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return send({"jsonrpc": "2.0", "id": rid, "result": text("changed")})
+    # Malformed replies (not listed: callable by name).
+    if name == "no-result":
+        return send({"jsonrpc": "2.0", "id": rid})
+    if name == "both":
+        return send({"jsonrpc": "2.0", "id": rid, "result": text("r"),
+                     "error": {"code": 1, "message": "e"}})
+    if name == "string-id":
+        return send({"jsonrpc": "2.0", "id": str(rid), "result": text("r")})
+    if name == "error-not-object":
+        return send({"jsonrpc": "2.0", "id": rid, "error": "boom"})
     if name == "image":
         return send({"jsonrpc": "2.0", "id": rid, "result": {"content": [
             {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},

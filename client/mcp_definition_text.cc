@@ -1,0 +1,127 @@
+#include "client/mcp_definition_text.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "client/terminal_text.h"
+#include "common/json.h"
+
+namespace agent::client {
+namespace {
+
+// Characters that reorder or hide text on a terminal without being controls.
+bool InvisibleFormat(char32_t c) {
+  return c == 0x061C || c == 0x00AD || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
+
+void AppendUtf8(char32_t c, std::string* out) {
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+std::string Hex(const char* format, unsigned value) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+bool Plain(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("-_./=:,@+%").find(c) != std::string_view::npos;
+}
+
+// One word as a shell would need it quoted, made visible.
+std::string Word(const std::string& word) {
+  std::string v = Visible(word);
+  if (!v.empty() && v == word && std::all_of(word.begin(), word.end(), Plain)) return v;
+  std::string out = "'";
+  for (char c : v) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string Cwd(const Json& d) {
+  const std::string cwd = GetString(d, "cwd");
+  const std::string project = GetString(d, "project");
+  const bool in_project = GetString(d, "scope") == "project";
+  if (!cwd.empty() && cwd.front() == '/') return Visible(cwd);
+  if (cwd.empty()) return in_project ? Visible(project) + " (the project)" : "your home directory";
+  return in_project ? Visible(project + "/" + cwd) : "~/" + Visible(cwd);
+}
+
+void AppendPairs(const Json& d, const char* key, const std::string& label, const char* between,
+                 bool full, std::vector<std::string>* out) {
+  auto it = d.find(key);
+  const bool none = it == d.end() || !it->is_object() || it->empty();
+  if (none) {
+    if (full) out->push_back(label + ": (none)");
+    return;
+  }
+  for (const auto& [k, v] : it->items()) {
+    out->push_back(absl::StrCat(label, ": ", Visible(k), between,
+                                Visible(v.is_string() ? v.get<std::string>() : v.dump())));
+  }
+}
+
+}  // namespace
+
+std::string Visible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char32_t c : DecodeUtf8(text)) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += Hex("\\x%02x", static_cast<unsigned>(c));
+    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
+      out += Hex("\\u%04x", static_cast<unsigned>(c));
+    } else {
+      AppendUtf8(c, &out);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> DefinitionLines(std::string_view definition_json, bool full) {
+  absl::StatusOr<Json> parsed = ParseJson(definition_json);
+  if (!parsed.ok() || !parsed->is_object()) return {"(the daemon sent no definition)"};
+  const Json& d = *parsed;
+  std::vector<std::string> out;
+  const std::string url = GetString(d, "url");
+  if (!url.empty()) {
+    out.push_back("url: " + Visible(url));
+    AppendPairs(d, "headers", "header", ": ", full, &out);
+    return out;
+  }
+  std::string line = "command: " + Word(GetString(d, "command"));
+  if (auto a = d.find("args"); a != d.end() && a->is_array()) {
+    for (const Json& w : *a)
+      absl::StrAppend(&line, " ", Word(w.is_string() ? w.get<std::string>() : w.dump()));
+  }
+  out.push_back(std::move(line));
+  if (full || !GetString(d, "cwd").empty()) out.push_back("cwd: " + Cwd(d));
+  AppendPairs(d, "env", "env", "=", full, &out);
+  return out;
+}
+
+}  // namespace agent::client

@@ -1,0 +1,26 @@
+// How `agent mcp ls` and `agent mcp approve` show an MCP server's definition
+// (McpServer.definition): every part an approval covers, one per line. A project's
+// definition is repository content and reaches the terminal, so every character that could
+// act on it (controls, DEL, C1, bidirectional and invisible format characters) is shown as an
+// escape instead. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agent::client {
+
+// `text` as valid UTF-8 with a backslash doubled and each character a terminal could act on
+// or hide written as \n, \t, \r, \xNN (other C0 and DEL) or \uNNNN (C1, bidi and invisible
+// format characters). Ill-formed bytes become U+FFFD.
+std::string Visible(std::string_view text);
+
+// The definition's lines, without indent: "command: WORDS" (shell-quoted), "cwd: DIR",
+// "env: NAME=value" per variable, or "url: URL" and "header: Name: value" per header. With
+// `full` (the approval prompt) the cwd is always shown, resolved as the daemon resolves it,
+// and an empty env is said so; otherwise only what the definition sets. Text that is not a
+// definition gives one line saying so.
+std::vector<std::string> DefinitionLines(std::string_view definition_json, bool full);
+
+}  // namespace agent::client

@@ -1,0 +1,20 @@
+// What an MCP server definition may be named and which URLs it may use, shared by the daemon
+// (which rejects any other definition) and `agent mcp add` (which refuses to write one the
+// daemon would reject). Pure functions; thread-safe.
+#pragma once
+
+#include <string_view>
+
+namespace agent {
+
+// The rule ValidMcpServerName checks, for messages.
+inline constexpr std::string_view kMcpServerNameRule =
+    "1-32 letters, digits, _ or - without \"__\"";
+
+// 1-32 of [A-Za-z0-9_-], without "__" (which would blur the mcp__<server>__<tool> names).
+bool ValidMcpServerName(std::string_view name);
+
+// An http:// or https:// URL (the Streamable HTTP transport speaks nothing else).
+bool ValidMcpServerUrl(std::string_view url);
+
+}  // namespace agent

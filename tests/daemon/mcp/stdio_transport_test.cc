@@ -1,0 +1,147 @@
+#include "daemon/mcp/stdio_transport.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "daemon/mcp/client.h"
+#include "daemon/mcp/command_path.h"
+#include "daemon/mcp/http_transport.h"
+#include "daemon/mcp/managed_server.h"
+#include "daemon/mcp/registry.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/mcp/fake_server.h"
+#include "tests/fakes/temp_dir.h"
+
+namespace agent::daemon::mcp {
+namespace {
+
+using ::testing::HasSubstr;
+
+// An executable shell script at `path` that leaves `marker` behind when it runs.
+void WriteMarkerScript(const std::string& path, const std::string& marker) {
+  std::ofstream(path) << "#!/bin/sh\necho ran > '" << marker << "'\nexit 1\n";
+  ::chmod(path.c_str(), 0755);
+}
+
+class CommandPathTest : public ::testing::Test {
+ protected:
+  agent::testing::TempDir dir_;
+};
+
+TEST_F(CommandPathTest, ABareNameIsFoundOnAnAbsoluteEntry) {
+  WriteMarkerScript(dir_.Join("tool"), dir_.Join("marker"));
+  absl::StatusOr<std::string> p = FindCommand("tool", "/nonexistent:" + dir_.path());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(*p, dir_.Join("tool"));
+}
+
+TEST_F(CommandPathTest, RelativeAndEmptyEntriesAreNeverSearched) {
+  WriteMarkerScript(dir_.Join("tool"), dir_.Join("marker"));
+  std::filesystem::create_directories(dir_.Join("bin"));
+  WriteMarkerScript(dir_.Join("bin/tool"), dir_.Join("marker"));
+  const std::filesystem::path was = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.path());
+  absl::StatusOr<std::string> p = FindCommand("tool", ":.:bin::");
+  std::filesystem::current_path(was);
+  EXPECT_TRUE(absl::IsNotFound(p.status())) << p.status();
+  EXPECT_THAT(std::string(p.status().message()), HasSubstr("command not found: tool"));
+}
+
+TEST_F(CommandPathTest, ANameWithASlashIsUsedAsWritten) {
+  EXPECT_EQ(*FindCommand("./server.sh", "/usr/bin"), "./server.sh");
+  EXPECT_EQ(*FindCommand("/usr/bin/python3", ""), "/usr/bin/python3");
+}
+
+class StdioTransportTest : public ::testing::Test {
+ protected:
+  // A server definition in `dir_` (its cwd) whose command is the bare name of a script there.
+  StdioOptions RepositoryShippedCommand(const std::string& env_path) {
+    WriteMarkerScript(dir_.Join("agentd-test-server"), marker_);
+    StdioOptions o;
+    o.command = "agentd-test-server";
+    o.env = {"PATH=" + env_path, "LANG=C.UTF-8"};
+    o.cwd = dir_.path();
+    o.log_name = "repo";
+    return o;
+  }
+  agent::testing::TempDir dir_;
+  std::string marker_ = dir_.Join("ran");
+};
+
+TEST_F(StdioTransportTest, ABareNameNotOnTheDaemonsPathNeverRunsTheFileInTheCwd) {
+  StdioTransport t(RepositoryShippedCommand("/nonexistent"));
+  absl::Status s = t.Start({[](Json) {}, [](absl::Status) {}});
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("command not found"));
+  t.Close();
+  EXPECT_FALSE(std::filesystem::exists(marker_));
+}
+
+TEST_F(StdioTransportTest, TheDefinitionsOwnPathIsNotSearched) {
+  StdioTransport t(RepositoryShippedCommand(dir_.path()));
+  absl::Status s = t.Start({[](Json) {}, [](absl::Status) {}});
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  t.Close();
+  EXPECT_FALSE(std::filesystem::exists(marker_));
+}
+
+TEST_F(StdioTransportTest, AServerWhoseCommandIsNotFoundFailsWithTheReason) {
+  ServerDef d;
+  d.name = "gone";
+  d.scope = "user";
+  d.command = "agentd-test-no-such-command";
+  d.cwd = dir_.path();
+  ManagedServer server(d, MakeTransport, {absl::Seconds(60), absl::Seconds(60)});
+  server.Want();
+  server.AwaitSettled(absl::Now() + absl::Seconds(10), nullptr);
+  ManagedServer::Snapshot snap = server.snapshot();
+  EXPECT_EQ(snap.state, "failed");
+  EXPECT_THAT(snap.last_error, HasSubstr("command not found: agentd-test-no-such-command"));
+}
+
+TEST_F(StdioTransportTest, ACloseBeforeStartRunsNothing) {
+  WriteMarkerScript(dir_.Join("server"), marker_);
+  StdioOptions o;
+  o.command = dir_.Join("server");
+  o.cwd = dir_.path();
+  StdioTransport t(o);
+  t.Close();  // a server stopped before its start got going
+  absl::Status s = t.Start({[](Json) {}, [](absl::Status) {}});
+  EXPECT_TRUE(absl::IsCancelled(s)) << s;
+  t.Close();
+  EXPECT_FALSE(std::filesystem::exists(marker_));
+}
+
+TEST(HttpTransportTest, ACloseBeforeStartIsHarmless) {
+  HttpOptions o;
+  o.url = "http://127.0.0.1:9/mcp";
+  HttpTransport t(o);
+  t.Close();
+  bool closed = false;
+  absl::Status s = t.Start({[](Json) {}, [&](absl::Status) { closed = true; }});
+  EXPECT_TRUE(absl::IsCancelled(s)) << s;
+  EXPECT_FALSE(closed);
+}
+
+// A server stopped while it starts: every round ends (no reader left polling closed pipes,
+// no start after the close), whichever of the two wins.
+TEST_F(StdioTransportTest, ACloseRacingInitializeAlwaysEnds) {
+  for (int round = 0; round < 20; ++round) {
+    Client c(FakeTransport("ok", dir_.Join("log")));
+    std::thread closer([&c, round] {
+      absl::SleepFor(absl::Microseconds(round * 200));  // spreads the close over the start
+      c.Close();
+    });
+    (void)c.Initialize(absl::Seconds(10));
+    closer.join();
+    EXPECT_FALSE(c.closed().ok());
+  }
+}
+
+}  // namespace
+}  // namespace agent::daemon::mcp
