@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/terminal_text.h"
 #include "common/json.h"
+#include "common/tool_env.h"
 
 namespace agent::client {
 namespace {
@@ -63,6 +66,13 @@ std::string Cwd(const Json& d) {
   return in_project ? Visible(project + "/" + cwd) : "~/" + Visible(cwd);
 }
 
+// An environment variable or header whose value is probably a credential.
+bool LooksSecret(std::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(std::string(name));
+  return NameLooksSecret(name) || lower == "authorization" || lower == "proxy-authorization" ||
+         lower == "cookie" || absl::StrContains(lower, "auth");
+}
+
 void AppendPairs(const Json& d, const char* key, const std::string& label, const char* between,
                  bool full, std::vector<std::string>* out) {
   auto it = d.find(key);
@@ -72,8 +82,11 @@ void AppendPairs(const Json& d, const char* key, const std::string& label, const
     return;
   }
   for (const auto& [k, v] : it->items()) {
-    out->push_back(absl::StrCat(label, ": ", Visible(k), between,
-                                Visible(v.is_string() ? v.get<std::string>() : v.dump())));
+    // A listing may be on a shared screen or in a log; the approval shows every value.
+    const bool hide = !full && LooksSecret(k);
+    out->push_back(
+        absl::StrCat(label, ": ", Visible(k), between,
+                     hide ? "(hidden)" : Visible(v.is_string() ? v.get<std::string>() : v.dump())));
   }
 }
 

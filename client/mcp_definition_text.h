@@ -19,7 +19,9 @@ std::string Visible(std::string_view text);
 // The definition's lines, without indent: "command: WORDS" (shell-quoted), "cwd: DIR",
 // "env: NAME=value" per variable, or "url: URL" and "header: Name: value" per header. With
 // `full` (the approval prompt) the cwd is always shown, resolved as the daemon resolves it,
-// and an empty env is said so; otherwise only what the definition sets. Text that is not a
+// and an empty env is said so; otherwise only what the definition sets, and the values of
+// variables and headers that look like credentials (KEY, TOKEN, SECRET, PASSWORD, auth,
+// Cookie) as "(hidden)". Text that is not a
 // definition gives one line saying so.
 std::vector<std::string> DefinitionLines(std::string_view definition_json, bool full);
 

@@ -54,6 +54,19 @@ TEST(DefinitionLinesTest, AnHttpServerShowsItsUrlAndHeaders) {
               ElementsAre("url: http://h/", "header: (none)"));
 }
 
+TEST(DefinitionLinesTest, AListingHidesValuesThatLookLikeCredentials) {
+  const std::string http = R"({"scope":"user","url":"https://h/mcp",
+    "headers":{"Authorization":"Bearer t0k","X-Api-Key":"k3y","Accept-Language":"en"}})";
+  EXPECT_THAT(DefinitionLines(http, false),
+              ElementsAre("url: https://h/mcp", "header: Accept-Language: en",
+                          "header: Authorization: (hidden)", "header: X-Api-Key: (hidden)"));
+  const std::string stdio = R"({"scope":"user","command":"srv",
+    "env":{"GITHUB_TOKEN":"ghp_x","DEBUG":"1"}})";
+  EXPECT_THAT(DefinitionLines(stdio, false),
+              ElementsAre("command: srv", "env: DEBUG=1", "env: GITHUB_TOKEN=(hidden)"));
+  EXPECT_THAT(DefinitionLines(stdio, true), ::testing::Contains("env: GITHUB_TOKEN=ghp_x"));
+}
+
 TEST(DefinitionLinesTest, NoDefinitionSaysSo) {
   EXPECT_THAT(DefinitionLines("", true), ElementsAre("(the daemon sent no definition)"));
 }
