@@ -52,6 +52,16 @@ def processes():
             continue
 
 
+def parent_pid(pid):
+    """The parent of pid, from /proc (None when it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return int(stat[stat.rfind(")") + 2:].split()[1])
+
+
 def _task_states(pid):
     """The state letter of each thread of pid, from /proc (empty when it is gone)."""
     states = []
@@ -192,13 +202,14 @@ class Env:
                     pass
 
     def daemon_pids(self):
-        """Pids of agentd processes serving this Env's socket."""
+        """Pids of agentd processes serving this Env's socket. A child the daemon is starting
+        (git, a tool) shows the daemon's command line until it execs: left out."""
         pids = []
         for pid, cmd in processes():
             argv = cmd.split(b"\0")
             if argv[0].endswith(b"agentd") and self.socket.encode() in argv:
                 pids.append(pid)
-        return pids
+        return [p for p in pids if parent_pid(p) not in pids]
 
     def kill_daemon(self, sig=signal.SIGKILL):
         """Kills agentd and waits (bounded) until it is gone."""
