@@ -12,7 +12,7 @@ packages=(
   libabsl-dev libcurl4-openssl-dev nlohmann-json3-dev libre2-dev libedit-dev
   libcli11-dev libssl-dev zlib1g-dev libc-ares-dev rapidjson-dev
   # tests and checks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-grpcio tmux
+  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-grpcio tmux zsh
   clang libclang-rt-14-dev clang-format
   # test_remote.py runs its own sshd on 127.0.0.1 (agent --host); never the system's
   openssh-server openssh-client

@@ -321,6 +321,10 @@ class DebianPackage(unittest.TestCase):
         complete("agent ", r"^\[agent command\]$", *[r"^%s +-- " % c for c in SUBCOMMANDS])
         complete("agent --con", r"^READY> agent --continue$")
         complete("agent daemon sto", r"^READY> agent daemon stop$")
+        # The remote options come before the subcommand, which still completes.
+        complete("agent --host me@build01 --cd src daemon sto",
+                 r"^READY> agent --host me@build01 --cd src daemon stop$")
+        complete("agent --host me@build01 ", r"^\[agent command\]$")
         for words in ("rm", "fork", "attach", "-r"):
             complete("agent %s " % words, r"^READY> agent %s %s$" % (words, shown))
         complete("agent attach --r", r"^READY> agent attach --read-only$")
