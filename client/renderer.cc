@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "client/mcp_definition_text.h"
 #include "client/terminal_text.h"
 
 namespace agent::client {
@@ -29,6 +30,15 @@ std::string OneLine(std::string s, size_t max) {
 
 // Control characters a program or the model wrote (colours, cursor moves, bells, C1 escapes)
 // must not reach our terminal: they are shown as nothing, tabs as spaces.
+// Rules are recorded as they are: shown with every character that could act on the terminal
+// written as an escape, so what the person agrees to is what gets recorded.
+template <typename Rules>
+std::string VisibleRules(const Rules& rules) {
+  std::string out;
+  for (const std::string& r : rules) absl::StrAppend(&out, out.empty() ? "" : ", ", Visible(r));
+  return out;
+}
+
 std::string Sanitized(const std::string& s) {
   // Most text is printable ASCII with nothing to remove (checked at a few cycles a byte,
   // before any copying); anything else, C1 controls and ill-formed bytes too, is cleaned.
@@ -281,7 +291,7 @@ std::string Renderer::EditSummary(const std::string& diff) const {
 }
 
 std::string Renderer::ApprovalQuestion(const v1::PendingApproval& a) const {
-  std::string rules = absl::StrJoin(a.proposed_rules(), ", ");
+  std::string rules = VisibleRules(a.proposed_rules());
   std::string always = rules.empty() ? "[a]lways" : absl::StrCat("[a]lways: ", rules);
   return absl::StrCat(Colored("1;33", "Allow?"), " ", Colored("1", "[y]es"), " / ",
                       Colored("1", "[n]o"), " / ", Colored("1", always), " ");
@@ -297,7 +307,7 @@ std::string Renderer::ApprovalOutcome(const v1::ApprovalResolved& r) const {
     return Colored("31", absl::StrCat("✗ denied", by, why)) + "\n";
   }
   if (r.decision() == v1::DECISION_ALLOW_ALWAYS) {
-    std::string rules = absl::StrJoin(r.rules(), ", ");
+    std::string rules = VisibleRules(r.rules());
     return Colored("32", absl::StrCat("✓ allowed always", by, rules.empty() ? "" : ": " + rules)) +
            "\n";
   }

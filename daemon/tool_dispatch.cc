@@ -1,6 +1,7 @@
 #include "daemon/tool_dispatch.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -35,7 +36,14 @@ void ToolDispatch::Run(const std::vector<llm::ToolCall>& calls, bool last_trunca
           outcomes[k - i] = Execute(calls[k], prepared[k - i]);
       };
       std::vector<std::thread> threads;
-      for (size_t t = 0; t < std::min(j - i, kMaxParallelCalls); ++t) threads.emplace_back(work);
+      for (size_t t = 1; t < std::min(j - i, kMaxParallelCalls); ++t) {
+        try {
+          threads.emplace_back(work);
+        } catch (const std::system_error&) {
+          break;  // out of threads (a process limit): the calls left run on fewer
+        }
+      }
+      work();  // this thread takes its share too, so a batch runs even when none could start
       for (std::thread& t : threads) t.join();
     } else {
       outcomes.push_back(Execute(calls[i], prepared[0]));

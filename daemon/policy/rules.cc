@@ -306,14 +306,35 @@ Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args) 
   return EvaluatePath(mine, *subject);
 }
 
+namespace {
+
+bool HasControlCharacter(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) return true;
+    // C1 controls are U+0080-U+009F, in UTF-8 0xC2 0x80-0x9F.
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
   // An MCP tool's arguments mean nothing to the rules: "always" allows the tool.
   if (tool.size() > 5 && SameTool(tool.substr(0, 5), "mcp__")) return {std::string(tool)};
   std::vector<std::string> out;
   const std::string* subject = PatternArgument(tool, args);
   if (subject == nullptr || subject->find('\0') != std::string::npos) return out;
+  // A rule is shown to a person before it is recorded: none holds a character that could act on
+  // their terminal (C0 but tab and newline, DEL, C1) and so show something other than what is
+  // recorded. A newline (a heredoc's, in a part) is shown as an escape by the client.
   if (SameTool(tool, kBash)) {
-    for (const AnalyzedPart& part : AnalyzeBash(*subject).parts) {
+    const std::vector<AnalyzedPart> parts = AnalyzeBash(*subject).parts;
+    for (const AnalyzedPart& part : parts) {
+      if (HasControlCharacter(part.text)) return {};
+    }
+    for (const AnalyzedPart& part : parts) {
       std::string rule = FormatRule(Rule{std::string(tool), EscapeCommandPattern(part.text)});
       if (std::find(out.begin(), out.end(), rule) == out.end()) out.push_back(std::move(rule));
     }
@@ -322,6 +343,7 @@ std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
   const NormalizedPath path = NormalizePath(*subject);
   // A rule for such a path could never allow it (see EvaluatePath), so none is proposed.
   if (path.has_dotdot || path.absolute || path.segments.empty()) return out;
+  if (HasControlCharacter(*subject)) return out;
   out.push_back(FormatRule(Rule{std::string(tool), EscapePathGlob(path.Joined())}));
   return out;
 }

@@ -314,6 +314,22 @@ TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
   EXPECT_EQ(r.ApprovalOutcome(mine), "✗ denied by you\n");
 }
 
+TEST(RendererTest, RulesOfAnApprovalAreShownWithEscapesNeverRaw) {
+  Renderer r(Live(false));
+  v1::PendingApproval a;
+  a.set_tool("bash");
+  a.add_proposed_rules("bash(ls\x1b]52;c;aGk=\x07)");
+  a.add_proposed_rules("bash(cat <<E\nx\nE)");
+  EXPECT_EQ(r.ApprovalQuestion(a),
+            "Allow? [y]es / [n]o / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), bash(cat <<E\\nx\\nE) ");
+  v1::ApprovalResolved res;
+  res.set_decision(v1::DECISION_ALLOW_ALWAYS);
+  res.add_rules(
+      "bash(echo \xc2\x9b"
+      "2J)");
+  EXPECT_EQ(r.ApprovalOutcome(res), "✓ allowed always: bash(echo \\u009b2J)\n");
+}
+
 TEST(RendererTest, ApprovalDiffIsColoured) {
   Renderer r(Live(true));
   RenderState st = r.NewState();
