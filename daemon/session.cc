@@ -387,6 +387,7 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
     if (auto s = RecordPersonsRules(add_allow); !s.ok()) return s;
   }
   if (mode == v1::POLICY_MODE_UNSPECIFIED) return absl::OkStatus();
+  agent::MutexLock policy(&policy_mu_);
   std::vector<std::shared_ptr<Session>> children;
   {
     SessionMutexLock l(&mu_);
@@ -395,7 +396,7 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
       if (std::shared_ptr<Session> c = w.lock()) children.push_back(std::move(c));
     }
   }
-  // Outside this session's lock: a child takes its own (and passes it to its children).
+  // Outside this session's mu_: a child takes its own (and passes the mode to its children).
   for (const std::shared_ptr<Session>& c : children) (void)c->SetPolicy(mode, {});
   return absl::OkStatus();
 }

@@ -355,6 +355,9 @@ class Session : private ToolDispatch::Host {
   std::shared_ptr<policy::RuleSource> rules_;
 
   mutable agent::Mutex mu_;
+  // Held while a mode is set here and passed to the running children (taken parent before
+  // child, never the other way), so a child starting meanwhile cannot get the old mode back.
+  agent::Mutex policy_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   SessionMeta meta_ ABSL_GUARDED_BY(mu_);
   // Loaded, forked, or the model started answering: kept even when nobody is attached.
   bool answered_ ABSL_GUARDED_BY(mu_);

@@ -67,6 +67,7 @@ void Session::AddChildUsage(const v1::Usage& usage) {
 }
 
 void Session::AddRunningChild(const std::shared_ptr<Session>& child) {
+  agent::MutexLock policy(&policy_mu_);  // a SetPolicy here waits, then reaches the child too
   v1::PolicyMode mode;
   {
     SessionMutexLock l(&mu_);
