@@ -13,36 +13,6 @@
 namespace agent::client {
 namespace {
 
-// Characters that reorder or hide text on a terminal without being controls.
-bool InvisibleFormat(char32_t c) {
-  return c == 0x061C || c == 0x00AD || (c >= 0x200B && c <= 0x200F) ||
-         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
-}
-
-void AppendUtf8(char32_t c, std::string* out) {
-  if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
-std::string Hex(const char* format, unsigned value) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
 bool Plain(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) ||
          std::string_view("-_./=:,@+%").find(c) != std::string_view::npos;
@@ -91,29 +61,6 @@ void AppendPairs(const Json& d, const char* key, const std::string& label, const
 }
 
 }  // namespace
-
-std::string Visible(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char32_t c : DecodeUtf8(text)) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += Hex("\\x%02x", static_cast<unsigned>(c));
-    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
-      out += Hex("\\u%04x", static_cast<unsigned>(c));
-    } else {
-      AppendUtf8(c, &out);
-    }
-  }
-  return out;
-}
 
 std::vector<std::string> DefinitionLines(std::string_view definition_json, bool full) {
   absl::StatusOr<Json> parsed = ParseJson(definition_json);

@@ -9,12 +9,9 @@
 #include <string_view>
 #include <vector>
 
-namespace agent::client {
+#include "client/terminal_text.h"  // Visible
 
-// `text` as valid UTF-8 with a backslash doubled and each character a terminal could act on
-// or hide written as \n, \t, \r, \xNN (other C0 and DEL) or \uNNNN (C1, bidi and invisible
-// format characters). Ill-formed bytes become U+FFFD.
-std::string Visible(std::string_view text);
+namespace agent::client {
 
 // The definition's lines, without indent: "command: WORDS" (shell-quoted), "cwd: DIR",
 // "env: NAME=value" per variable, or "url: URL" and "header: Name: value" per header. With

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "client/mcp_definition_text.h"
 #include "client/terminal_text.h"
 
 namespace agent::client {

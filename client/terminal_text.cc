@@ -1,6 +1,7 @@
 #include "client/terminal_text.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "common/utf8.h"
@@ -45,6 +46,36 @@ bool In(const Range (&table)[N], char32_t c) {
   if (it == std::begin(table)) return false;
   --it;
   return c >= it->first && c <= it->last;
+}
+
+// Characters that reorder or hide text on a terminal without being controls.
+bool InvisibleFormat(char32_t c) {
+  return c == 0x061C || c == 0x00AD || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
+
+void AppendUtf8(char32_t c, std::string* out) {
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+std::string Hex(const char* format, unsigned value) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
 }
 
 }  // namespace
@@ -135,6 +166,29 @@ std::u32string DecodeUtf8(std::string_view s) {
     }
     out += c;
     i += len;
+  }
+  return out;
+}
+
+std::string Visible(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char32_t c : DecodeUtf8(text)) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += Hex("\\x%02x", static_cast<unsigned>(c));
+    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
+      out += Hex("\\u%04x", static_cast<unsigned>(c));
+    } else {
+      AppendUtf8(c, &out);
+    }
   }
   return out;
 }

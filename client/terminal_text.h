@@ -17,6 +17,11 @@ namespace agent::client {
 // drop them or make them visible).
 std::string StripAnsi(std::string_view text);
 
+// `text` as valid UTF-8 with a backslash doubled and each character a terminal could act on
+// or hide written as \n, \t, \r, \xNN (other C0 and DEL) or \uNNNN (C1, bidi and invisible
+// format characters). Ill-formed bytes become U+FFFD.
+std::string Visible(std::string_view text);
+
 // `text` as valid UTF-8 (ill-formed bytes become U+FFFD, so no lone 0x9B byte is left) without
 // C1 control characters; everything else, C0 controls too, is kept.
 std::string WithoutC1(std::string_view text);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/checkpoint_text.h"
 #include "client/cli.h"
+#include "client/terminal_text.h"
 
 namespace agent::client {
 namespace {
@@ -16,26 +17,6 @@ namespace {
 namespace v1 = agent::v1;
 
 constexpr auto kCallDeadline = std::chrono::seconds(30);
-
-// Every control character visible, newlines and escapes included (`^J`, `^[`, `\u009b`): a rule
-// is repository content, and one must not pass for two or repaint the terminal.
-std::string Visible(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    const unsigned char next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
-    if (c < 0x20 || c == 0x7f) {
-      out += '^';
-      out += static_cast<char>(c ^ 0x40);
-    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // a C1 control in UTF-8
-      absl::StrAppend(&out, "\\u00", absl::Hex(next, absl::kZeroPad2));
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 // "[y/N]" on the terminal: true only for y or yes.
 bool AskYes(const std::string& question) {

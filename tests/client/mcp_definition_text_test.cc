@@ -8,23 +8,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-TEST(VisibleTest, ControlAndInvisibleCharactersAreShownAsEscapes) {
-  EXPECT_EQ(Visible("plain /usr/bin/python3 é"), "plain /usr/bin/python3 é");
-  EXPECT_EQ(Visible("a\nb\tc\rd"), "a\\nb\\tc\\rd");
-  EXPECT_EQ(Visible("\x1b[2J\x07\x7f"), "\\x1b[2J\\x07\\x7f");
-  EXPECT_EQ(Visible("back\\slash"), "back\\\\slash");
-  EXPECT_EQ(Visible("\xc2\x9b"
-                    "31m"),
-            "\\u009b31m");  // C1 CSI
-  EXPECT_EQ(Visible("safe\xe2\x80\xae"
-                    "exe.txt"),
-            "safe\\u202eexe.txt");  // right-to-left override
-  EXPECT_EQ(Visible("a\xe2\x80\x8b"
-                    "b"),
-            "a\\u200bb");  // zero-width space
-  EXPECT_EQ(Visible("\xff"), "\xEF\xBF\xBD");
-}
-
 TEST(DefinitionLinesTest, TheApprovalPromptShowsEverythingTheApprovalCovers) {
   const std::string def = R"({"name":"repo","scope":"project","project":"/src/p",
     "command":"python3","args":["-m","srv","two words"],"cwd":"",
