@@ -1,7 +1,11 @@
 #include "daemon/call_policy.h"
 
+#include <filesystem>
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/paths.h"
 #include "daemon/policy/protected_paths.h"
 #include "daemon/tools/path_resolver.h"
 
@@ -20,10 +24,39 @@ std::string AskTheUser(const CallFacts& call) {
                       "the change or to run the agent where they can approve it.");
 }
 
+// The agent's own configuration and state (config.json and its rules, the trusted rules, MCP
+// approvals, checkpoints), with symlinks resolved: inside a project only when the project is the
+// home directory or holds XDG_CONFIG_HOME/XDG_STATE_HOME, and then as protected as `.agent`.
+std::vector<std::string> AgentOwnDirs() {
+  std::vector<std::string> out;
+  for (const std::string& dir : {ConfigDir(), StateDir()}) {
+    std::error_code ec;
+    std::string canonical = std::filesystem::weakly_canonical(dir, ec).string();
+    out.push_back(ec ? AbsolutePath(dir) : canonical);
+  }
+  return out;
+}
+
+bool Inside(const std::string& path, const std::string& dir) {
+  return !dir.empty() && (path == dir || (path.size() > dir.size() && path.starts_with(dir) &&
+                                          (dir == "/" || path[dir.size()] == '/')));
+}
+
 }  // namespace
 
 std::optional<std::string> BashProtectedReason(std::string_view command) {
+  for (const std::string& dir : AgentOwnDirs()) {
+    if (command.find(dir) != std::string_view::npos) {
+      return absl::StrCat("the command names ", dir, ", the agent's own configuration or state");
+    }
+  }
   std::string lower = absl::AsciiStrToLower(std::string(command));
+  for (const char* name :
+       {".config/agent", ".local/state/agent", "trusted-rules.json", "mcp-approvals.json"}) {
+    if (lower.find(name) != std::string::npos) {
+      return absl::StrCat("the command names ", name, ", the agent's own configuration or state");
+    }
+  }
   for (const std::string name : {".agent", ".git"}) {
     for (size_t at = lower.find(name); at != std::string::npos; at = lower.find(name, at + 1)) {
       const size_t end = at + name.size();
@@ -51,6 +84,14 @@ CallFacts GatherCallFacts(const std::string& workdir, const std::string& tool, c
       if (auto why = policy::ProtectedPathReason(rel == "." ? "" : rel); why.has_value()) {
         f.protected_reason =
             absl::StrCat("writing ", rel, " needs a person's approval (", *why, ")");
+      }
+      for (const std::string& dir : AgentOwnDirs()) {
+        if (!f.protected_reason.has_value() && Inside(*resolved, dir)) {
+          f.protected_reason = absl::StrCat("writing ", rel,
+                                            " needs a person's approval (it is the agent's own "
+                                            "configuration or state: rules, trusted rules, MCP "
+                                            "approvals)");
+        }
       }
     }
     // A path outside the project is refused by the tool itself.

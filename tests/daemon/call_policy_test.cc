@@ -110,6 +110,41 @@ TEST_F(CallPolicyFiles, AProtectedPathIsAskedInAskModeAndRefusedOtherwise) {
   EXPECT_EQ(DecideCall(v1::POLICY_MODE_YES, allow, Edit("src/main.cc")).kind, K::kRun);
 }
 
+TEST_F(CallPolicyFiles, TheAgentsOwnConfigAndStateInsideTheProjectAreProtected) {
+  // As when the project is the home directory: a write rule must not reach the trusted rules.
+  const char* old_config = std::getenv("XDG_CONFIG_HOME");
+  const char* old_state = std::getenv("XDG_STATE_HOME");
+  const std::string saved_config = old_config ? old_config : "";
+  const std::string saved_state = old_state ? old_state : "";
+  setenv("XDG_CONFIG_HOME", (workdir_ + "/.config").c_str(), 1);
+  setenv("XDG_STATE_HOME", (workdir_ + "/.local/state").c_str(), 1);
+  auto allow = Rules({"edit_file", "bash"}, {});
+  for (const char* path : {".config/agent/config.json", ".local/state/agent/trusted-rules.json",
+                           ".local/state/agent/mcp-approvals.json"}) {
+    CallFacts f = Edit(path);
+    ASSERT_TRUE(f.protected_reason.has_value()) << path;
+    EXPECT_THAT(*f.protected_reason, HasSubstr("the agent's own configuration or state"));
+    EXPECT_EQ(DecideCall(v1::POLICY_MODE_YES, allow, f).kind, K::kRefuse) << path;
+  }
+  EXPECT_EQ(DecideCall(v1::POLICY_MODE_YES, allow, Edit(".config/other/x")).kind, K::kRun);
+  EXPECT_EQ(DecideCall(v1::POLICY_MODE_YES, allow,
+                       Bash("echo '{}' > ~/.local/state/agent/trusted-rules.json"))
+                .kind,
+            K::kRefuse);
+  EXPECT_EQ(
+      DecideCall(v1::POLICY_MODE_YES, allow, Bash("cat " + workdir_ + "/.config/agent/x")).kind,
+      K::kRefuse);
+  auto restore = [](const char* name, const char* was, const std::string& value) {
+    if (was != nullptr) {
+      setenv(name, value.c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  };
+  restore("XDG_CONFIG_HOME", old_config, saved_config);
+  restore("XDG_STATE_HOME", old_state, saved_state);
+}
+
 TEST(CallPolicyTest, RuleArgumentsAreRelativeToTheWorkdir) {
   Json args = {{"path", "/w/src/a.cc"}, {"content", "x"}};
   EXPECT_EQ(RuleArguments("/w", args)["path"], "src/a.cc");
