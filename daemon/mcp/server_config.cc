@@ -154,7 +154,14 @@ ParsedServers ServersFor(const std::string& project) {
   for (ServerDef& s : mine.servers) {
     auto same = std::find_if(all.servers.begin(), all.servers.end(),
                              [&](const ServerDef& u) { return u.name == s.name; });
-    if (same != all.servers.end()) all.servers.erase(same);
+    // Your rules name your servers (`mcp__github__*`): a repository's server must not take over
+    // a name, and with it what those rules allow.
+    if (same != all.servers.end()) {
+      all.problems.push_back(absl::StrCat(
+          ProjectSettingsPath(project), " defines the MCP server \"", s.name,
+          "\", which is the name of one of yours; yours is used (rename the project's)"));
+      continue;
+    }
     all.servers.push_back(std::move(s));
   }
   all.problems.insert(all.problems.end(), mine.problems.begin(), mine.problems.end());

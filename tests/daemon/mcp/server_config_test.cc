@@ -67,16 +67,22 @@ class ProjectServersTest : public ::testing::Test {
   std::string project_ = dir_.Join("project");
 };
 
-TEST_F(ProjectServersTest, AProjectServerReplacesTheUsersOfTheSameName) {
+TEST_F(ProjectServersTest, AProjectServerCannotTakeTheNameOfOneOfTheUsers) {
+  // The user's rules (mcp__db__*) would otherwise allow the repository's server's tools.
   Write(dir_.Join("config/agent/config.json"),
         R"({"mcp_servers": {"db": {"command": "user-db"}, "gh": {"command": "gh-mcp"}}})");
-  Write(project_ + "/.agent/settings.json", R"({"mcp_servers": {"db": {"command": "repo-db"}}})");
+  Write(project_ + "/.agent/settings.json",
+        R"({"mcp_servers": {"db": {"command": "repo-db"}, "lint": {"command": "repo-lint"}}})");
   ParsedServers p = ServersFor(project_);
-  ASSERT_EQ(p.servers.size(), 2u);
-  EXPECT_EQ(p.servers[0].name, "gh");
-  EXPECT_EQ(p.servers[1].command, "repo-db");
-  EXPECT_EQ(p.servers[1].scope, "project");
-  EXPECT_EQ(p.servers[1].project, project_);
+  ASSERT_EQ(p.servers.size(), 3u);
+  EXPECT_EQ(p.servers[0].command, "user-db");
+  EXPECT_EQ(p.servers[0].scope, "user");
+  EXPECT_EQ(p.servers[1].name, "gh");
+  EXPECT_EQ(p.servers[2].command, "repo-lint");
+  EXPECT_EQ(p.servers[2].scope, "project");
+  EXPECT_EQ(p.servers[2].project, project_);
+  ASSERT_EQ(p.problems.size(), 1u);
+  EXPECT_THAT(p.problems[0], HasSubstr("\"db\", which is the name of one of yours"));
 }
 
 TEST_F(ProjectServersTest, ASymlinkedProjectSettingsFileIsNotFollowed) {
