@@ -140,8 +140,9 @@ bool PersonApproves(const v1::McpServer& s, const std::string& project) {
   if (s.transport() == "stdio") {
     std::printf("  (its environment: PATH, HOME and LANG, then the env above)\n");
     // A script of the repository (`./srv.py`, `python3 srv.py`) can change after this.
-    std::printf("  (this covers the command line, not the content of files of the project it "
-                "runs)\n");
+    std::printf(
+        "  (this covers the command line, not the content of files of the project it "
+        "runs)\n");
   }
   std::printf("Run it for %s (now and whenever it is used)? [y/N] ", Visible(project).c_str());
   std::fflush(stdout);
