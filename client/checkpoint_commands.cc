@@ -9,6 +9,7 @@
 #include "client/cli.h"
 #include "client/history.h"
 #include "client/session_client.h"
+#include "client/yes_no.h"
 
 namespace agent::client {
 namespace {
@@ -34,18 +35,6 @@ absl::StatusOr<std::string> ResolveSession(v1::AgentDaemon::Stub& stub, const st
   grpc::Status s = stub.GetSession(&ctx, req, &resp);
   if (!s.ok()) return absl::NotFoundError(absl::StrCat(id, ": ", s.error_message()));
   return resp.session().id();
-}
-
-// "[y/N]" on the terminal: true only for y or yes.
-bool AskYes(const std::string& question) {
-  std::printf("%s [y/N] ", question.c_str());
-  std::fflush(stdout);
-  char line[256];
-  if (std::fgets(line, sizeof line, stdin) == nullptr) {
-    std::printf("\n");
-    return false;
-  }
-  return IsYes(line);
 }
 
 // Restores after the list was shown; the exit code.

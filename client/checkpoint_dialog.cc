@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/checkpoint_commands.h"
 #include "client/history.h"
+#include "client/yes_no.h"
 
 namespace agent::client {
 namespace {

@@ -120,11 +120,6 @@ std::optional<int> ParseTurnCount(const std::string& arg) {
   return n;
 }
 
-bool IsYes(const std::string& answer) {
-  std::string a = absl::AsciiStrToLower(absl::StripAsciiWhitespace(answer));
-  return a == "y" || a == "yes";
-}
-
 std::vector<RewindPoint> RewindPoints(const std::vector<HistoryMessage>& history,
                                       const std::vector<v1::Checkpoint>& checkpoints) {
   std::vector<RewindPoint> out;

@@ -41,9 +41,6 @@ std::string StoreSizeLine(int64_t bytes);
 // number from 1 to 1000.
 std::optional<int> ParseTurnCount(const std::string& arg);
 
-// An answer to a "[y/N]" question: true for y or yes (any case); anything else is no.
-bool IsYes(const std::string& answer);
-
 // A prompt of the session that /rewind can go back to: the conversation is forked just
 // before it (`at_message`, its index in the transcript).
 struct RewindPoint {

@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,7 @@
 #include "client/mcp_definition_text.h"
 #include "client/project_root.h"
 #include "client/session_client.h"
+#include "client/yes_no.h"
 #include "common/atomic_file.h"
 #include "common/json.h"
 #include "common/mcp_server_name.h"
@@ -144,11 +144,7 @@ bool PersonApproves(const v1::McpServer& s, const std::string& project) {
         "  (this covers the command line, not the content of files of the project it "
         "runs)\n");
   }
-  std::printf("Run it for %s (now and whenever it is used)? [y/N] ", Visible(project).c_str());
-  std::fflush(stdout);
-  std::string answer;
-  std::getline(std::cin, answer);
-  return answer == "y" || answer == "Y" || answer == "yes";
+  return AskYes(absl::StrCat("Run it for ", Visible(project), " (now and whenever it is used)?"));
 }
 
 int Approve(v1::AgentDaemon::Stub& stub, const std::string& name) {

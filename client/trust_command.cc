@@ -10,6 +10,7 @@
 #include "client/checkpoint_text.h"
 #include "client/cli.h"
 #include "client/terminal_text.h"
+#include "client/yes_no.h"
 
 namespace agent::client {
 namespace {
@@ -17,18 +18,6 @@ namespace {
 namespace v1 = agent::v1;
 
 constexpr auto kCallDeadline = std::chrono::seconds(30);
-
-// "[y/N]" on the terminal: true only for y or yes.
-bool AskYes(const std::string& question) {
-  std::printf("%s [y/N] ", question.c_str());
-  std::fflush(stdout);
-  char line[256];
-  if (std::fgets(line, sizeof line, stdin) == nullptr) {
-    std::printf("\n");
-    return false;
-  }
-  return IsYes(line);
-}
 
 int Revoke(v1::AgentDaemon::Stub& stub, const std::string& workdir) {
   absl::StatusOr<v1::TrustProjectRulesResponse> done = CallTrust(stub, workdir, {}, true);

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "client/checkpoint_text.h"
 #include "client/trust_command.h"
+#include "client/yes_no.h"
 
 namespace agent::client {
 namespace {

@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "client/checkpoint_dialog.h"
 #include "client/checkpoint_text.h"
+#include "client/yes_no.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
