@@ -58,6 +58,19 @@ absl::Status EnsurePrivateDir(const std::string& dir) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> ProjectDirectory(const std::string& workdir) {
+  if (workdir.empty() || workdir[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workdir must be an absolute path, got \"", workdir, "\""));
+  }
+  std::error_code ec;
+  std::string canonical = std::filesystem::canonical(workdir, ec).string();
+  if (ec || !std::filesystem::is_directory(canonical, ec) || ec) {
+    return absl::InvalidArgumentError(absl::StrCat("not a directory: ", workdir));
+  }
+  return canonical;
+}
+
 std::string DirectoryInside(const std::string& root, const std::string& cwd) {
   if (cwd.empty() || cwd[0] != '/') return root;
   std::error_code ec;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace agent {
 
@@ -24,6 +25,11 @@ absl::Status EnsurePrivateDir(const std::string& dir);
 
 // Absolute, lexically normal form of `path` (relative to the current directory).
 std::string AbsolutePath(const std::string& path);
+
+// A project directory a client named (CreateSession, ListMcpServers, TrustProjectRules) as the
+// daemon keys it: canonical (symlinks resolved). InvalidArgument for a relative path (the
+// daemon's own working directory means nothing to a client) or one that is not a directory.
+absl::StatusOr<std::string> ProjectDirectory(const std::string& workdir);
 
 // Where a session's tools run: `cwd` resolved (symlinks too) when it is an existing directory
 // inside the directory `root` (canonical) or `root` itself, else `root`. Relative or empty

@@ -15,12 +15,6 @@ namespace {
 
 namespace v1 = agent::v1;
 
-grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* ctx, const absl::Status& s) {
-  auto* r = ctx->DefaultReactor();
-  r->Finish(ToGrpcStatus(s));
-  return r;
-}
-
 // A reactor that refuses a stream before it starts.
 class RefusedStream : public grpc::ServerWriteReactor<v1::Event> {
  public:
@@ -52,6 +46,12 @@ ModelSettings FromProto(const v1::ModelConfig& m) {
 
 }  // namespace
 
+grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* ctx, const absl::Status& s) {
+  auto* r = ctx->DefaultReactor();
+  r->Finish(ToGrpcStatus(s));
+  return r;
+}
+
 AgentService::AgentService(SessionManager* sessions, std::string epoch,
                            std::function<void()> request_shutdown, bool socket_activated)
     : sessions_(sessions),
@@ -65,7 +65,7 @@ grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContex
                                                       v1::Session* resp) {
   auto s = sessions_->Create(*req);
   if (s.ok()) *resp = (*s)->Info();
-  return Done(ctx, s.status());
+  return FinishUnary(ctx, s.status());
 }
 
 grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext* ctx,
@@ -74,7 +74,7 @@ grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext
   for (v1::Session& s : sessions_->List(req->workdir(), req->all())) {
     *resp->add_sessions() = std::move(s);
   }
-  return Done(ctx, absl::OkStatus());
+  return FinishUnary(ctx, absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* ctx,
@@ -86,7 +86,7 @@ grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* 
     resp->set_transcript_json((*s)->TranscriptJson());
     for (auto& f : (*s)->InstructionFiles()) *resp->add_instructions() = std::move(f);
   }
-  return Done(ctx, s.status());
+  return FinishUnary(ctx, s.status());
 }
 
 grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerContext* ctx,
@@ -104,21 +104,21 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
                                                    const v1::SendPromptRequest* req,
                                                    v1::SendPromptResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
   PromptExpansion expansion;
   if (req->expand()) expansion = (*s)->ExpandPrompt(req->text());
   for (const std::string& w : expansion.warnings) resp->add_warnings(w);
   auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
                               req->tool_env(), std::move(expansion), req->settings());
   if (pos.ok()) resp->set_queue_position(*pos);
-  return Done(ctx, pos.status());
+  return FinishUnary(ctx, pos.status());
 }
 
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
                                                 const v1::ApproveRequest* req,
                                                 v1::ApproveResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
   std::shared_ptr<Session> target = *s;
   absl::Status st =
@@ -129,28 +129,28 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
     std::string child = target->ChildApprovalOwner(req->call_id());
     if (child.empty()) break;
     auto c = sessions_->Find(child);
-    if (!c.ok()) return Done(ctx, c.status());
+    if (!c.ok()) return FinishUnary(ctx, c.status());
     target = *c;
     st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
   }
-  return Done(ctx, st);
+  return FinishUnary(ctx, st);
 }
 
 grpc::ServerUnaryReactor* AgentService::Cancel(grpc::CallbackServerContext* ctx,
                                                const v1::CancelRequest* req,
                                                v1::CancelResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
   auto was = (*s)->Cancel(req->client_name());
   if (was.ok()) resp->set_was_running(*was);
-  return Done(ctx, was.status());
+  return FinishUnary(ctx, was.status());
 }
 
 grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx,
                                                 const v1::CompactRequest* req,
                                                 v1::CompactResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
   auto* reactor = ctx->DefaultReactor();
   // The summary request can take a while: wait for it off the gRPC threads.
   bool queued = workers_.Submit([session = *s, reactor, resp] {
@@ -169,31 +169,31 @@ grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext*
     // The files first: a restore that is refused (a turn runs, files changed since) forks
     // nothing. Runs git, like Undo, but a rewind is rare enough for a gRPC thread.
     auto source = sessions_->Find(req->session_id());
-    if (!source.ok()) return Done(ctx, source.status());
+    if (!source.ok()) return FinishUnary(ctx, source.status());
     if (auto r = (*source)->RestoreFilesFrom(req->at_message(), "rewind"); !r.ok()) {
-      return Done(ctx, r.status());
+      return FinishUnary(ctx, r.status());
     }
   }
   auto s = sessions_->Fork(req->session_id(), req->at_message());
   if (s.ok()) *resp = (*s)->Info();
-  return Done(ctx, s.status());
+  return FinishUnary(ctx, s.status());
 }
 
 grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContext* ctx,
                                                       const v1::DeleteSessionRequest* req,
                                                       v1::DeleteSessionResponse* resp) {
-  return Done(ctx, sessions_->Delete(req->session_id(), req->client_name()));
+  return FinishUnary(ctx, sessions_->Delete(req->session_id(), req->client_name()));
 }
 
 grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
                                                   const v1::SetPolicyRequest* req,
                                                   v1::SetPolicyResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
   absl::Status st = (*s)->SetPolicy(req->mode(), allow);
   if (st.ok()) (*s)->SetModel(req->model());
-  return Done(ctx, st);
+  return FinishUnary(ctx, st);
 }
 
 grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext* ctx,
@@ -210,7 +210,7 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
   resp->set_checkpoint_store_bytes(
       static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
-  return Done(ctx, absl::OkStatus());
+  return FinishUnary(ctx, absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* ctx,
@@ -219,7 +219,7 @@ grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* 
   ModelSettings fallback = sessions_->config().model;
   if (!req->session_id().empty()) {
     auto s = sessions_->Find(req->session_id());
-    if (!s.ok()) return Done(ctx, s.status());
+    if (!s.ok()) return FinishUnary(ctx, s.status());
     fallback = (*s)->model_settings();
   }
   ModelSettings settings = MergeModelSettings(FromProto(req->model()), fallback);
@@ -238,7 +238,7 @@ grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* AgentService::Shutdown(grpc::CallbackServerContext* ctx,
                                                  const v1::ShutdownRequest* req,
                                                  v1::ShutdownResponse* resp) {
-  if (shutdown_requested_.exchange(true)) return Done(ctx, absl::OkStatus());
+  if (shutdown_requested_.exchange(true)) return FinishUnary(ctx, absl::OkStatus());
   // The daemon stops once this call is done: a shutdown that began while it was still in
   // flight would wait for it until the deadline.
   return new FinishThen(absl::OkStatus(), request_shutdown_);

@@ -15,6 +15,9 @@
 
 namespace agent::daemon {
 
+// Ends a unary call with `s` (the handlers of every agent_service*.cc file).
+grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* ctx, const absl::Status& s);
+
 class AgentService final : public agent::v1::AgentDaemon::CallbackService {
  public:
   // `request_shutdown` is called once by the Shutdown RPC.

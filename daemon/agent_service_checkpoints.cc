@@ -10,12 +10,6 @@ namespace {
 
 namespace v1 = agent::v1;
 
-grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* ctx, const absl::Status& s) {
-  auto* r = ctx->DefaultReactor();
-  r->Finish(ToGrpcStatus(s));
-  return r;
-}
-
 // A gRPC message's default limit is 4 MiB: a larger diff is cut, saying so.
 constexpr size_t kMaxDiffBytes = 3 << 20;
 
@@ -34,8 +28,9 @@ std::string CappedDiff(std::string diff) {
 grpc::ServerUnaryReactor* AgentService::Undo(grpc::CallbackServerContext* ctx,
                                              const v1::UndoRequest* req, v1::UndoResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
-  if (req->turns() < 0) return Done(ctx, absl::InvalidArgumentError("turns must be 0 or more"));
+  if (!s.ok()) return FinishUnary(ctx, s.status());
+  if (req->turns() < 0)
+    return FinishUnary(ctx, absl::InvalidArgumentError("turns must be 0 or more"));
   auto* reactor = ctx->DefaultReactor();
   bool queued = workers_.Submit([session = *s, req, resp, reactor] {
     auto r = session->Undo(req->turns(), req->dry_run(), req->overwrite(), req->client_name());
@@ -56,8 +51,9 @@ grpc::ServerUnaryReactor* AgentService::Undo(grpc::CallbackServerContext* ctx,
 grpc::ServerUnaryReactor* AgentService::Diff(grpc::CallbackServerContext* ctx,
                                              const v1::DiffRequest* req, v1::DiffResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
-  if (req->turn() < 0) return Done(ctx, absl::InvalidArgumentError("turn must be 0 or more"));
+  if (!s.ok()) return FinishUnary(ctx, s.status());
+  if (req->turn() < 0)
+    return FinishUnary(ctx, absl::InvalidArgumentError("turn must be 0 or more"));
   auto* reactor = ctx->DefaultReactor();
   bool queued = workers_.Submit([session = *s, turn = req->turn(), resp, reactor] {
     auto d = session->FilesDiff(turn);
@@ -72,7 +68,7 @@ grpc::ServerUnaryReactor* AgentService::ListCheckpoints(grpc::CallbackServerCont
                                                         const v1::ListCheckpointsRequest* req,
                                                         v1::ListCheckpointsResponse* resp) {
   auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return Done(ctx, s.status());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
   for (const checkpoints::CheckpointRecord& r : (*s)->ListCheckpoints()) {
     v1::Checkpoint* c = resp->add_checkpoints();
     c->set_turn(r.turn);
@@ -81,7 +77,7 @@ grpc::ServerUnaryReactor* AgentService::ListCheckpoints(grpc::CallbackServerCont
     c->set_prompt(r.prompt);
     c->set_files_changed(r.files_changed);
   }
-  return Done(ctx, absl::OkStatus());
+  return FinishUnary(ctx, absl::OkStatus());
 }
 
 }  // namespace agent::daemon

@@ -1,5 +1,4 @@
 // TrustProjectRules: what `agent trust` and /trust list and record (policy/trusted_rules.h).
-#include <filesystem>
 
 #include "common/grpc_status.h"
 #include "common/paths.h"
@@ -12,20 +11,6 @@ namespace {
 
 namespace v1 = agent::v1;
 
-// The project directory as sessions know it (canonical, the trust store's key), or
-// InvalidArgument.
-absl::StatusOr<std::string> Project(const std::string& workdir) {
-  if (workdir.empty() || workdir[0] != '/') {
-    return absl::InvalidArgumentError("workdir must be an absolute path");
-  }
-  std::error_code ec;
-  std::string canonical = std::filesystem::canonical(workdir, ec).string();
-  if (ec || !std::filesystem::is_directory(canonical, ec)) {
-    return absl::InvalidArgumentError("not a directory: " + workdir);
-  }
-  return canonical;
-}
-
 // The project's untrusted allow rules, read as a session reads them (no symlink followed).
 absl::StatusOr<std::vector<std::string>> Untrusted(const std::string& project) {
   const std::string settings = ProjectSettingsPath(project);
@@ -36,7 +21,7 @@ absl::StatusOr<std::vector<std::string>> Untrusted(const std::string& project) {
 }
 
 absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRulesResponse* resp) {
-  absl::StatusOr<std::string> project = Project(req.workdir());
+  absl::StatusOr<std::string> project = ProjectDirectory(req.workdir());
   if (!project.ok()) return project.status();
   resp->set_settings_path(ProjectSettingsPath(*project));
   // A file that cannot be used is reported before anything is recorded.
@@ -62,9 +47,7 @@ absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRul
 grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerContext* ctx,
                                                           const v1::TrustProjectRulesRequest* req,
                                                           v1::TrustProjectRulesResponse* resp) {
-  auto* r = ctx->DefaultReactor();
-  r->Finish(ToGrpcStatus(Answer(*req, resp)));
-  return r;
+  return FinishUnary(ctx, Answer(*req, resp));
 }
 
 }  // namespace agent::daemon

@@ -125,18 +125,9 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
     agent::MutexLock l(&mu_);
     if (shut_down_) return StoppingError();
   }
-  // The daemon's own working directory means nothing to a client: a relative path is an
-  // error, never resolved against it.
-  if (req.workdir().empty() || req.workdir()[0] != '/') {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workdir must be an absolute path, got \"", req.workdir(), "\""));
-  }
-  std::string workdir = req.workdir();
-  std::error_code ec;
-  if (!std::filesystem::is_directory(workdir, ec)) {
-    return absl::InvalidArgumentError(absl::StrCat("not a directory: ", req.workdir()));
-  }
-  workdir = std::filesystem::canonical(workdir, ec).string();
+  absl::StatusOr<std::string> project = ProjectDirectory(req.workdir());
+  if (!project.ok()) return project.status();
+  const std::string& workdir = *project;
   SessionSettings settings;
   settings.model = MergeModelSettings(FromProto(req.model()), deps_.config.model);
   settings.policy =
