@@ -13,6 +13,7 @@
 #include "common/dir_fd.h"
 #include "common/paths.h"
 #include "common/status_macros.h"
+#include "daemon/front_matter.h"
 #include "daemon/tools/text_util.h"
 
 namespace agent::daemon {
@@ -26,14 +27,9 @@ constexpr std::array<std::string_view, 20> kBuiltins = {
     "allow", "detach", "quit",        "exit",  "context", "usage",    "undo",
     "diff",  "rewind", "checkpoints", "mcp",   "agents",  "plan"};
 
-std::string_view Trim(std::string_view s) {
-  absl::string_view t = absl::StripAsciiWhitespace(absl::string_view(s.data(), s.size()));
-  return std::string_view(t.data(), t.size());
-}
-
 // One line, no control characters (a terminal shows it), bounded.
 std::string CleanDescription(std::string_view raw) {
-  std::string_view v = Trim(raw);
+  std::string_view v = TrimAscii(raw);
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     v = v.substr(1, v.size() - 2);
   }
@@ -140,38 +136,20 @@ bool IsBuiltinCommandName(std::string_view name) {
 
 ParsedCommand ParseCommandFile(std::string_view text) {
   ParsedCommand out;
-  std::string_view rest = text;
-  auto next_line = [&rest]() {
-    size_t nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return line;
-  };
-  if (next_line() != "---") {
+  const FrontMatter fm = SplitFrontMatter(text);
+  if (fm.kind != FrontMatter::Kind::kClosed) {  // none, or never closed: all of it is the body
     out.body = std::string(text);
     return out;
   }
-  std::string description;
-  // Bounded by the text: each pass consumes a line.
-  while (!rest.empty()) {
-    std::string_view line = next_line();
-    if (Trim(line) == "---") {
-      out.description = std::move(description);
-      out.body = std::string(rest);
-      return out;
-    }
-    if (size_t colon = line.find(':');
-        colon != std::string_view::npos && Trim(line.substr(0, colon)) == "description") {
-      description = CleanDescription(line.substr(colon + 1));
-    }
+  for (const auto& [key, value] : fm.fields) {
+    if (key == "description") out.description = CleanDescription(value);
   }
-  out.body = std::string(text);  // never closed: not a front matter
+  out.body = std::string(fm.body);
   return out;
 }
 
 std::string SubstituteArguments(std::string_view body, std::string_view arguments) {
-  const std::string_view args = Trim(arguments);
+  const std::string_view args = TrimAscii(arguments);
   const std::vector<std::string> words = Words(args);
   constexpr std::string_view kAll = "$ARGUMENTS";
   std::string out;

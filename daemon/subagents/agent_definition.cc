@@ -14,6 +14,7 @@
 #include "common/dir_fd.h"
 #include "common/paths.h"
 #include "common/status_macros.h"
+#include "daemon/front_matter.h"
 #include "daemon/tools/text_util.h"
 
 namespace agent::daemon::subagents {
@@ -23,17 +24,12 @@ constexpr std::string_view kSuffix = ".md";
 constexpr size_t kMaxToolNameBytes = 128;
 constexpr size_t kMaxModelBytes = 128;
 
-std::string_view Trim(std::string_view s) {
-  absl::string_view t = absl::StripAsciiWhitespace(absl::string_view(s.data(), s.size()));
-  return std::string_view(t.data(), t.size());
-}
-
 std::string_view Unquote(std::string_view v) {
-  v = Trim(v);
+  v = TrimAscii(v);
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     v = v.substr(1, v.size() - 2);
   }
-  return Trim(v);
+  return TrimAscii(v);
 }
 
 // One line without control characters (a terminal and the model's tool list show it).
@@ -66,7 +62,7 @@ bool IsValidModel(std::string_view s) {
 
 // "a, b", "[a, b]" or "a b".
 absl::StatusOr<std::vector<std::string>> ParseToolList(std::string_view raw) {
-  std::string_view v = Trim(raw);
+  std::string_view v = TrimAscii(raw);
   if (v.size() >= 2 && v.front() == '[' && v.back() == ']') v = v.substr(1, v.size() - 2);
   std::vector<std::string> out;
   for (absl::string_view part :
@@ -177,37 +173,20 @@ absl::StatusOr<AgentDefinition> ParseAgentDefinition(std::string_view text,
                                                      std::string_view file_stem) {
   AgentDefinition def;
   def.name = std::string(file_stem);
-  std::string_view rest = text;
-  auto next_line = [&rest]() {
-    size_t nl = rest.find('\n');
-    std::string_view line = rest.substr(0, nl);
-    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return line;
-  };
-  if (Trim(next_line()) != "---") {
+  const FrontMatter fm = SplitFrontMatter(text);
+  if (fm.kind == FrontMatter::Kind::kNone) {
     return absl::InvalidArgumentError("no front matter (a first line \"---\")");
   }
-  bool closed = false;
-  // Bounded by the text: each pass consumes a line.
-  while (!rest.empty() && !closed) {
-    std::string_view line = next_line();
-    if (Trim(line) == "---") {
-      closed = true;
-      break;
-    }
-    size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    if (absl::Status s = ApplyKey(Trim(line.substr(0, colon)), line.substr(colon + 1), &def);
-        !s.ok()) {
-      return s;
-    }
+  for (const auto& [key, value] : fm.fields) {
+    if (absl::Status s = ApplyKey(key, value, &def); !s.ok()) return s;
   }
-  if (!closed) return absl::InvalidArgumentError("the front matter is not closed by \"---\"");
+  if (fm.kind != FrontMatter::Kind::kClosed) {
+    return absl::InvalidArgumentError("the front matter is not closed by \"---\"");
+  }
   if (!IsValidAgentName(def.name)) {
     return absl::InvalidArgumentError("name must be [a-z0-9_-], at most 64 bytes");
   }
-  def.prompt = std::string(Trim(rest));
+  def.prompt = std::string(TrimAscii(fm.body));
   if (def.prompt.empty()) return absl::InvalidArgumentError("the body (the prompt) is empty");
   return def;
 }
