@@ -10,6 +10,14 @@
 namespace agent::daemon::mcp {
 namespace {
 
+// A copy of `s` that shares no reference-counted state with it. Why the connection ended is
+// handed to callers on other threads; Debian's Abseil is not built for ThreadSanitizer, so the
+// count of a shared Status is invisible to it and a copy that outlives the client is reported
+// as a race. A fresh Status has nothing to share.
+absl::Status Unshared(const absl::Status& s) {
+  return s.ok() ? absl::OkStatus() : absl::Status(s.code(), s.message());
+}
+
 // A cancel flag is looked at this often while a request waits.
 constexpr absl::Duration kCancelPoll = absl::Milliseconds(50);
 // Progress notifications of one call forwarded at most this often, and this many in all: a
@@ -30,7 +38,7 @@ void Client::Close() {
 
 absl::Status Client::closed() const {
   MutexLock l(&mu_);
-  return closed_;
+  return Unshared(closed_);
 }
 
 std::string Client::protocol_version() const {
@@ -126,7 +134,7 @@ absl::StatusOr<Json> Client::Request(const std::string& method, Json params, abs
   int64_t id;
   {
     MutexLock l(&mu_);
-    if (!closed_.ok()) return closed_;
+    if (!closed_.ok()) return Unshared(closed_);
     id = next_id_++;
     pending_[id] = pending;
   }
@@ -134,7 +142,7 @@ absl::StatusOr<Json> Client::Request(const std::string& method, Json params, abs
   if (absl::Status s = transport_->Send(MakeRequest(id, method, std::move(params))); !s.ok()) {
     MutexLock l(&mu_);
     pending_.erase(id);
-    return closed_.ok() ? s : closed_;  // why the connection ended says more
+    return closed_.ok() ? s : Unshared(closed_);  // why the connection ended says more
   }
   const absl::Time deadline = absl::Now() + timeout;
   MutexLock l(&mu_);
@@ -236,11 +244,11 @@ void Client::OnClosed(absl::Status why) {
   {
     MutexLock l(&mu_);
     if (closed_.ok()) {
-      closed_ = why;
+      closed_ = Unshared(why);
       first = true;
     }
     for (auto& [id, p] : pending_) {
-      p->result = closed_;
+      p->result = Unshared(closed_);
       p->done = true;
     }
     pending_.clear();
