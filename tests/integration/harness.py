@@ -6,6 +6,7 @@ and any agentd still serving that socket, and removes the dir. Nothing here slee
 it waits on process exit, on lines of output, or on files with a bounded number of polls of
 the daemon's own answers.
 """
+import atexit
 import json
 import os
 import shutil
@@ -87,9 +88,45 @@ def process_alive(pid):
     return any(s not in ("Z", "X") for s in _task_states(pid))
 
 
+_WORLDS = []  # the dir of every Env made by this test process
+
+
+def _check_no_survivors():
+    """At exit: no process whose command line names one of this run's worlds may outlive the
+    tests (a daemon left behind by one test kept running after the suite). Such a process is
+    killed, named, and the run fails."""
+    me = os.getpid()
+    marks = [(d + "/").encode() for d in _WORLDS]
+
+    def survivors():
+        return [(pid, cmd) for pid, cmd in processes()
+                if pid != me and any(m in cmd for m in marks) and process_alive(pid)]
+
+    deadline = time.monotonic() + 5
+    left = survivors()
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)  # processes killed by close() may still be exiting
+        left = survivors()
+    if not left:
+        return
+    for pid, cmd in left:
+        print("harness: a process of this test's worlds survived it: pid %d: %s"
+              % (pid, cmd.replace(b"\0", b" ").decode(errors="replace")), file=sys.stderr)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    sys.stderr.flush()
+    os._exit(1)
+
+
+atexit.register(_check_no_survivors)
+
+
 class Env:
     def __init__(self, replies, strict=True, extra_env=None, summary=None):
         self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
+        _WORLDS.append(self.dir)
         self.project = os.path.join(self.dir, "project")
         os.makedirs(self.project)
         self.socket = os.path.join(self.dir, "d.sock")
@@ -201,19 +238,24 @@ class Env:
                 except OSError:
                     pass
 
-    def daemon_pids(self):
-        """Pids of agentd processes serving this Env's socket. A child the daemon is starting
+    def daemon_pids(self, any_socket=False):
+        """Pids of agentd processes serving this Env's socket (any_socket: any socket under this
+        Env's dir, such as one a test named with AGENT_SOCKET). A child the daemon is starting
         (git, a tool) shows the daemon's command line until it execs: left out."""
         pids = []
+        mine = (self.dir + "/").encode()
         for pid, cmd in processes():
             argv = cmd.split(b"\0")
-            if argv[0].endswith(b"agentd") and self.socket.encode() in argv:
+            if not argv[0].endswith(b"agentd"):
+                continue
+            if self.socket.encode() in argv or (any_socket and any(a.startswith(mine)
+                                                                    for a in argv)):
                 pids.append(pid)
         return [p for p in pids if parent_pid(p) not in pids]
 
-    def kill_daemon(self, sig=signal.SIGKILL):
+    def kill_daemon(self, sig=signal.SIGKILL, any_socket=False):
         """Kills agentd and waits (bounded) until it is gone."""
-        pids = self.daemon_pids()
+        pids = self.daemon_pids(any_socket=any_socket)
         for pid in pids:
             try:
                 os.kill(pid, sig)
@@ -229,7 +271,7 @@ class Env:
             self.agent("daemon", "stop", timeout=20)
         except Exception:
             pass
-        self.kill_daemon()
+        self.kill_daemon(any_socket=True)
         self.kill_marked_processes()
         self.server.send_signal(signal.SIGTERM)
         try:

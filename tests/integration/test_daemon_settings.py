@@ -271,6 +271,9 @@ class SocketPath(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(os.stat(env.project).st_mode & 0o777, 0o755)
         os.chmod(env.project, 0o777)  # others could replace the socket: refused, not repaired
+        # Cleanups run last-first: the mode is put back before `daemon stop`, which the client
+        # would refuse in a directory others can write.
+        self.addCleanup(os.chmod, env.project, 0o755)
         r = subprocess.run([os.path.join(BIN, "agentd"), "--socket",
                             os.path.join(env.project, "e.sock")], env=env.env,
                            capture_output=True, text=True, timeout=30)
