@@ -28,6 +28,7 @@
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
 #include "daemon/session.h"
+#include "daemon/subagents/session_directory.h"
 
 namespace agent::daemon {
 
@@ -45,23 +46,24 @@ struct SessionManagerOptions {
   std::function<void(const std::string& id)> after_unload;
 };
 
-class SessionManager {
+class SessionManager : public subagents::SessionDirectory {
  public:
   // Unloads idle sessions after deps.config.session_idle_unload_s (0: never).
   explicit SessionManager(SessionDeps deps);
   SessionManager(SessionDeps deps, SessionManagerOptions options);
   // Stops the sweep thread, then ShutdownAll.
-  ~SessionManager();
+  ~SessionManager() override;
 
   absl::StatusOr<std::shared_ptr<Session>> Create(const agent::v1::CreateSessionRequest& req);
   // A child session (settings.child set, daemon/subagents/) in its parent's `workdir`: saved,
   // listed and found like any other.
   absl::StatusOr<std::shared_ptr<Session>> CreateChild(const std::string& workdir,
-                                                       SessionSettings settings, std::string title);
+                                                       SessionSettings settings,
+                                                       std::string title) override;
   // By id or unique id prefix; loads the session when it is not loaded yet. NotFound,
   // InvalidArgument (ambiguous prefix), DataLoss (damaged file, named), FailedPrecondition
   // (owned by another daemon). Concurrent Finds of one id share one load and one Session.
-  absl::StatusOr<std::shared_ptr<Session>> Find(const std::string& id_or_prefix);
+  absl::StatusOr<std::shared_ptr<Session>> Find(const std::string& id_or_prefix) override;
   // Sessions of `workdir` (or of every known project), newest first. Damaged files are
   // listed with load_error set instead of failing the call.
   std::vector<agent::v1::Session> List(const std::string& workdir, bool all);
@@ -75,6 +77,9 @@ class SessionManager {
   // streams end with kDaemonStoppedCode so attached clients leave instead of reconnecting.
   void ShutdownAll(bool stopped = false);
 
+  // Writes again the sessions a failed save left with unsaved messages (the sweep does, each
+  // round): they are never unloaded before that succeeds.
+  void RetryUnsavedSaves() ABSL_LOCKS_EXCLUDED(mu_);
   // Unloads the sessions idle and detached for `idle_unload`; returns how many. The sweep
   // thread calls it; tests with a fake clock call it directly.
   int SweepIdle() ABSL_LOCKS_EXCLUDED(mu_);
@@ -99,7 +104,8 @@ class SessionManager {
   };
 
   SessionSettings DefaultSettings() const;
-  absl::Time Now() const { return deps_.clock->Now(); }
+  // Idle times are durations: on the clock that never steps.
+  absl::Time Now() const { return deps_.clock->Monotonic(); }
   void RegisterProject(const std::string& workdir) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<std::string> Projects() const ABSL_LOCKS_EXCLUDED(mu_);
   // Full id and workdir of the saved session matching the prefix.

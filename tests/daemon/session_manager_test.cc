@@ -109,6 +109,15 @@ class SessionManagerTest : public ::testing::Test {
   std::unique_ptr<SessionManager> manager_;
 };
 
+TEST_F(SessionManagerTest, AWallClockSetBackDoesNotKeepAnIdleSessionLoaded) {
+  SessionManager& m = Start(ManualOptions());
+  std::string id = NewSession(m);
+  clock_.StepWall(-absl::Hours(1));
+  clock_.Advance(kIdle);
+  EXPECT_EQ(m.SweepIdle(), 1);
+  EXPECT_FALSE(m.IsLoaded(id));
+}
+
 TEST_F(SessionManagerTest, IdleSessionIsUnloadedAfterTheTimeoutListedAndReloadedByFind) {
   SessionManager& m = Start(ManualOptions());
   std::string id = NewSession(m);
