@@ -162,7 +162,7 @@ absl::Status Server::Run() {
   };
   mcp_->StartEager();
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
-  subagents->set_manager(sessions_.get());
+  subagents->set_sessions(sessions_.get());
   service_ = std::make_unique<AgentService>(
       sessions_.get(), epoch_, [this] { RequestShutdown(Stop::kStop); },
       options_.inherited_fd >= 0);

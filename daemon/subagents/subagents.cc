@@ -1,7 +1,6 @@
 #include "daemon/subagents/subagents.h"
 
 #include "absl/strings/str_cat.h"
-#include "daemon/session_manager.h"
 #include "daemon/subagents/agent_definition.h"
 #include "daemon/subagents/child_prompt.h"
 #include "daemon/subagents/child_runner.h"

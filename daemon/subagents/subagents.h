@@ -11,8 +11,8 @@
 // max_depth >= 1, a child only when its definition lists `task` and its depth allows.
 //
 // Wiring: the daemon's SessionDeps::tools_for passes each step's tools through ToolsFor,
-// which finds the session's depth and agent through the manager (set_manager, once, before
-// any turn runs). Thread-safe.
+// which finds the session's depth and agent through the SessionDirectory (the daemon's
+// SessionManager, set once with set_sessions before any turn runs). Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -23,12 +23,9 @@
 #include "absl/base/thread_annotations.h"
 #include "common/json.h"
 #include "common/mutex.h"
+#include "daemon/subagents/session_directory.h"
 #include "daemon/tools/tool.h"
 #include "daemon/tools/tool_registry.h"
-
-namespace agent::daemon {
-class SessionManager;
-}
 
 namespace agent::daemon::subagents {
 
@@ -41,7 +38,7 @@ struct SubagentOptions {
 class Subagents {
  public:
   explicit Subagents(SubagentOptions options);
-  void set_manager(SessionManager* manager) { manager_ = manager; }
+  void set_sessions(SessionDirectory* sessions) { manager_ = sessions; }
 
   // The tools of one step of session `session_id` in `workdir`, from the daemon's `base`.
   std::shared_ptr<const tools::ToolRegistry> ToolsFor(
@@ -60,7 +57,7 @@ class Subagents {
   std::string UserDir() const;
 
   const SubagentOptions options_;
-  SessionManager* manager_ = nullptr;
+  SessionDirectory* manager_ = nullptr;
   agent::Mutex mu_;
   agent::CondVar slot_freed_;
   std::map<std::string, int> running_ ABSL_GUARDED_BY(mu_);  // children per parent

@@ -41,7 +41,7 @@ class SubagentWiringTest : public ::testing::Test {
     SubagentOptions o;
     o.user_agents_dir = dir_.Join("user-agents");
     subagents_ = std::make_unique<Subagents>(o);
-    subagents_->set_manager(manager_.get());
+    subagents_->set_sessions(manager_.get());
     base_ = std::make_shared<const tools::ToolRegistry>(tools::ToolRegistry::CreateCore());
   }
   void TearDown() override { manager_.reset(); }
