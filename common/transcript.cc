@@ -366,8 +366,22 @@ absl::StatusOr<Json> Transcript::ReplacePrefix(size_t cut, std::string summary) 
   messages_ = std::move(kept);
   SerializeAll();
   RecomputePending();
+  ++rewrites_;
   DebugCheck();
   return removed;
+}
+
+absl::Status Transcript::ReplaceSystemText(std::string text) {
+  if (messages_.empty() || Role(messages_[0]) != "system") {
+    return absl::FailedPreconditionError("the transcript has no system message");
+  }
+  chars_ -= ContentChars(messages_[0]);
+  messages_[0]["content"] = std::move(text);
+  chars_ += ContentChars(messages_[0]);
+  serialized_[0] = DumpJson(messages_[0]);
+  ++rewrites_;
+  DebugCheck();
+  return absl::OkStatus();
 }
 
 void Transcript::TruncateTo(size_t n) {
@@ -376,6 +390,7 @@ void Transcript::TruncateTo(size_t n) {
   serialized_.resize(n);
   Recount();
   RecomputePending();
+  ++rewrites_;
   Seal("the session was forked at this point");
 }
 

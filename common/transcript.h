@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -81,6 +82,11 @@ class Transcript {
   absl::StatusOr<Json> ReplacePrefix(size_t cut, std::string summary);
   // Drops every message from `n` on (fork at a point); seals what that leaves open.
   void TruncateTo(size_t n);
+  // Replaces the text of the leading system message; FailedPrecondition when there is none.
+  absl::Status ReplaceSystemText(std::string text);
+  // How many changes other than appends (ReplacePrefix, TruncateTo, ReplaceSystemText) were
+  // made: a saver that saw the same count and fewer messages may append the rest.
+  uint64_t rewrites() const { return rewrites_; }
 
   // The session file's text: a JSON array with one message per line. Each message is
   // serialised once, when it is appended, so saving after every message costs a copy of
@@ -110,6 +116,7 @@ class Transcript {
   // Kept with serialized_, so a step is not a walk of the whole transcript.
   size_t chars_ = 0;                          // CharCount()
   std::unordered_set<std::string> call_ids_;  // every tool call id, for uniqueness
+  uint64_t rewrites_ = 0;                     // rewrites()
 };
 
 }  // namespace agent

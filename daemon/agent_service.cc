@@ -63,9 +63,15 @@ AgentService::AgentService(SessionManager* sessions, std::string epoch,
 grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContext* ctx,
                                                       const v1::CreateSessionRequest* req,
                                                       v1::Session* resp) {
-  auto s = sessions_->Create(*req);
-  if (s.ok()) *resp = (*s)->Info();
-  return FinishUnary(ctx, s.status());
+  auto* reactor = ctx->DefaultReactor();
+  // The system prompt runs git and the first save syncs the file: off the gRPC threads.
+  bool queued = disk_workers_.Submit([sessions = sessions_, req, resp, reactor] {
+    auto s = sessions->Create(*req);
+    if (s.ok()) *resp = (*s)->Info();
+    reactor->Finish(ToGrpcStatus(s.status()));
+  });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext* ctx,
@@ -105,13 +111,21 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
                                                    v1::SendPromptResponse* resp) {
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return FinishUnary(ctx, s.status());
-  PromptExpansion expansion;
-  if (req->expand()) expansion = (*s)->ExpandPrompt(req->text());
-  for (const std::string& w : expansion.warnings) resp->add_warnings(w);
-  auto pos = (*s)->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
-                              req->tool_env(), std::move(expansion), req->settings());
-  if (pos.ok()) resp->set_queue_position(*pos);
-  return FinishUnary(ctx, pos.status());
+  auto send = [session = *s, req, resp](PromptExpansion expansion) {
+    for (const std::string& w : expansion.warnings) resp->add_warnings(w);
+    auto pos = session->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
+                                   req->tool_env(), std::move(expansion), req->settings());
+    if (pos.ok()) resp->set_queue_position(*pos);
+    return pos.status();
+  };
+  if (!req->expand()) return FinishUnary(ctx, send({}));
+  auto* reactor = ctx->DefaultReactor();
+  // Custom commands and @mentions read files: off the gRPC threads.
+  bool queued = disk_workers_.Submit([session = *s, req, reactor, send] {
+    reactor->Finish(ToGrpcStatus(send(session->ExpandPrompt(req->text()))));
+  });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,

@@ -102,7 +102,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
 
   // Finishes the waiting calls (sessions should be shut down first, which cancels their
   // summaries) and joins the workers; later waiting calls are refused.
-  void StopWorkers() { workers_.Stop(); }
+  void StopWorkers() {
+    workers_.Stop();
+    disk_workers_.Stop();
+  }
 
  private:
   SessionManager* sessions_;
@@ -112,6 +115,9 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   int64_t start_unix_ms_;
   bool socket_activated_;
   WorkerPool workers_{2};
+  // For calls that read or write files or run git (a new session's prompt, a prompt's
+  // @mentions): never on a gRPC thread, and never behind a summary request in `workers_`.
+  WorkerPool disk_workers_{4};
   mcp::Registry* mcp_ = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #include "daemon/session.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "absl/random/random.h"
@@ -8,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "common/paths.h"
 #include "common/tool_env.h"
+#include "daemon/context/context_config.h"
 #include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session_events.h"
@@ -41,7 +43,9 @@ Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
       answered_(answered),
       transcript_(std::move(transcript)),
       settings_(std::move(settings)),
-      log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock) {
+      log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock),
+      saver_(deps_.files_for ? deps_.files_for(workdir_, id_) : DiskSessionFiles(workdir_, id_),
+             [this](const absl::Status& status) { OnSaveResult(status); }) {
   model_ = deps_.make_model_client();
   rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
   if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});
@@ -77,11 +81,17 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& work
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
                                          std::move(settings), std::move(deps), *std::move(lock),
                                          /*answered=*/child));
-  SessionMutexLock l(&s->mu_);
-  s->InitContextLocked(prompt);
-  s->SaveLocked();
-  if (s->save_failed_) {
-    return absl::UnavailableError("cannot save the new session in " + SessionsDir(workdir));
+  const bool instructions_changed = MarkInstructionsSeen(workdir, prompt);
+  context::PriceTable prices = context::LoadContextConfig().prices;
+  {
+    SessionMutexLock l(&s->mu_);
+    s->InitContextLocked(prompt, std::move(prices), instructions_changed);
+    s->SaveLocked();
+  }  // written here
+  if (s->saver_.unsaved()) {
+    return absl::UnavailableError(absl::StrCat("cannot save the new session in ",
+                                               SessionsDir(workdir), ": ",
+                                               s->saver_.last_error().message()));
   }
   return s;
 }
@@ -105,8 +115,9 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdi
   std::shared_ptr<Session> s(new Session(workdir, std::move(meta), *std::move(transcript),
                                          std::move(settings), std::move(deps), *std::move(lock),
                                          /*answered=*/true));
+  context::PriceTable prices = context::LoadContextConfig().prices;
   SessionMutexLock l(&s->mu_);
-  s->LoadContextLocked(/*forked=*/false);
+  s->LoadContextLocked(/*forked=*/false, std::move(prices));
   if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
     s->SaveLocked();
   } else if (s->meta_.message_count != static_cast<int64_t>(s->transcript_.size())) {
@@ -137,8 +148,9 @@ absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_m
   std::shared_ptr<Session> s(new Session(source.workdir_, std::move(meta), std::move(copy),
                                          std::move(settings), std::move(deps), *std::move(lock),
                                          /*answered=*/true));
+  context::PriceTable prices = context::LoadContextConfig().prices;
   SessionMutexLock l(&s->mu_);
-  s->LoadContextLocked(/*forked=*/true);
+  s->LoadContextLocked(/*forked=*/true, std::move(prices));
   s->SaveLocked();
   return s;
 }
@@ -194,8 +206,18 @@ bool Session::discarded() const {
 }
 
 bool Session::Busy() const {
+  if (saver_.unsaved()) return true;
   SessionMutexLock l(&mu_);
   return running_ || compacting_ || !queue_.empty();
+}
+
+bool Session::RetrySave() {
+  if (!saver_.unsaved()) return true;
+  {
+    SessionMutexLock l(&mu_);
+    SaveLocked(Save::kWhole);
+  }  // written here
+  return !saver_.unsaved();
 }
 
 absl::Status Session::RulesProblem() const { return rules_->Rules().status(); }
@@ -249,28 +271,36 @@ void Session::DiscardIfUnansweredLocked() {
     return;
   }
   discarded_ = true;
-  shutting_down_ = true;  // no prompt starts a turn again
-  if (auto s = DeleteSessionFiles(workdir_, id_); !s.ok()) {
-    Emit(events::Error(absl::StrCat("cannot remove the unanswered session: ", s.message())));
-  }
+  shutting_down_ = true;               // no prompt starts a turn again
+  saver_.Drop(/*delete_files=*/true);  // once the lock is released
 }
 
 void Session::SaveLocked(Save what) {
-  if (discarded_) return;  // its files are gone on purpose
+  if (discarded_ || removed_) return;  // its files are gone on purpose
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
-  meta_.context = ctx_.ToJson();
-  absl::Status s;
-  if (what != Save::kMetaOnly) s = SaveTranscript(workdir_, meta_.id, transcript_);
-  if (s.ok() && what != Save::kTranscriptOnly) s = SaveMeta(meta_);
-  if (!s.ok()) {
-    // Keep going: the next message saves everything again. Tell the user once per failure run.
-    if (!save_failed_) Emit(events::Error(absl::StrCat("cannot save the session: ", s.message())));
-    save_failed_ = true;
-    return;
+  if (what != Save::kMetaOnly) saver_.Queue(transcript_, /*whole=*/what == Save::kWhole);
+  if (what != Save::kTranscriptOnly) {
+    meta_.context = ctx_.ToJson();
+    saver_.QueueMeta(meta_);
   }
-  save_failed_ = false;
+}
+
+void Session::OnSaveResult(const absl::Status& status) {
+  // Every failure is in the daemon's log (its stderr), whoever is attached.
+  if (!status.ok()) {
+    std::fprintf(stderr, "agentd: session %s: cannot save: %s\n", id_.c_str(),
+                 std::string(status.message()).c_str());
+  }
+  SessionMutexLock l(&mu_);
+  if (!status.ok() && !save_failed_) {
+    Emit(events::Error(absl::StrCat("cannot save the session: ", status.message(),
+                                    "; it is kept in memory and saved again when it can be")));
+  } else if (status.ok() && save_failed_) {
+    NoticeLocked("the session is saved again");
+  }
+  save_failed_ = !status.ok();
 }
 
 // ---- Clients ----------------------------------------------------------------------------------
@@ -449,8 +479,18 @@ void Session::Shutdown(std::string_view reason) {
     gate_.Wake();
   }
   if (turn_thread_.joinable()) turn_thread_.join();
-  SessionMutexLock l(&mu_);
-  if (transcript_.Seal(reason) > 0) SaveLocked();
+  {
+    SessionMutexLock l(&mu_);
+    if (closed_) return;  // the manager's Shutdown, then the destructor's
+    closed_ = true;
+    transcript_.Seal(reason);
+    // Whole, sealed or not: what a failed save left unwritten, and the journal folded in.
+    SaveLocked(Save::kWhole);
+  }  // written here
+  if (saver_.unsaved()) {
+    std::fprintf(stderr, "agentd: session %s could not be saved at shutdown: %s\n", id_.c_str(),
+                 std::string(saver_.last_error().message()).c_str());
+  }
 }
 
 }  // namespace agent::daemon

@@ -18,9 +18,12 @@
 // never overlap or leave a gap; the writes to clients start once `mu_` is released
 // (SessionMutexLock).
 //
-// Persistence: the transcript is saved after every message, the meta file when a turn starts
-// and ends (Store). A save that fails (a full disk) is reported as an Error event and retried
-// with the next message; the transcript in memory stays valid.
+// Persistence (SessionSaver): each message is appended to the journal, the transcript is
+// written whole at idle, compaction and shutdown, the meta file when a turn starts and ends.
+// The writes are queued under `mu_` and made once it is released, so no save holds the lock. A
+// save that fails (a full disk) is an Error event and a line in the daemon's log; the session
+// keeps what is unsaved in memory, is never unloaded while it has some, retries (RetrySave),
+// and its turn ends with an error that says so.
 #pragma once
 
 #include <atomic>
@@ -51,7 +54,10 @@
 #include "daemon/llm/request_cache.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
+#include "daemon/session/turn_host.h"
 #include "daemon/session_events.h"
+#include "daemon/session_files.h"
+#include "daemon/session_saver.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
 #include "daemon/tool_dispatch.h"
@@ -81,6 +87,9 @@ struct SessionDeps {
   // Where file checkpoints are stored (checkpoints::StoresRoot() in the daemon); empty: the
   // session takes none.
   std::string checkpoint_stores;
+  // The session's files (the disk seam); unset: DiskSessionFiles.
+  std::function<std::unique_ptr<SessionFiles>(const std::string& workdir, const std::string& id)>
+      files_for;
 };
 
 struct SessionSettings {
@@ -110,7 +119,7 @@ struct SessionSettings {
 // NotFound "session <id> was removed (agent rm); ...": what commands to a deleted session get.
 absl::Status RemovedError(const std::string& id);
 
-class Session : private ToolDispatch::Host {
+class Session : private TurnHost, private llm::StreamSink {
  public:
   // A new session in `workdir` with the system prompt; saved before it returns. Until the
   // model starts answering it, it is discarded (its files deleted, later commands NotFound)
@@ -135,7 +144,12 @@ class Session : private ToolDispatch::Host {
   const std::string& workdir() const { return workdir_; }
   agent::v1::Session Info() const ABSL_LOCKS_EXCLUDED(mu_);
   std::string TranscriptJson() const ABSL_LOCKS_EXCLUDED(mu_);
+  // A turn runs or waits, or messages are not on disk yet: not to be unloaded.
   bool Busy() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Messages not on disk (a save failed): writes the transcript whole again. True when nothing
+  // is left unsaved.
+  bool RetrySave() ABSL_LOCKS_EXCLUDED(mu_);
+  bool HasUnsaved() const { return saver_.unsaved(); }
   // Discarded unanswered (see Create): the manager forgets it.
   bool discarded() const ABSL_LOCKS_EXCLUDED(mu_);
   // The model connection the next request uses (the key included: memory only).
@@ -251,37 +265,50 @@ class Session : private ToolDispatch::Host {
     std::string name;
     bool read_only;
   };
-  class TurnSink;
 
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
           SessionDeps deps, SessionLock lock, bool answered);
 
-  // ---- session_turn.cc: the turn loop (turn thread) ----
+  // ---- session_turn.cc: the turn thread (the loop itself is a Turn: session/turn.h) ----
   // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
   // Takes the next prompt into the transcript; false when the queue is empty (then idle).
   bool BeginTurnLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Seals and saves what the turn left, emits TurnEnded; false when the thread should end.
+  // Seals what the turn left unanswered and saves the transcript whole (idle).
+  void SealTurnLocked(agent::v1::TurnOutcome outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Emits TurnEnded; false when the thread should end.
   bool EndTurnLocked(agent::v1::TurnOutcome outcome, const std::string& error)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  agent::v1::TurnOutcome RunTurn(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);
-  // One model request and the tools it called; an outcome when the turn ends with it.
-  std::optional<agent::v1::TurnOutcome> RunStep(std::string* error) ABSL_LOCKS_EXCLUDED(mu_);
-  // Appends the reply to the transcript and tells the clients; false for a malformed reply.
-  bool RecordReplyLocked(const llm::ModelReply& reply, std::string* error)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<int> CompactNow() ABSL_LOCKS_EXCLUDED(mu_);
   bool ShouldCompactLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- ToolDispatch::Host (session_turn.cc; Authorize in session_gate.cc) ----
-  void OnCallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
+  // ---- TurnHost (session_turn.cc; Authorize in session_gate.cc) ----
+  absl::StatusOr<llm::ModelRequest> NextRequest() override ABSL_LOCKS_EXCLUDED(mu_);
+  llm::StreamSink* Stream() override { return this; }
+  void KeepStreamedText() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status AppendReply(const llm::ModelReply& reply) override ABSL_LOCKS_EXCLUDED(mu_);
+  void AppendResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                     const std::vector<tools::ToolOutcome>& outcomes) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  bool ShouldCompact() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status CompactTranscript() override ABSL_LOCKS_EXCLUDED(mu_) {
+    return CompactNow().status();
+  }
+  std::shared_ptr<const tools::ToolRegistry> StepTools() override ABSL_LOCKS_EXCLUDED(mu_);
+  void CallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) override
       ABSL_LOCKS_EXCLUDED(mu_);
-  tools::ToolContext MakeContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
-  void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
-                 const std::vector<tools::ToolOutcome>& outcomes) override ABSL_LOCKS_EXCLUDED(mu_);
+  tools::ToolContext MakeToolContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- llm::StreamSink: the reply as it streams (session_turn.cc) ----
+  void OnText(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnReasoning(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnToolCallStarted(std::string_view id, std::string_view name) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- session_gate.cc ----
   // An edit that runs without asking still shows the people what it changed (ToolResult.diff).
@@ -295,16 +322,23 @@ class Session : private ToolDispatch::Host {
   // `cwd`: where the session was started (Session.cwd); empty: the workdir.
   static BuiltSystemPrompt BuildPrompt(const std::string& workdir, const std::string& cwd,
                                        const Clock& clock);
-  void InitContextLocked(const BuiltSystemPrompt& prompt) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void LoadContextLocked(bool forked) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records that the clients are shown `prompt`'s instruction files; true when they are new
+  // or changed since last shown. Writes a state file: call without the lock.
+  static bool MarkInstructionsSeen(const std::string& workdir, const BuiltSystemPrompt& prompt);
+  // `prices`: the config's (context::LoadContextConfig, read without the lock).
+  void InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceTable prices,
+                         bool instructions_changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void LoadContextLocked(bool forked, context::PriceTable prices)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BeginTurnContextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Event TurnEndedEventLocked(agent::v1::TurnOutcome outcome, const std::string& error)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordUsageLocked(const llm::ModelReply& reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordRetryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordPlanLocked(const llm::ToolCall& call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Puts a rebuilt system message (fresh instruction files) in place of the first message.
-  void RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt)
+  // Puts a rebuilt system message (fresh instruction files) in place of the first message;
+  // `changed_since_seen`: MarkInstructionsSeen (called without the lock) said they changed.
+  void RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt, bool changed_since_seen)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- session_checkpoints.cc ----
@@ -331,8 +365,11 @@ class Session : private ToolDispatch::Host {
   // Writes the transcript and, unless kTranscriptOnly, the meta file. Saves inside a turn
   // are transcript-only: the meta file (what `agent ls` shows of a session not loaded) is
   // written when a turn starts and ends, and a load recounts what it may have missed.
-  enum class Save { kAll, kTranscriptOnly, kMetaOnly };
+  // kWhole writes the transcript whole (at idle, shutdown); the others append to its journal.
+  enum class Save { kAll, kTranscriptOnly, kMetaOnly, kWhole };
   void SaveLocked(Save what = Save::kAll) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The saver's report of a write (no lock held): the log, and the clients once per failure run.
+  void OnSaveResult(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
   // Deletes the files of a session the model never answered once it is idle and detached
   // (see Create); it stays discarded.
   void DiscardIfUnansweredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -373,11 +410,13 @@ class Session : private ToolDispatch::Host {
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   bool removed_ ABSL_GUARDED_BY(mu_) = false;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;  // Shutdown saved it
   std::string partial_text_ ABSL_GUARDED_BY(mu_);
   std::string partial_reasoning_ ABSL_GUARDED_BY(mu_);
   std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
-  bool save_failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool save_failed_ ABSL_GUARDED_BY(mu_) = false;  // told to the clients
+  SessionSaver saver_;  // thread-safe; queued under mu_, written after it
   std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);            // told to the clients once
   std::vector<std::string> untrusted_told_ ABSL_GUARDED_BY(mu_);  // AnnounceUntrustedRules…
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);

@@ -29,12 +29,17 @@ BuiltSystemPrompt Session::BuildPrompt(const std::string& workdir, const std::st
   return BuildSystemPromptFor(workdir, cwd, clock.Now());
 }
 
-void Session::InitContextLocked(const BuiltSystemPrompt& prompt) {
+bool Session::MarkInstructionsSeen(const std::string& workdir, const BuiltSystemPrompt& prompt) {
+  return context::MarkInstructionsSeen(StateDir() + "/instructions_seen.json", workdir,
+                                       prompt.instructions);
+}
+
+void Session::InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceTable prices,
+                                bool instructions_changed) {
   ctx_.SetPrompt(prompt.instructions, prompt.base_chars, prompt.text.size());
-  ctx_.prices = context::LoadContextConfig().prices;
+  ctx_.prices = std::move(prices);
   std::string notice;
-  if (context::MarkInstructionsSeen(StateDir() + "/instructions_seen.json", workdir_,
-                                    prompt.instructions)) {
+  if (instructions_changed) {
     notice = context::InstructionsNotice(prompt.instructions);
   } else if (!prompt.instructions.cut_note.empty()) {
     notice = prompt.instructions.cut_note;
@@ -43,9 +48,9 @@ void Session::InitContextLocked(const BuiltSystemPrompt& prompt) {
   ctx_.pending_notice = std::move(notice);
 }
 
-void Session::LoadContextLocked(bool forked) {
+void Session::LoadContextLocked(bool forked, context::PriceTable prices) {
   ctx_.LoadJson(meta_.context);
-  ctx_.prices = context::LoadContextConfig().prices;
+  ctx_.prices = std::move(prices);
   if (forked) ctx_.usage = context::UsageMeter();  // a fork's own use starts at zero
 }
 
@@ -86,21 +91,13 @@ void Session::RecordPlanLocked(const llm::ToolCall& call) {
   Emit(std::move(e));
 }
 
-void Session::RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt) {
-  if (transcript_.empty() || GetString(transcript_.messages()[0], "role") != "system") return;
+void Session::RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt, bool changed_since_seen) {
   if (!meta_.agent.empty()) return;  // a child keeps its agent definition's prompt
-  Json messages = transcript_.messages();
-  messages[0]["content"] = prompt.text;
-  auto rebuilt = Transcript::FromJson(std::move(messages));
-  if (!rebuilt.ok()) return;  // cannot happen: only the system text changed
-  transcript_ = *std::move(rebuilt);
+  if (!transcript_.ReplaceSystemText(prompt.text).ok()) return;
   ctx_.SetPrompt(prompt.instructions, prompt.base_chars, prompt.text.size());
   ctx_.reported_tokens = 0;
   // A file changed since (the model may have edited it) is shown again, as new ones are.
-  if (context::MarkInstructionsSeen(StateDir() + "/instructions_seen.json", workdir_,
-                                    prompt.instructions)) {
-    Emit(NoticeEvent(context::InstructionsNotice(prompt.instructions)));
-  }
+  if (changed_since_seen) Emit(NoticeEvent(context::InstructionsNotice(prompt.instructions)));
 }
 
 std::vector<v1::InstructionFile> Session::InstructionFiles() const {

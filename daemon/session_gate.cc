@@ -42,7 +42,7 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
 void Session::RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) {
   constexpr size_t kMaxDiff = 64 << 10;
   if (call.name != "write_file" && call.name != "edit_file") return;
-  auto preview = tools::PreviewGatedCall(call.name, args, MakeContext(call.id));
+  auto preview = tools::PreviewGatedCall(call.name, args, MakeToolContext(call.id));
   if (!preview.ok() || preview->diff.empty()) return;
   std::string diff = std::move(preview->diff);
   if (diff.size() > kMaxDiff) {
@@ -55,7 +55,7 @@ void Session::RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) {
 
 std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call, const Json& args,
                                                       const CallFacts& facts) {
-  tools::ToolContext ctx = MakeContext(call.id);
+  tools::ToolContext ctx = MakeToolContext(call.id);
   auto preview = tools::PreviewGatedCall(call.name, args, ctx);
   if (!preview.ok()) return tools::ToolOutcome{std::string(preview.status().message()), true};
   v1::PendingApproval approval;

@@ -401,6 +401,7 @@ bool SessionManager::IsLoaded(const std::string& id) const {
 // ---- Unloading idle sessions ------------------------------------------------------------------
 
 int SessionManager::SweepIdle() {
+  RetryUnsavedSaves();
   if (!UnloadsIdle(options_)) return 0;
   const absl::Time now = Now();
   // 1. Under the lock, without touching a session's: the ones nobody holds and nobody has
@@ -457,6 +458,18 @@ int SessionManager::SweepIdle() {
   }
   if (!victims.empty()) ReleaseFreeHeap();
   return static_cast<int>(victims.size());
+}
+
+void SessionManager::RetryUnsavedSaves() {
+  std::vector<std::shared_ptr<Session>> unsaved;
+  {
+    agent::MutexLock l(&mu_);
+    for (auto& [id, slot] : sessions_) {
+      if (slot.session && slot.session->HasUnsaved()) unsaved.push_back(slot.session);
+    }
+  }
+  // Outside the manager's lock: a retry writes the transcript whole.
+  for (const std::shared_ptr<Session>& s : unsaved) s->RetrySave();
 }
 
 void SessionManager::SweepThreadMain() {

@@ -1,6 +1,6 @@
-// The turn loop of a Session: it takes queued prompts one at a time and answers each with
-// model requests and tool calls until the model stops calling tools, the step limit is hit, a
-// cancel arrives or a request fails. Runs on the session's turn thread.
+// The turn thread of a Session and the session's side of the turn loop (TurnHost): it takes
+// queued prompts one at a time and runs a Turn (daemon/session/turn.h) for each. Every method
+// here takes the session's lock briefly; saves are written after it is released.
 #include <algorithm>
 #include <utility>
 
@@ -10,6 +10,7 @@
 #include "daemon/deferred_writes.h"
 #include "daemon/llm/request_builder.h"
 #include "daemon/session.h"
+#include "daemon/session/turn.h"
 #include "daemon/session_events.h"
 #include "daemon/tools/update_plan.h"
 
@@ -26,39 +27,36 @@ std::string TitleFrom(std::string_view prompt) {
 
 }  // namespace
 
-// Forwards streaming progress from the model transport into events.
-class Session::TurnSink : public llm::StreamSink {
- public:
-  explicit TurnSink(Session* s) : s_(s) {}
-  void OnText(std::string_view text) override {
-    SessionMutexLock l(&s_->mu_);
-    s_->answered_ = true;  // the model answers: the session is kept from here on
-    s_->partial_text_.append(text);
-    s_->Emit(events::TextDelta(text));
-  }
-  void OnReasoning(std::string_view text) override {
-    SessionMutexLock l(&s_->mu_);
-    s_->answered_ = true;
-    s_->partial_reasoning_.append(text);
-    s_->Emit(events::ReasoningDelta(text));
-  }
-  void OnToolCallStarted(std::string_view id, std::string_view name) override {
-    SessionMutexLock l(&s_->mu_);
-    s_->answered_ = true;
-    s_->Emit(events::ToolCallStarted(id, name));
-  }
-  void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override {
-    SessionMutexLock l(&s_->mu_);
-    // What streamed before the failed attempt is discarded with it.
-    s_->partial_text_.clear();
-    s_->partial_reasoning_.clear();
-    s_->RecordRetryLocked();
-    s_->Emit(events::Retrying(attempt, max_attempts, delay_ms, reason));
-  }
+// ---- Streaming progress from the model transport (llm::StreamSink) ------------------------------
 
- private:
-  Session* s_;
-};
+void Session::OnText(std::string_view text) {
+  SessionMutexLock l(&mu_);
+  answered_ = true;  // the model answers: the session is kept from here on
+  partial_text_.append(text);
+  Emit(events::TextDelta(text));
+}
+
+void Session::OnReasoning(std::string_view text) {
+  SessionMutexLock l(&mu_);
+  answered_ = true;
+  partial_reasoning_.append(text);
+  Emit(events::ReasoningDelta(text));
+}
+
+void Session::OnToolCallStarted(std::string_view id, std::string_view name) {
+  SessionMutexLock l(&mu_);
+  answered_ = true;
+  Emit(events::ToolCallStarted(id, name));
+}
+
+void Session::OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) {
+  SessionMutexLock l(&mu_);
+  // What streamed before the failed attempt is discarded with it.
+  partial_text_.clear();
+  partial_reasoning_.clear();
+  RecordRetryLocked();
+  Emit(events::Retrying(attempt, max_attempts, delay_ms, reason));
+}
 
 void Session::StartTurnThreadLocked() {
   if (running_) return;
@@ -74,12 +72,26 @@ void Session::TurnThreadMain() {
     if (!BeginTurnLocked()) return;
   }
   for (;;) {
+    int max_steps;
+    {
+      SessionMutexLock l(&mu_);
+      max_steps = turn_.max_steps;
+    }
     std::string error;
-    v1::TurnOutcome outcome = RunTurn(&error);
+    v1::TurnOutcome outcome = Turn(this, model_.get(), &cancelled_, max_steps).Run(&error);
     // Before TurnEnded: an Undo that follows it finds the turn's checkpoint.
     std::vector<std::string> notices = checkpointer().EndTurn(NowMs());
+    {
+      SessionMutexLock l(&mu_);
+      SealTurnLocked(outcome);
+    }  // the turn's messages are written here, before TurnEnded says how it went
     SessionMutexLock l(&mu_);
     for (std::string& n : notices) NoticeLocked(std::move(n));
+    if (saver_.unsaved() && outcome != v1::TURN_OUTCOME_CANCELLED) {
+      outcome = v1::TURN_OUTCOME_ERROR;
+      error = absl::StrCat("the session could not be saved (", saver_.last_error().message(),
+                           "); it is kept in memory and saved again when the disk allows");
+    }
     if (!EndTurnLocked(outcome, error) || !BeginTurnLocked()) return;
   }
 }
@@ -112,11 +124,14 @@ bool Session::BeginTurnLocked() {
   return true;
 }
 
+void Session::SealTurnLocked(v1::TurnOutcome outcome) {
+  transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED ? "cancelled by the user"
+                                                         : "the turn ended before it ran");
+  // Idle: the transcript whole, its journal folded in.
+  SaveLocked(Save::kWhole);
+}
+
 bool Session::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error) {
-  const bool sealed =
-      transcript_.Seal(outcome == v1::TURN_OUTCOME_CANCELLED ? "cancelled by the user"
-                                                             : "the turn ended before it ran") > 0;
-  SaveLocked(sealed ? Save::kAll : Save::kMetaOnly);
   partial_text_.clear();
   partial_reasoning_.clear();
   in_turn_ = false;
@@ -162,88 +177,41 @@ bool Session::ShouldCompactLocked() const {
   return c.context_tokens > 0 && meta_.prompt_tokens > c.context_tokens * 8 / 10;
 }
 
-v1::TurnOutcome Session::RunTurn(std::string* error) {
-  int max_steps;
-  {
-    SessionMutexLock l(&mu_);
-    max_steps = turn_.max_steps;
-  }
-  for (int step = 0; step < max_steps; ++step) {
-    if (cancelled_) return v1::TURN_OUTCOME_CANCELLED;
-    if (std::optional<v1::TurnOutcome> end = RunStep(error); end.has_value()) return *end;
-    if (cancelled_) return v1::TURN_OUTCOME_CANCELLED;
-  }
-  return v1::TURN_OUTCOME_MAX_STEPS;
-}
+// ---- The transcript (TurnHost) ------------------------------------------------------------------
 
-std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
-  bool compact;
-  {
-    SessionMutexLock l(&mu_);
-    compact = ShouldCompactLocked();
-  }
-  // A failed summary leaves the transcript as it was; the request below may still fit.
-  if (compact) (void)CompactNow();
-  // This step's tools (MCP servers come and go); the same set answers the step's calls.
-  std::shared_ptr<const tools::ToolRegistry> mcp_tools;
-  if (deps_.tools_for) {
-    mcp_tools = deps_.tools_for(workdir_, id_, &cancelled_, [this](const std::string& m) {
-      SessionMutexLock l(&mu_);
-      Emit(events::Error(m));
-    });
-  }
-  const tools::ToolRegistry* step_tools = mcp_tools ? mcp_tools.get() : deps_.tools;
-  llm::ModelRequest req;
-  {
-    SessionMutexLock l(&mu_);
-    // Every mutation of a Transcript keeps the rule (debug builds re-check it whole after
-    // each), so a step only needs nothing pending: a walk of the whole transcript per step
-    // would make a long session's every request linear in its length.
+absl::StatusOr<llm::ModelRequest> Session::NextRequest() {
+  SessionMutexLock l(&mu_);
+  // Every mutation of a Transcript keeps the rule (debug builds re-check it whole after
+  // each), so a step only needs nothing pending: a walk of the whole transcript per step
+  // would make a long session's every request linear in its length.
 #ifndef NDEBUG
-    absl::Status valid = transcript_.ValidateForRequest();
+  absl::Status valid = transcript_.ValidateForRequest();
 #else
-    absl::Status valid = transcript_.HasPending()
-                             ? absl::FailedPreconditionError("tool calls are pending")
-                             : absl::OkStatus();
+  absl::Status valid = transcript_.HasPending()
+                           ? absl::FailedPreconditionError("tool calls are pending")
+                           : absl::OkStatus();
 #endif
-    if (!valid.ok()) {
-      *error = absl::StrCat("internal error, transcript invalid: ", valid.message());
-      return v1::TURN_OUTCOME_ERROR;
-    }
-    req = BuildRequestLocked();
-    req.tools = step_tools->Schemas();
-    partial_text_.clear();
-    partial_reasoning_.clear();
+  if (!valid.ok()) {
+    return absl::InternalError(
+        absl::StrCat("internal error, transcript invalid: ", valid.message()));
   }
-  TurnSink sink(this);
-  absl::StatusOr<llm::ModelReply> reply = model_->Complete(req, &sink, &cancelled_);
-  {
-    SessionMutexLock l(&mu_);
-    if (!reply.ok()) {
-      // Text the user already saw stays in the transcript, so the model knows it said it.
-      if (!partial_text_.empty()) {
-        (void)transcript_.AppendAssistant({{"content", partial_text_}});
-        SaveLocked(Save::kTranscriptOnly);
-      }
-      if (cancelled_ || absl::IsCancelled(reply.status())) return v1::TURN_OUTCOME_CANCELLED;
-      *error = std::string(reply.status().message());
-      return v1::TURN_OUTCOME_ERROR;
-    }
-    if (!RecordReplyLocked(*reply, error)) return v1::TURN_OUTCOME_ERROR;
-  }
-  if (reply->tool_calls.empty()) {
-    if (reply->finish_reason != "length") return v1::TURN_OUTCOME_DONE;
-    *error = "the model stopped at its output limit";
-    return v1::TURN_OUTCOME_ERROR;
-  }
-  ToolDispatch(step_tools, this, &cancelled_).Run(reply->tool_calls, reply->LastCallTruncated());
-  return std::nullopt;
+  partial_text_.clear();
+  partial_reasoning_.clear();
+  return BuildRequestLocked();
 }
 
-bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error) {
+void Session::KeepStreamedText() {
+  SessionMutexLock l(&mu_);
+  if (partial_text_.empty()) return;
+  (void)transcript_.AppendAssistant({{"content", partial_text_}});
+  SaveLocked(Save::kTranscriptOnly);
+}
+
+absl::Status Session::AppendReply(const llm::ModelReply& reply) {
+  SessionMutexLock l(&mu_);
   if (auto s = transcript_.AppendAssistant(llm::AssistantMessageFromReply(reply)); !s.ok()) {
-    *error = absl::StrCat("the model's reply was malformed: ", s.message());
-    return false;
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model's reply was malformed: ", s.message()));
   }
   partial_text_.clear();
   partial_reasoning_.clear();
@@ -252,17 +220,35 @@ bool Session::RecordReplyLocked(const llm::ModelReply& reply, std::string* error
   RecordUsageLocked(reply);
   SaveLocked(Save::kTranscriptOnly);
   Emit(events::AssistantMessage(reply));
-  return true;
+  return absl::OkStatus();
 }
 
-// ---- Tool calls (ToolDispatch::Host) ------------------------------------------------------------
+bool Session::ShouldCompact() {
+  SessionMutexLock l(&mu_);
+  return ShouldCompactLocked();
+}
 
-void Session::OnCallReady(const llm::ToolCall& call) {
+std::shared_ptr<const tools::ToolRegistry> Session::StepTools() {
+  if (!deps_.tools_for)
+    return std::shared_ptr<const tools::ToolRegistry>(deps_.tools, [](auto*) {});
+  std::shared_ptr<const tools::ToolRegistry> tools =
+      deps_.tools_for(workdir_, id_, &cancelled_, [this](const std::string& m) {
+        SessionMutexLock l(&mu_);
+        Emit(events::Error(m));
+      });
+  if (tools) return tools;
+  return std::shared_ptr<const tools::ToolRegistry>(deps_.tools, [](auto*) {});
+}
+
+// ---- Tool calls (TurnHost)
+// -----------------------------------------------------------------------
+
+void Session::CallReady(const llm::ToolCall& call) {
   SessionMutexLock l(&mu_);
   Emit(events::ToolCallReady(call));
 }
 
-tools::ToolContext Session::MakeContext(const std::string& call_id) {
+tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   checkpointer().BeforeTool();  // no tool touches a file before the turn's checkpoint exists
   tools::ToolContext ctx;
   ctx.call_id = call_id;
@@ -286,8 +272,8 @@ tools::ToolContext Session::MakeContext(const std::string& call_id) {
   return ctx;
 }
 
-void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
-                        const std::vector<tools::ToolOutcome>& outcomes) {
+void Session::AppendResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                            const std::vector<tools::ToolOutcome>& outcomes) {
   SessionMutexLock l(&mu_);
   for (size_t k = 0; k < outcomes.size(); ++k) {
     const llm::ToolCall& call = calls[first + k];
@@ -296,7 +282,6 @@ void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
     // The tool only knows it was cancelled; the model should know why.
     if (shutting_down_ && cancelled_) content += "\n[interrupted: the daemon was stopping]";
     if (auto s = transcript_.AppendToolResult(call.id, content); !s.ok()) continue;
-    SaveLocked(Save::kTranscriptOnly);
     if (outcomes[k].denied_by_policy) ++tally_.denied_calls;
     v1::Event result =
         events::ToolResult(call, content, outcomes[k].is_error, outcomes[k].denied_by_policy);
@@ -306,6 +291,8 @@ void Session::OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
     Emit(std::move(result));
     if (call.name == tools::kUpdatePlanTool && !outcomes[k].is_error) RecordPlanLocked(call);
   }
+  // One save for the batch: a reply of thousands of calls is not thousands of writes.
+  SaveLocked(Save::kTranscriptOnly);
 }
 
 // ---- Compaction ---------------------------------------------------------------------------------
@@ -330,24 +317,32 @@ absl::StatusOr<int> Session::CompactNow() {
   // Instruction files edited since the session began reach it now.
   BuiltSystemPrompt prompt = BuildPrompt(workdir_, DirectoryInside(workdir_, cwd), *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
+  // What is removed is archived first: a compaction that cannot keep it does not happen.
+  absl::Status archived =
+      summary.ok() ? AppendCompacted(workdir_, id_, messages, *summary) : summary.status();
+  const bool instructions_changed = archived.ok() && MarkInstructionsSeen(workdir_, prompt);
   SessionMutexLock l(&mu_);
   if (!summary.ok()) {
     Emit(events::Error(absl::StrCat("compaction failed, the transcript is unchanged: ",
                                     summary.status().message())));
     return summary.status();
   }
+  if (!archived.ok()) {
+    Emit(
+        events::Error(absl::StrCat("compaction failed, the transcript is unchanged: cannot keep "
+                                   "the messages it would remove: ",
+                                   archived.message())));
+    return archived;
+  }
   // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
   const size_t first = transcript_.FirstCompactable();
   auto removed = transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
   if (!removed.ok()) return removed.status();
   checkpointer().Compacted(static_cast<int>(first), static_cast<int>(removed->size()));
-  RefreshSystemPromptLocked(prompt);
-  if (auto s = AppendCompacted(workdir_, meta_.id, *removed, *summary); !s.ok()) {
-    Emit(events::Error(absl::StrCat("cannot keep the compacted messages: ", s.message())));
-  }
+  RefreshSystemPromptLocked(prompt, instructions_changed);
   ++meta_.compactions;
   meta_.prompt_tokens = 0;  // the next request reports the new size
-  SaveLocked();
+  SaveLocked(Save::kWhole);
   Emit(events::Compacted(static_cast<int>(removed->size()), static_cast<int>(transcript_.size())));
   return static_cast<int>(removed->size());
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <string_view>
 
 #include "absl/strings/match.h"
@@ -16,6 +17,7 @@
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
 #include "common/status_macros.h"
+#include "daemon/transcript_journal.h"
 
 namespace agent::daemon {
 
@@ -113,12 +115,26 @@ absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
   std::vector<std::string> lines;
   lines.reserve(messages.size());
   for (const Json& m : messages) lines.push_back(DumpJson(m));
-  return WriteSessionFile(workdir, id + ".json", TranscriptFileText(lines), Durability::kSynced);
+  return SaveTranscriptText(workdir, id, TranscriptFileText(lines));
 }
 
 absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Transcript& transcript) {
-  return WriteSessionFile(workdir, id + ".json", transcript.FileText(), Durability::kSynced);
+  return SaveTranscriptText(workdir, id, transcript.FileText());
+}
+
+absl::Status SaveTranscriptText(const std::string& workdir, const std::string& id,
+                                std::string_view file_text) {
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
+  RETURN_IF_ERROR(WriteFileAtomically(dir, id + ".json", file_text, Durability::kSynced));
+  // Until this is written a journal of the older text may remain: it is stale, and ignored.
+  return WriteFileAtomically(dir, id + ".journal", JournalHeader(file_text), Durability::kSynced);
+}
+
+absl::Status AppendJournal(const std::string& workdir, const std::string& id,
+                           std::string_view lines) {
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/false));
+  return AppendToFile(dir, id + ".journal", lines);
 }
 
 absl::Status SaveMeta(const SessionMeta& meta) {
@@ -137,6 +153,13 @@ absl::Status AppendCompacted(const std::string& workdir, const std::string& id, 
 
 absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id) {
   ASSIGN_OR_RETURN(std::string text, ReadSessionFile(workdir, id + ".json"));
+  // The messages saved after the file was last written whole (a crash, a kill -9).
+  if (absl::StatusOr<std::string> journal = ReadSessionFile(workdir, id + ".journal");
+      journal.ok()) {
+    if (std::optional<Replayed> r = ReplayJournal(text, *journal); r.has_value()) {
+      if (Transcript::FromFileText(r->file_text).ok()) text = std::move(r->file_text);
+    }
+  }
   auto t = Transcript::FromFileText(text);
   if (!t.ok()) {
     return absl::DataLossError(
@@ -184,7 +207,8 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
   auto dir = OpenSessionsDir(workdir, /*create=*/false);
   if (absl::IsNotFound(dir.status())) return absl::OkStatus();
   if (!dir.ok()) return dir.status();
-  for (const char* ext : {".json", ".meta.json", ".compacted.jsonl", ".checkpoints", ".lock"}) {
+  for (const char* ext :
+       {".json", ".journal", ".meta.json", ".compacted.jsonl", ".checkpoints", ".lock"}) {
     const std::string name = id + ext;
     if (::unlinkat(dir->fd(), name.c_str(), 0) != 0 && errno != ENOENT) {
       return FileErrorStatus(errno, "remove", dir->PathOf(name));

@@ -1,10 +1,12 @@
-// Cost of the save the daemon does after every message: SaveTranscript (serialise + write a
-// temp file + fsync + rename over the saved file) for transcripts of 100, 1,000 and
-// 10,000 messages. The transcripts look like real ones: a system prompt, user prompts,
-// assistant text, assistant tool calls and tool results of a few hundred bytes with newlines,
-// quotes and some non-ASCII text. Reports the time per save and the bytes written per save
-// (counter "bytes", and SetBytesProcessed for MB/s). The CPU column is the thread's CPU time:
-// serialisation and syscalls; the rest of the real time is waiting for fsync.
+// Cost of the saves of a session, for transcripts of 100, 1,000 and 10,000 messages:
+// BM_SaveMessage, what the daemon does after every message (the session's SessionSaver appends
+// it to the journal and fsyncs), and BM_SaveTranscript, the whole write it does at idle,
+// compaction and shutdown (temp file + fsync + rename, and a new journal). The transcripts look
+// like real ones: a system prompt, user prompts, assistant text, assistant tool calls and tool
+// results of a few hundred bytes with newlines, quotes and some non-ASCII text. Reports the time
+// per save and the bytes written per save (counter "bytes", and SetBytesProcessed for MB/s). The
+// CPU column is the thread's CPU time: serialisation and syscalls; the rest of the real time is
+// waiting for fsync.
 //
 // The files go to a fresh directory under $TMPDIR (default /tmp), removed at exit, so the
 // figure includes the fsync cost of that filesystem.
@@ -17,6 +19,9 @@
 
 #include "common/json.h"
 #include "common/transcript.h"
+#include "daemon/deferred_writes.h"
+#include "daemon/session_files.h"
+#include "daemon/session_saver.h"
 #include "daemon/store.h"
 
 namespace {
@@ -111,6 +116,46 @@ void BM_SaveTranscript(benchmark::State& state) {
   std::filesystem::remove_all(dir, ec);
 }
 BENCHMARK(BM_SaveTranscript)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SaveMessage(benchmark::State& state) {
+  std::string dir = TempDir();
+  if (dir.empty()) {
+    state.SkipWithError("mkdtemp failed");
+    return;
+  }
+  auto t = agent::Transcript::FromJson(Transcript(static_cast<int>(state.range(0))));
+  if (!t.ok()) {
+    state.SkipWithError(std::string(t.status().message()).c_str());
+    return;
+  }
+  const std::string id = "0123456789abcdef";
+  agent::daemon::SessionSaver saver(agent::daemon::DiskSessionFiles(dir, id), nullptr);
+  saver.Queue(*t, /*whole=*/true);  // the session's first save
+  agent::daemon::RunDeferredWrites();
+  int64_t bytes = 0;
+  int i = 0;
+  for (auto _ : state) {
+    Json m = Message(4 * (++i % 1000) + 2 + 1);  // assistant text: any place in the transcript
+    (void)t->AppendAssistant(std::move(m));
+    bytes += static_cast<int64_t>(t->serialized().back().size() + 1);
+    saver.Queue(*t, /*whole=*/false);    // under the session's mutex
+    agent::daemon::RunDeferredWrites();  // as the mutex is released: the append and its fsync
+    if (saver.unsaved()) {
+      state.SkipWithError(std::string(saver.last_error().message()).c_str());
+      break;
+    }
+  }
+  state.counters["bytes"] = static_cast<double>(bytes) / static_cast<double>(state.iterations());
+  state.counters["messages"] = static_cast<double>(state.range(0));
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+BENCHMARK(BM_SaveMessage)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(10000)

@@ -85,7 +85,63 @@ TEST_F(StoreTest, TranscriptRoundTrip) {
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->size(), 4u);
   EXPECT_EQ(ReadFile(TranscriptPath(workdir(), "s1")), t->FileText());
-  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s1.json"));  // no temp file left
+  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s1.journal", "s1.json"));  // no temp file left
+}
+
+// ---- The journal (daemon/transcript_journal.h) ------------------------------------------------
+
+TEST_F(StoreTest, MessagesAppendedToTheJournalAreLoadedAfterTheWholeFile) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  ASSERT_THAT(AppendJournal(workdir(), "s1",
+                            "{\"role\":\"user\",\"content\":\"again\"}\n"
+                            "{\"role\":\"assistant\",\"content\":\"sure\"}\n"),
+              IsOk());
+  auto t = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(t, IsOk());
+  ASSERT_EQ(t->size(), 5u);
+  EXPECT_EQ(t->messages()[4]["content"], "sure");
+  // Written whole again, the journal starts anew and nothing is loaded twice.
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", *t), IsOk());
+  auto again = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->size(), 5u);
+}
+
+TEST_F(StoreTest, ATornLastJournalLineLosesThatMessageOnly) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  ASSERT_THAT(AppendJournal(workdir(), "s1",
+                            "{\"role\":\"user\",\"content\":\"kept\"}\n"
+                            "{\"role\":\"assistant\",\"cont"),
+              IsOk());  // a kill -9 in the middle of an append
+  auto t = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(t, IsOk());
+  ASSERT_EQ(t->size(), 4u);
+  EXPECT_EQ(t->messages()[3]["content"], "kept");
+}
+
+TEST_F(StoreTest, AJournalOfAnOlderFileIsStaleAndIgnored) {
+  // The file was written whole (it holds the journal's messages) and the daemon died before it
+  // could start the new journal: the old one must not add them a second time.
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  const std::string old_journal =
+      ReadFile(InSessions("s1.journal")) + "{\"role\":\"user\",\"content\":\"once\"}\n";
+  Json more = Messages();
+  more.push_back({{"role", "user"}, {"content", "once"}});
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", more), IsOk());
+  WriteFile(InSessions("s1.journal"), old_journal);
+  auto t = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(t, IsOk());
+  EXPECT_EQ(t->size(), 4u);
+}
+
+TEST_F(StoreTest, AJournalThatWouldBreakTheRuleIsNotReplayed) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  ASSERT_THAT(AppendJournal(workdir(), "s1",
+                            "{\"role\":\"tool\",\"tool_call_id\":\"nope\",\"content\":\"x\"}\n"),
+              IsOk());
+  auto t = LoadTranscript(workdir(), "s1");
+  ASSERT_THAT(t, IsOk());
+  EXPECT_EQ(t->size(), 3u);
 }
 
 TEST_F(StoreTest, MetaRoundTripTakesIdAndWorkdirFromTheCall) {
@@ -128,7 +184,7 @@ TEST_F(StoreTest, DeleteRemovesEveryFileOfTheSessionAndNoOther) {
   { ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk()); }
   ASSERT_THAT(SaveTranscript(workdir(), "s2", Messages()), IsOk());
   ASSERT_THAT(DeleteSessionFiles(workdir(), "s1"), IsOk());
-  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s2.json"));
+  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s2.journal", "s2.json"));
   EXPECT_THAT(DeleteSessionFiles(workdir(), "s1"), IsOk());  // already gone
   TempDir empty;
   EXPECT_THAT(DeleteSessionFiles(empty.path(), "s1"), IsOk());  // no .agent/ at all

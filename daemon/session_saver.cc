@@ -1,0 +1,111 @@
+#include "daemon/session_saver.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace agent::daemon {
+
+SessionSaver::SessionSaver(std::unique_ptr<SessionFiles> files,
+                           std::function<void(const absl::Status&)> on_change)
+    : files_(std::move(files)), on_change_(std::move(on_change)) {}
+
+void SessionSaver::Queue(const Transcript& t, bool whole) {
+  {
+    agent::MutexLock l(&q_mu_);
+    if (dropped_) return;
+    const bool append_only =
+        started_ && !torn_ && t.rewrites() == rewrites_ && t.size() >= covered_;
+    if (whole || !append_only) {
+      queued_.whole = t.FileText();
+      queued_.lines.clear();  // the whole text holds them
+      started_ = true;
+      torn_ = false;
+    } else {
+      for (size_t i = covered_; i < t.size(); ++i) {
+        queued_.lines += t.serialized()[i];
+        queued_.lines += '\n';
+      }
+    }
+    covered_ = t.size();
+    rewrites_ = t.rewrites();
+  }
+  DeferWrite(this);
+}
+
+void SessionSaver::QueueMeta(SessionMeta meta) {
+  {
+    agent::MutexLock l(&q_mu_);
+    if (dropped_) return;
+    queued_.meta = std::move(meta);
+  }
+  DeferWrite(this);
+}
+
+void SessionSaver::Drop(bool delete_files) {
+  {
+    agent::MutexLock l(&q_mu_);
+    dropped_ = true;
+    queued_ = Work{};
+    queued_.delete_files = delete_files;
+  }
+  if (delete_files) DeferWrite(this);
+}
+
+bool SessionSaver::unsaved() const {
+  agent::MutexLock l(&q_mu_);
+  return !dropped_ && (torn_ || queued_.whole || !queued_.lines.empty());
+}
+
+absl::Status SessionSaver::last_error() const {
+  agent::MutexLock l(&q_mu_);
+  return last_;
+}
+
+absl::Status SessionSaver::Flush() {
+  absl::Status status;
+  bool report = false;
+  {
+    agent::MutexLock io(&io_mu_);
+    Work work;
+    {
+      agent::MutexLock l(&q_mu_);
+      if (queued_.empty()) return absl::OkStatus();
+      work = std::move(queued_);
+      queued_ = Work{};
+    }
+    if (work.delete_files) {
+      // No save follows a drop, so there is nothing to report to the session: the log says it.
+      absl::Status deleted = files_->Delete();
+      if (!deleted.ok()) {
+        std::fprintf(stderr, "agentd: cannot remove an unanswered session's files: %s\n",
+                     std::string(deleted.message()).c_str());
+      }
+      return deleted;
+    }
+    bool messages_lost = false;
+    if (work.whole) status = files_->WriteTranscript(*work.whole);
+    if (!status.ok()) {
+      messages_lost = true;
+    } else if (!work.lines.empty()) {
+      status = files_->AppendJournal(work.lines);
+      messages_lost = !status.ok();
+    }
+    // The meta file is rebuilt from the transcript when lost: its failure loses no message.
+    if (work.meta) {
+      absl::Status m = files_->WriteMeta(*work.meta);
+      if (status.ok()) status = m;
+    }
+    agent::MutexLock l(&q_mu_);
+    // A failed append may have left a torn line, a failed whole write the older file: only a
+    // whole write puts the messages on disk again.
+    if (messages_lost) torn_ = true;
+    if (!status.ok() && work.meta && !queued_.meta) queued_.meta = std::move(work.meta);
+    report = !status.ok() || !last_.ok();
+    last_ = status;
+  }
+  if (report && on_change_) on_change_(status);
+  return status;
+}
+
+}  // namespace agent::daemon

@@ -1,0 +1,81 @@
+// SessionSaver: a session's writes to disk, made after the session's mutex is released.
+//
+// Under the session's mutex the session says what changed (Queue, QueueMeta: copies of the new
+// lines, no I/O); the writes start once the mutex is released, on the thread that released it
+// (a DeferredWriter, daemon/deferred_writes.h), in the order they were queued, one writer at a
+// time. So the turn thread has its messages on disk before its next step, and a slow or failing
+// disk never holds the session's lock.
+//
+// A message is appended to the journal (constant cost, daemon/transcript_journal.h); a change
+// that is not an append (compaction, a fork, a new system prompt), an explicit whole save (at
+// idle, at shutdown) and the first save after a failed write (the journal may end in a torn
+// line) write <id>.json whole. What could not be written stays unsaved() until a later save
+// succeeds: the session keeps it in memory, retries, and says so.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "common/mutex.h"
+#include "common/transcript.h"
+#include "daemon/deferred_writes.h"
+#include "daemon/session_files.h"
+#include "daemon/store.h"
+
+namespace agent::daemon {
+
+class SessionSaver final : public DeferredWriter {
+ public:
+  // `on_change(status)`: called after a write (no lock of the saver held) whenever the outcome
+  // differs from the previous write's, and after every failure (so each one is logged).
+  SessionSaver(std::unique_ptr<SessionFiles> files,
+               std::function<void(const absl::Status&)> on_change);
+  SessionSaver(const SessionSaver&) = delete;
+  SessionSaver& operator=(const SessionSaver&) = delete;
+
+  // Under the session's mutex. Queues what `t` gained since the last Queue, or all of it when
+  // `whole` or when the new lines cannot simply be appended; starts the write when the calling
+  // thread releases the session's mutex.
+  void Queue(const Transcript& t, bool whole) ABSL_LOCKS_EXCLUDED(q_mu_);
+  void QueueMeta(SessionMeta meta) ABSL_LOCKS_EXCLUDED(q_mu_);
+  // The session's files are deleted on purpose: nothing queued is written, nothing later. With
+  // `delete_files`, the saver deletes them (after the session's mutex is released).
+  void Drop(bool delete_files = false) ABSL_LOCKS_EXCLUDED(q_mu_);
+
+  // Messages queued but not written yet, or lost to a failed write (the next Queue is whole).
+  bool unsaved() const ABSL_LOCKS_EXCLUDED(q_mu_);
+  // The last failed write's error while unsaved(); OK otherwise.
+  absl::Status last_error() const ABSL_LOCKS_EXCLUDED(q_mu_);
+
+  // Writes what is queued. Any thread, holding no session mutex.
+  absl::Status Flush() ABSL_LOCKS_EXCLUDED(io_mu_, q_mu_);
+  void StartDeferredWrite() override { (void)Flush(); }
+
+ private:
+  struct Work {
+    std::optional<std::string> whole;  // the file text, written before `lines`
+    std::string lines;                 // journal lines appended after it
+    std::optional<SessionMeta> meta;
+    bool delete_files = false;  // instead of everything else
+    bool empty() const { return !whole && lines.empty() && !meta && !delete_files; }
+  };
+
+  const std::unique_ptr<SessionFiles> files_;
+  const std::function<void(const absl::Status&)> on_change_;
+  agent::Mutex io_mu_ ABSL_ACQUIRED_BEFORE(q_mu_);  // held while writing: one writer, in order
+  mutable agent::Mutex q_mu_;
+  Work queued_ ABSL_GUARDED_BY(q_mu_);
+  bool started_ ABSL_GUARDED_BY(q_mu_) = false;   // a whole text was queued once
+  size_t covered_ ABSL_GUARDED_BY(q_mu_) = 0;     // messages queued so far
+  uint64_t rewrites_ ABSL_GUARDED_BY(q_mu_) = 0;  // Transcript::rewrites() then
+  bool torn_ ABSL_GUARDED_BY(q_mu_) = false;      // a write failed: the next Queue is whole
+  bool dropped_ ABSL_GUARDED_BY(q_mu_) = false;
+  absl::Status last_ ABSL_GUARDED_BY(q_mu_);  // the last write's outcome
+};
+
+}  // namespace agent::daemon
