@@ -274,7 +274,8 @@ class Session : private TurnHost, private llm::StreamSink {
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
   // Takes the next prompt into the transcript; false when the queue is empty (then idle).
-  bool BeginTurnLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `untrusted_rules`: the project's allow rules nobody trusted (read without the lock).
+  bool BeginTurnLocked(std::vector<std::string> untrusted_rules) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Seals what the turn left unanswered and saves the transcript whole (idle).
   void SealTurnLocked(agent::v1::TurnOutcome outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Emits TurnEnded; false when the thread should end.
@@ -352,7 +353,8 @@ class Session : private TurnHost, private llm::StreamSink {
   // ---- session_trust.cc ----
   // Tells the clients about untrusted project allow rules when the set differs from the one
   // told last (so once per session while nothing changes).
-  void AnnounceUntrustedRulesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AnnounceUntrustedRulesLocked(std::vector<std::string> untrusted)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A person chose these allow rules ("allow always", /allow): trusted for this project, then
   // appended to its settings file.
   absl::Status RecordPersonsRules(const std::vector<std::string>& rules);

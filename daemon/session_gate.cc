@@ -71,22 +71,27 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
     approval.set_person_reason(*facts.protected_reason);
   }
 
-  SessionMutexLock l(&mu_);
-  gate_.Open(approval);
-  Emit(events::ApprovalRequested(approval));
-  StartDeferredWritesLocked();  // the clients must see the request before the thread sleeps
-  std::optional<ApprovalGate::Answer> answer = gate_.Await(&mu_, cancelled_);
-  if (!answer.has_value()) {
-    Emit(events::ApprovalResolved(call.id, v1::DECISION_DENY, "", "cancelled", {}));
-    return tools::ToolOutcome{"Not run: cancelled by the user.", true};
+  std::optional<ApprovalGate::Answer> answer;
+  {
+    SessionMutexLock l(&mu_);
+    gate_.Open(approval);
+    Emit(events::ApprovalRequested(approval));
+    StartDeferredWritesLocked();  // the clients must see the request before the thread sleeps
+    answer = gate_.Await(&mu_, cancelled_);
+    if (!answer.has_value()) {
+      Emit(events::ApprovalResolved(call.id, v1::DECISION_DENY, "", "cancelled", {}));
+      return tools::ToolOutcome{"Not run: cancelled by the user.", true};
+    }
+    Emit(events::ApprovalResolved(call.id, answer->decision, answer->client, answer->reason,
+                                  answer->rules));
   }
-  Emit(events::ApprovalResolved(call.id, answer->decision, answer->client, answer->reason,
-                                answer->rules));
   switch (answer->decision) {
     case v1::DECISION_ALLOW_ONCE:
       return std::nullopt;
     case v1::DECISION_ALLOW_ALWAYS:
+      // The trust store and the settings file are written without the session's lock.
       if (auto s = RecordPersonsRules(answer->rules); !s.ok()) {
+        SessionMutexLock l(&mu_);
         Emit(events::Error(absl::StrCat("cannot record the rule: ", s.message())));
       }
       return std::nullopt;

@@ -11,8 +11,7 @@ std::string Session::UntrustedRulesNotice() const {
   return policy::UntrustedRulesNotice(ProjectSettingsPath(workdir_), rules_->UntrustedRules());
 }
 
-void Session::AnnounceUntrustedRulesLocked() {
-  std::vector<std::string> untrusted = rules_->UntrustedRules();
+void Session::AnnounceUntrustedRulesLocked(std::vector<std::string> untrusted) {
   if (untrusted == untrusted_told_) return;
   untrusted_told_ = std::move(untrusted);
   if (untrusted_told_.empty()) return;

@@ -67,9 +67,11 @@ void Session::StartTurnThreadLocked() {
 }
 
 void Session::TurnThreadMain() {
+  checkpointer();  // made (its record read) before the lock is taken
   {
+    std::vector<std::string> untrusted = rules_->UntrustedRules();  // may read the rule files
     SessionMutexLock l(&mu_);
-    if (!BeginTurnLocked()) return;
+    if (!BeginTurnLocked(std::move(untrusted))) return;
   }
   for (;;) {
     int max_steps;
@@ -81,6 +83,7 @@ void Session::TurnThreadMain() {
     v1::TurnOutcome outcome = Turn(this, model_.get(), &cancelled_, max_steps).Run(&error);
     // Before TurnEnded: an Undo that follows it finds the turn's checkpoint.
     std::vector<std::string> notices = checkpointer().EndTurn(NowMs());
+    std::vector<std::string> untrusted = rules_->UntrustedRules();  // for the next turn
     {
       SessionMutexLock l(&mu_);
       SealTurnLocked(outcome);
@@ -92,11 +95,11 @@ void Session::TurnThreadMain() {
       error = absl::StrCat("the session could not be saved (", saver_.last_error().message(),
                            "); it is kept in memory and saved again when the disk allows");
     }
-    if (!EndTurnLocked(outcome, error) || !BeginTurnLocked()) return;
+    if (!EndTurnLocked(outcome, error) || !BeginTurnLocked(std::move(untrusted))) return;
   }
 }
 
-bool Session::BeginTurnLocked() {
+bool Session::BeginTurnLocked(std::vector<std::string> untrusted_rules) {
   if (queue_.empty() || shutting_down_) {
     running_ = false;
     return false;
@@ -118,7 +121,7 @@ bool Session::BeginTurnLocked() {
   ++meta_.turns;
   SaveLocked();
   BeginTurnContextLocked();
-  AnnounceUntrustedRulesLocked();
+  AnnounceUntrustedRulesLocked(std::move(untrusted_rules));
   Emit(events::TurnStarted(prompt.text));
   Emit(events::UserMessage(prompt.text, prompt.client));
   return true;
@@ -321,29 +324,35 @@ absl::StatusOr<int> Session::CompactNow() {
   absl::Status archived =
       summary.ok() ? AppendCompacted(workdir_, id_, messages, *summary) : summary.status();
   const bool instructions_changed = archived.ok() && MarkInstructionsSeen(workdir_, prompt);
-  SessionMutexLock l(&mu_);
-  if (!summary.ok()) {
-    Emit(events::Error(absl::StrCat("compaction failed, the transcript is unchanged: ",
-                                    summary.status().message())));
-    return summary.status();
-  }
-  if (!archived.ok()) {
+  size_t first = 0;
+  absl::StatusOr<Json> removed;
+  {
+    SessionMutexLock l(&mu_);
+    if (!summary.ok()) {
+      Emit(events::Error(absl::StrCat("compaction failed, the transcript is unchanged: ",
+                                      summary.status().message())));
+      return summary.status();
+    }
+    if (!archived.ok()) {
+      Emit(
+          events::Error(absl::StrCat("compaction failed, the transcript is unchanged: cannot keep "
+                                     "the messages it would remove: ",
+                                     archived.message())));
+      return archived;
+    }
+    // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
+    first = transcript_.FirstCompactable();
+    removed = transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
+    if (!removed.ok()) return removed.status();
+    RefreshSystemPromptLocked(prompt, instructions_changed);
+    ++meta_.compactions;
+    meta_.prompt_tokens = 0;  // the next request reports the new size
+    SaveLocked(Save::kWhole);
     Emit(
-        events::Error(absl::StrCat("compaction failed, the transcript is unchanged: cannot keep "
-                                   "the messages it would remove: ",
-                                   archived.message())));
-    return archived;
-  }
-  // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
-  const size_t first = transcript_.FirstCompactable();
-  auto removed = transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
-  if (!removed.ok()) return removed.status();
+        events::Compacted(static_cast<int>(removed->size()), static_cast<int>(transcript_.size())));
+  }  // saved here
+  // The checkpoints' message numbers follow the shorter transcript (their record is a file).
   checkpointer().Compacted(static_cast<int>(first), static_cast<int>(removed->size()));
-  RefreshSystemPromptLocked(prompt, instructions_changed);
-  ++meta_.compactions;
-  meta_.prompt_tokens = 0;  // the next request reports the new size
-  SaveLocked(Save::kWhole);
-  Emit(events::Compacted(static_cast<int>(removed->size()), static_cast<int>(transcript_.size())));
   return static_cast<int>(removed->size());
 }
 
