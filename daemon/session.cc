@@ -280,7 +280,8 @@ void Session::SaveLocked(Save what) {
   meta_.updated_unix_ms = NowMs();
   meta_.message_count = static_cast<int64_t>(transcript_.size());
   meta_.model = settings_.model.model;
-  if (what != Save::kMetaOnly) saver_.Queue(transcript_, /*whole=*/what == Save::kWhole);
+  // Outside a turn the session is idle: the file is written whole, its journal folded in.
+  if (what != Save::kMetaOnly) saver_.Queue(transcript_, what == Save::kWhole || !in_turn_);
   if (what != Save::kTranscriptOnly) {
     meta_.context = ctx_.ToJson();
     saver_.QueueMeta(meta_);

@@ -60,7 +60,13 @@ std::optional<int64_t> ServerDelayMs(const HttpFailure& f, absl::Time now) {
       return std::nullopt;
     }
     if (auto t = ParseHttpDate(*ra)) {
-      const int64_t ms = absl::ToInt64Milliseconds(*t - now);
+      // Read against the server's own clock when it sent one: a local clock an hour behind
+      // must not turn "retry in 3 s" into an hour.
+      absl::Time server_now = now;
+      if (auto date = Header(f, "date")) {
+        if (auto d = ParseHttpDate(*date)) server_now = *d;
+      }
+      const int64_t ms = absl::ToInt64Milliseconds(*t - server_now);
       if (ms > 0) return ms;
     }
   }

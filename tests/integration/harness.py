@@ -221,9 +221,10 @@ class Env:
         return self.session_ids()
 
     def transcript(self, session_id=None):
+        """The session's messages as the daemon would load them: <id>.json and the messages its
+        journal adds (daemon/transcript_journal.h)."""
         sid = session_id or self.session_ids()[-1]
-        with open(os.path.join(self.sessions_dir(), sid + ".json")) as f:
-            return json.load(f)
+        return saved_transcript(self.sessions_dir(), sid)
 
     def kill_marked_processes(self):
         """Kills the process groups of tool commands that carry this Env's dir in their
@@ -281,6 +282,35 @@ class Env:
             self.server.wait()
         self.server.stdout.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _fnv1a(data):
+    h = 14695981039346656037
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def saved_transcript(sessions_dir, sid):
+    """<id>.json plus the complete lines of a journal that extends exactly that file."""
+    with open(os.path.join(sessions_dir, sid + ".json"), "rb") as f:
+        text = f.read()
+    messages = json.loads(text)
+    try:
+        with open(os.path.join(sessions_dir, sid + ".journal"), "rb") as f:
+            journal = f.read()
+    except FileNotFoundError:
+        return messages
+    header = ('{"journal":1,"extends_bytes":%d,"extends_fnv1a":"%016x"}\n'
+              % (len(text), _fnv1a(text))).encode()
+    if not journal.startswith(header):
+        return messages  # stale: the file already holds them
+    for line in journal[len(header):].split(b"\n")[:-1]:  # the last piece is torn or empty
+        try:
+            messages.append(json.loads(line))
+        except ValueError:
+            break
+    return messages
 
 
 def tool_call(name, **arguments):

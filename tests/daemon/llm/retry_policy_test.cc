@@ -41,6 +41,18 @@ TEST(RetryPolicy, RetryAfterHttpDate) {
   EXPECT_EQ(d.delay_ms, 12000);
 }
 
+TEST(RetryPolicy, RetryAfterHttpDateIsReadAgainstTheResponsesOwnDate) {
+  // The local clock is an hour behind the server's: "retry at 08:28:03" with the server's Date
+  // of 08:28:00 is a 3 s wait, not an hour (which would not be retried at all).
+  RetryDecision d = DecideRetry(Failure(429, R"({"error":{"message":"slow down"}})",
+                                        {{"Retry-After", "Wed, 21 Oct 2015 08:28:03 GMT"},
+                                         {"Date", "Wed, 21 Oct 2015 08:28:00 GMT"}}),
+                                1, Now(), 1);
+  EXPECT_TRUE(d.retry);
+  EXPECT_EQ(d.delay_ms, 3000);
+  EXPECT_THAT(d.reason, HasSubstr("slow down"));
+}
+
 TEST(RetryPolicy, RetryAfterObsoleteDateForms) {
   EXPECT_EQ(DecideRetry(Failure(429, "", {{"Retry-After", "Wednesday, 21-Oct-15 07:28:05 GMT"}}), 1,
                         Now(), 1)
