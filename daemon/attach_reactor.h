@@ -15,9 +15,9 @@
 #include "absl/base/thread_annotations.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
-#include "daemon/deferred_writes.h"
 #include "daemon/event_log.h"
-#include "daemon/session.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/session.h"
 #include "daemon/subscriber_queue.h"
 #include "grpcpp/grpcpp.h"
 

@@ -27,7 +27,7 @@
 #include "absl/time/time.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 #include "daemon/subagents/session_directory.h"
 
 namespace agent::daemon {

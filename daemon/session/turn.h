@@ -15,8 +15,8 @@
 
 #include "agent/v1/agent.pb.h"
 #include "daemon/llm/model_client.h"
+#include "daemon/session/tool_dispatch.h"
 #include "daemon/session/turn_host.h"
-#include "daemon/tool_dispatch.h"
 
 namespace agent::daemon {
 

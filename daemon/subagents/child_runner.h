@@ -18,7 +18,7 @@
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
 #include "daemon/event_log.h"
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 #include "daemon/subagents/task_result.h"
 
 namespace agent::daemon::subagents {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 
 namespace agent::daemon::subagents {
 

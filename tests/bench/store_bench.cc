@@ -19,9 +19,9 @@
 
 #include "common/json.h"
 #include "common/transcript.h"
-#include "daemon/deferred_writes.h"
-#include "daemon/session_files.h"
-#include "daemon/session_saver.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/files.h"
+#include "daemon/session/saver.h"
 #include "daemon/store.h"
 
 namespace {

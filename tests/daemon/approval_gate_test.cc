@@ -1,4 +1,4 @@
-#include "daemon/approval_gate.h"
+#include "daemon/session/approval_gate.h"
 
 #include <thread>
 

@@ -1,4 +1,4 @@
-#include "daemon/call_policy.h"
+#include "daemon/session/call_policy.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "common/mutex.h"
-#include "daemon/session.h"
-#include "daemon/session_files.h"
+#include "daemon/session/files.h"
+#include "daemon/session/session.h"
 #include "daemon/store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,9 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/mutex.h"
-#include "daemon/deferred_writes.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
+#include "daemon/session/deferred_writes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"

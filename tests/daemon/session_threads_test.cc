@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"
 #include "tests/fakes/fake_model_client.h"

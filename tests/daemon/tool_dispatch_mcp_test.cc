@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/mutex.h"
-#include "daemon/tool_dispatch.h"
+#include "daemon/session/tool_dispatch.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

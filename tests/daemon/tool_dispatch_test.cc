@@ -1,4 +1,4 @@
-#include "daemon/tool_dispatch.h"
+#include "daemon/session/tool_dispatch.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "daemon/turn_settings.h"
+#include "daemon/session/turn_settings.h"
 
 #include "gtest/gtest.h"
 

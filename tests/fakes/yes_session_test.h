@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_model_client.h"
 

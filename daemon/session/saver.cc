@@ -1,4 +1,4 @@
-#include "daemon/session_saver.h"
+#include "daemon/session/saver.h"
 
 #include <cstdio>
 #include <string>

@@ -1,14 +1,14 @@
 // Session's share of the project context (daemon/context/): the system message and its
 // instruction files, the plan, usage and cost, and the /context report. The hooks in
-// session.cc and session_turn.cc call these; all run under the session's mutex except the
+// session.cc and turn_thread.cc call these; all run under the session's mutex except the
 // public queries, which take it.
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
 #include "daemon/context/context_report.h"
 #include "daemon/context/first_use.h"
-#include "daemon/deferred_writes.h"
-#include "daemon/session.h"
-#include "daemon/session_events.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/events.h"
+#include "daemon/session/session.h"
 #include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {

@@ -1,4 +1,4 @@
-#include "daemon/deferred_writes.h"
+#include "daemon/session/deferred_writes.h"
 
 #include <vector>
 

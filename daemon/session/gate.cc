@@ -3,11 +3,11 @@
 // thread waits for the first answer (approval_gate.h).
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
-#include "daemon/call_policy.h"
-#include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
-#include "daemon/session.h"
-#include "daemon/session_events.h"
+#include "daemon/session/call_policy.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/events.h"
+#include "daemon/session/session.h"
 #include "daemon/tools/change_preview.h"
 
 namespace agent::daemon {

@@ -1,17 +1,25 @@
 // Session: one conversation. Owns its transcript (and so the one rule), its event log, its
-// prompt queue and the turn loop that answers the prompts: prompt → model → tools → … → idle.
+// prompt queue and the thread that answers the prompts: prompt → model → tools → … → idle.
 //
-// The session is spread over rooms of its own:
+// daemon/session/ holds the session and the rooms it is spread over:
 //   session.cc        state, commands (the RPCs' entry points), attach/detach, saving
-//   session_turn.cc   the turn loop: prompt queue → compaction check → model request → tools
-//   tool_dispatch.*   batching of one reply's calls, results in call order (Session is its Host)
-//   session_gate.cc   the verdict on a gated call: modes, rules, then asking the clients
+//   turn_thread.cc    the turn thread and the session's side of the turn loop (TurnHost)
+//   turn.*            the turn loop itself, behind TurnHost (turn_host.h): no session state
+//   tool_dispatch.*   batching of one reply's calls, results in call order (the Turn is its Host)
+//   gate.cc           the verdict on a gated call: modes, rules (call_policy.*), then asking
 //   approval_gate.*   the one pending approval and the first answer that wins
-//   session_events.*  the events, built from plain values
-//   deferred_writes.* client writes started after the session's mutex is released
+//   context.cc, checkpoints.cc, children.cc, trust.cc, expand.cc: the session's side of
+//                     daemon/context/, checkpoints/, subagents/, policy/ and prompt expansion
+//   events.*          the events, built from plain values
+//   saver.*, files.*  writes to disk after `mu_` is released, through the disk seam
+//   deferred_writes.* client writes (and saves) started after the session's mutex is released
+//
+// The contract: a reader of every `mu_` section finds no I/O in it (no file, no fsync, no git,
+// no process, no network): what needs the disk is read before the lock is taken or queued and
+// written once it is released.
 //
 // Threading: `mu_` guards all state. RPC handlers call the public methods from gRPC threads;
-// they take `mu_` briefly and never block on the model or a tool. The turn loop runs on a
+// they take `mu_` briefly and never block on the model, a tool or the disk. The turn loop runs on a
 // thread of its own (started when a prompt arrives, ended when the queue is empty) and
 // releases `mu_` around every blocking call: the model request, tools, approval waits.
 // Events are appended under `mu_`, so a new subscriber's snapshot and the live events after it
@@ -45,8 +53,6 @@
 #include "common/mutex.h"
 #include "common/protocol.h"
 #include "common/transcript.h"
-#include "daemon/approval_gate.h"
-#include "daemon/call_policy.h"
 #include "daemon/checkpoints/checkpointer.h"
 #include "daemon/context/session_context.h"
 #include "daemon/event_log.h"
@@ -54,16 +60,18 @@
 #include "daemon/llm/request_cache.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
+#include "daemon/session/approval_gate.h"
+#include "daemon/session/call_policy.h"
+#include "daemon/session/events.h"
+#include "daemon/session/files.h"
+#include "daemon/session/saver.h"
+#include "daemon/session/tool_dispatch.h"
 #include "daemon/session/turn_host.h"
-#include "daemon/session_events.h"
-#include "daemon/session_files.h"
-#include "daemon/session_saver.h"
+#include "daemon/session/turn_settings.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
-#include "daemon/tool_dispatch.h"
 #include "daemon/tools/file_tracker.h"
 #include "daemon/tools/tool_registry.h"
-#include "daemon/turn_settings.h"
 
 namespace agent::daemon {
 
@@ -175,7 +183,7 @@ class Session : private TurnHost, private llm::StreamSink {
                                  PromptExpansion expansion = {},
                                  const agent::v1::ClientSettings& settings = {})
       ABSL_LOCKS_EXCLUDED(mu_);
-  // `text` with its custom command and @mentions expanded for this project (session_expand.cc).
+  // `text` with its custom command and @mentions expanded for this project (session/expand.cc).
   PromptExpansion ExpandPrompt(std::string_view text) const;
   // A client's environment for tools, filtered by its policy (else the daemon config's);
   // replaces the session's unless `env` has no variables.
@@ -204,17 +212,17 @@ class Session : private TurnHost, private llm::StreamSink {
   void EndStreams(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   int attached_clients() const ABSL_LOCKS_EXCLUDED(mu_);
-  // The instruction files in the system message (session_context.cc).
+  // The instruction files in the system message (session/context.cc).
   std::vector<agent::v1::InstructionFile> InstructionFiles() const ABSL_LOCKS_EXCLUDED(mu_);
   // What the next request is made of, in tokens (GetContext).
   agent::v1::ContextReport ContextReport() const ABSL_LOCKS_EXCLUDED(mu_);
   // Why gated tools are stopped (a rule file that does not parse), or OK.
   absl::Status RulesProblem() const;
-  // ---- session_trust.cc: project allow rules and a person's trust (policy/trusted_rules.h) ----
+  // ---- trust.cc: project allow rules and a person's trust (policy/trusted_rules.h) ----
   // The notice about the project's allow rules nobody trusted (ignored), or empty.
   std::string UntrustedRulesNotice() const;
 
-  // ---- session_checkpoints.cc: file checkpoints (daemon/checkpoints/) ----
+  // ---- checkpoints.cc: file checkpoints (daemon/checkpoints/) ----
   // Restores the files to before the last `turns` turns that changed them; the transcript
   // gets a note for the model and the clients a Notice. FailedPrecondition while a turn runs.
   absl::StatusOr<checkpoints::UndoResult> Undo(int turns, bool dry_run, bool overwrite,
@@ -226,7 +234,7 @@ class Session : private TurnHost, private llm::StreamSink {
       ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::string> FilesDiff(int turn) ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<checkpoints::CheckpointRecord> ListCheckpoints() ABSL_LOCKS_EXCLUDED(mu_);
-  // ---- Hooks for subagents (daemon/subagents/); session_children.cc ----
+  // ---- Hooks for subagents (daemon/subagents/); session/children.cc ----
   // What a child of this session inherits now: mode, model, client settings, steps, cwd and
   // the tools' environment (the rules come with the project).
   SessionSettings InheritedSettings() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -269,7 +277,7 @@ class Session : private TurnHost, private llm::StreamSink {
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
           SessionDeps deps, SessionLock lock, bool answered);
 
-  // ---- session_turn.cc: the turn thread (the loop itself is a Turn: session/turn.h) ----
+  // ---- turn_thread.cc: the turn thread (the loop itself is a Turn: session/turn.h) ----
   // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
@@ -285,7 +293,7 @@ class Session : private TurnHost, private llm::StreamSink {
   bool ShouldCompactLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- TurnHost (session_turn.cc; Authorize in session_gate.cc) ----
+  // ---- TurnHost (turn_thread.cc; Authorize in gate.cc) ----
   absl::StatusOr<llm::ModelRequest> NextRequest() override ABSL_LOCKS_EXCLUDED(mu_);
   llm::StreamSink* Stream() override { return this; }
   void KeepStreamedText() override ABSL_LOCKS_EXCLUDED(mu_);
@@ -303,7 +311,7 @@ class Session : private TurnHost, private llm::StreamSink {
       ABSL_LOCKS_EXCLUDED(mu_);
   tools::ToolContext MakeToolContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
 
-  // ---- llm::StreamSink: the reply as it streams (session_turn.cc) ----
+  // ---- llm::StreamSink: the reply as it streams (turn_thread.cc) ----
   void OnText(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
   void OnReasoning(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
   void OnToolCallStarted(std::string_view id, std::string_view name) override
@@ -311,14 +319,14 @@ class Session : private TurnHost, private llm::StreamSink {
   void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override
       ABSL_LOCKS_EXCLUDED(mu_);
 
-  // ---- session_gate.cc ----
+  // ---- gate.cc ----
   // An edit that runs without asking still shows the people what it changed (ToolResult.diff).
   void RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) ABSL_LOCKS_EXCLUDED(mu_);
   // Asks the attached clients about a call the rules left open and waits for the answer.
   std::optional<tools::ToolOutcome> AskClients(const llm::ToolCall& call, const Json& args,
                                                const CallFacts& facts) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // ---- session_context.cc: system prompt, instructions, plan, usage ----
+  // ---- context.cc: system prompt, instructions, plan, usage ----
   // Reads the config, the instruction files and the git state: call without the lock.
   // `cwd`: where the session was started (Session.cwd); empty: the workdir.
   static BuiltSystemPrompt BuildPrompt(const std::string& workdir, const std::string& cwd,
@@ -342,7 +350,7 @@ class Session : private TurnHost, private llm::StreamSink {
   void RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt, bool changed_since_seen)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- session_checkpoints.cc ----
+  // ---- checkpoints.cc ----
   checkpoints::Checkpointer& checkpointer();
   // Runs `restore` with no turn running (prompts sent meanwhile wait), then notes the result.
   absl::StatusOr<checkpoints::UndoResult> RestoreFiles(
@@ -350,7 +358,7 @@ class Session : private TurnHost, private llm::StreamSink {
       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   void NoticeLocked(std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- session_trust.cc ----
+  // ---- trust.cc ----
   // Tells the clients about untrusted project allow rules when the set differs from the one
   // told last (so once per session while nothing changes).
   void AnnounceUntrustedRulesLocked(std::vector<std::string> untrusted)

@@ -7,11 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
 #include "daemon/compactor.h"
-#include "daemon/deferred_writes.h"
 #include "daemon/llm/request_builder.h"
-#include "daemon/session.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/events.h"
+#include "daemon/session/session.h"
 #include "daemon/session/turn.h"
-#include "daemon/session_events.h"
 #include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {
@@ -164,7 +164,6 @@ llm::ModelRequest Session::BuildRequestLocked() const {
   } else {
     req.messages = transcript_.messages();
   }
-  req.tools = deps_.tools->Schemas();
   req.connect_timeout_ms = turn_.connect_timeout_ms;
   req.idle_timeout_ms = turn_.idle_timeout_ms;
   req.max_attempts = turn_.max_attempts;

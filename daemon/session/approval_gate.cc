@@ -1,4 +1,4 @@
-#include "daemon/approval_gate.h"
+#include "daemon/session/approval_gate.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -23,8 +23,8 @@
 #include "absl/status/status.h"
 #include "common/mutex.h"
 #include "common/transcript.h"
-#include "daemon/deferred_writes.h"
-#include "daemon/session_files.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/files.h"
 #include "daemon/store.h"
 
 namespace agent::daemon {

@@ -1,4 +1,4 @@
-#include "daemon/session_files.h"
+#include "daemon/session/files.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "daemon/session_events.h"
+#include "daemon/session/events.h"
 
 #include <algorithm>
 

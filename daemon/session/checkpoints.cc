@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
-#include "daemon/deferred_writes.h"
-#include "daemon/session.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/session.h"
 
 namespace agent::daemon {
 namespace {

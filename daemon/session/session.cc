@@ -1,4 +1,4 @@
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,9 +10,9 @@
 #include "common/paths.h"
 #include "common/tool_env.h"
 #include "daemon/context/context_config.h"
-#include "daemon/deferred_writes.h"
 #include "daemon/policy/rules.h"
-#include "daemon/session_events.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/events.h"
 
 namespace agent::daemon {
 namespace {

@@ -3,9 +3,9 @@
 // never starts or finds a child; the `task` tool does, through these.
 #include <algorithm>
 
-#include "daemon/deferred_writes.h"
-#include "daemon/session.h"
-#include "daemon/session_events.h"
+#include "daemon/session/deferred_writes.h"
+#include "daemon/session/events.h"
+#include "daemon/session/session.h"
 
 namespace agent::daemon {
 

@@ -2,7 +2,7 @@
 // and its permission rules (prompt_expansion.h). Runs on the sending client's gRPC thread
 // without the session's mutex: it reads files, and only immutable members.
 #include "daemon/custom_commands.h"
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 
 namespace agent::daemon {
 

@@ -3,7 +3,7 @@
 #include "common/paths.h"
 #include "daemon/policy/rules.h"
 #include "daemon/policy/trusted_rules.h"
-#include "daemon/session.h"
+#include "daemon/session/session.h"
 
 namespace agent::daemon {
 
