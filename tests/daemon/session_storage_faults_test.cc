@@ -210,5 +210,31 @@ TEST_F(SessionStorageFaultsTest, TheClientsAreToldOnceAndAgainWhenItIsSaved) {
   s->Detach(&rec);
 }
 
+TEST_F(SessionStorageFaultsTest, ACompactionThatCannotArchiveWhatItRemovesDoesNotHappen) {
+  std::shared_ptr<Session> s = NewSession();
+  const std::string id = s->id();
+  EventRecorder rec;
+  s->Attach(&rec, "test", false, "", 0);
+  RunTurn(*s, rec, 1);
+  RunTurn(*s, rec, 2);
+  const size_t before = s->Info().message_count();
+  // The archive cannot be written: its name is taken by a directory.
+  std::filesystem::create_directories(SessionsDir(workdir_) + "/" + id + ".compacted.jsonl");
+  script_->Add(TextReply("the summary"));
+  absl::StatusOr<int> compacted = s->Compact();
+  EXPECT_FALSE(compacted.ok());
+  EXPECT_EQ(static_cast<size_t>(s->Info().message_count()), before);
+  EXPECT_EQ(SavedMessages(id), before);  // nothing was dropped from disk either
+  bool told = false;
+  for (const daemon::EventPtr& e : rec.events()) {
+    if (e->has_error() && e->error().message().find("cannot keep the messages it would remove") !=
+                              std::string::npos) {
+      told = true;
+    }
+  }
+  EXPECT_TRUE(told);
+  s->Detach(&rec);
+}
+
 }  // namespace
 }  // namespace agent::daemon
