@@ -7,6 +7,7 @@
 #include "daemon/context/context_report.h"
 #include "daemon/context/first_use.h"
 #include "daemon/deferred_writes.h"
+#include "daemon/legacy_sessions.h"
 #include "daemon/session.h"
 #include "daemon/session_events.h"
 #include "daemon/tools/update_plan.h"
@@ -40,6 +41,9 @@ void Session::InitContextLocked(const BuiltSystemPrompt& prompt) {
     notice = prompt.instructions.cut_note;
   }
   if (!prompt.problem.empty()) absl::StrAppend(&notice, notice.empty() ? "" : "\n", prompt.problem);
+  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {
+    absl::StrAppend(&notice, notice.empty() ? "" : "\n", moved);
+  }
   ctx_.pending_notice = std::move(notice);
 }
 
@@ -47,6 +51,9 @@ void Session::LoadContextLocked(bool forked) {
   ctx_.LoadJson(meta_.context);
   ctx_.prices = context::LoadContextConfig().prices;
   if (forked) ctx_.usage = context::UsageMeter();  // a fork's own use starts at zero
+  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {  // legacy_sessions.h
+    absl::StrAppend(&ctx_.pending_notice, ctx_.pending_notice.empty() ? "" : "\n", moved);
+  }
 }
 
 void Session::BeginTurnContextLocked() {
