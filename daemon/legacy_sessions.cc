@@ -59,7 +59,7 @@ bool IsSessionId(const std::string& id) {
 bool IsOwnFile(const DirFd& dir, const std::string& name) {
   struct stat st;
   return ::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-         st.st_uid == ::getuid();
+         st.st_uid == ::geteuid();
 }
 
 // The daemon wrote this session for this checkout: its lock exists and its meta names the
