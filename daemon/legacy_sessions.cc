@@ -31,6 +31,7 @@ namespace {
 constexpr const char* kFileOrder[] = {".json", ".compacted.jsonl", ".checkpoints", ".meta.json",
                                       ".lock"};
 constexpr size_t kMaxFileBytes = size_t{4} << 30;  // far above any transcript the daemon keeps
+constexpr size_t kMaxMetaBytes = size_t{1} << 20;  // ours are a few hundred bytes
 constexpr size_t kMaxEntries = 100000;             // a directory that large is not ours
 // In the project's state directory once its `.agent/sessions/` was looked at: the note is
 // given once, and a read-only checkout's originals are not copied again at every start.
@@ -68,7 +69,9 @@ bool WrittenHereByUs(const DirFd& legacy, const DirFd& dest, const std::string& 
                      const std::string& workdir) {
   if (!IsOwnFile(legacy, id + ".lock") || !IsOwnFile(legacy, id + ".meta.json")) return false;
   if (!IsOwnFile(legacy, id + ".json") && !IsOwnFile(dest, id + ".json")) return false;
-  auto text = ReadFileToString(legacy, id + ".meta.json");
+  auto fd = legacy.OpenFile(id + ".meta.json", O_RDONLY);
+  if (!fd.ok()) return false;
+  auto text = ReadBoundedFile(*fd, legacy.PathOf(id + ".meta.json"), kMaxMetaBytes);
   if (!text.ok()) return false;
   auto meta = ParseJson(*text);
   return meta.ok() && meta->is_object() && GetString(*meta, "workdir") == workdir &&

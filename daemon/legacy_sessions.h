@@ -18,7 +18,7 @@ struct LegacyMigration {
   int copied = 0;  // sessions copied whose old files could not be removed (read-only checkout)
   int left = 0;    // files in .agent/sessions/ not taken
   int originals_kept = 0;  // files of the copied sessions still in .agent/sessions/
-  std::string note;  // for the person; empty when there was nothing to do
+  std::string note;        // for the person; empty when there was nothing to do
 };
 
 // Migrates `workdir` (canonical) unless this process did already; never fails (problems are

@@ -70,12 +70,12 @@ TEST_F(LegacySessionsTest, APreviousVersionsSessionsMoveWithEveryFileAndANoteOnc
   EXPECT_EQ(m.left, 0);
   EXPECT_THAT(m.note, HasSubstr("2 session(s) of this project moved from " + Legacy()));
   EXPECT_THAT(m.note, HasSubstr(Sessions()));
-  EXPECT_THAT(ListDir(Sessions()),
-              ElementsAre("0123456789abcdef.checkpoints", "0123456789abcdef.compacted.jsonl",
-                          "0123456789abcdef.json", "0123456789abcdef.lock",
-                          "0123456789abcdef.meta.json", "fedcba9876543210.checkpoints",
-                          "fedcba9876543210.compacted.jsonl", "fedcba9876543210.json",
-                          "fedcba9876543210.lock", "fedcba9876543210.meta.json"));
+  EXPECT_THAT(
+      ListDir(Sessions()),
+      ElementsAre("0123456789abcdef.checkpoints", "0123456789abcdef.compacted.jsonl",
+                  "0123456789abcdef.json", "0123456789abcdef.lock", "0123456789abcdef.meta.json",
+                  "fedcba9876543210.checkpoints", "fedcba9876543210.compacted.jsonl",
+                  "fedcba9876543210.json", "fedcba9876543210.lock", "fedcba9876543210.meta.json"));
   EXPECT_EQ(ReadFile(Sessions() + "/0123456789abcdef.json"), kTranscript);
   EXPECT_THAT(ListSessionIds(workdir_), ElementsAre("0123456789abcdef", "fedcba9876543210"));
   auto meta = LoadMeta(workdir_, "fedcba9876543210");
@@ -99,8 +99,8 @@ TEST_F(LegacySessionsTest, ShippedFilesAreNeverImported) {
   OldSession("cccccccccccccccc", workdir_);
   ASSERT_EQ(::unlink(Legacy("cccccccccccccccc.json").c_str()), 0);
   WriteFile(outside_.Join("victim.json"), "precious");
-  ASSERT_EQ(::symlink(outside_.Join("victim.json").c_str(), Legacy("cccccccccccccccc.json").c_str()),
-            0);
+  ASSERT_EQ(
+      ::symlink(outside_.Join("victim.json").c_str(), Legacy("cccccccccccccccc.json").c_str()), 0);
   OldSession("dddddddddddddddd", workdir_);
   ASSERT_EQ(::unlink(Legacy("dddddddddddddddd.lock").c_str()), 0);
   ASSERT_EQ(::symlink(outside_.Join("lock").c_str(), Legacy("dddddddddddddddd.lock").c_str()), 0);

@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
+#include "daemon/sessions_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "daemon/sessions_dir.h"
 #include "tests/fakes/scoped_env.h"
 #include "tests/fakes/status_matchers.h"
 #include "tests/fakes/temp_dir.h"
@@ -186,7 +186,8 @@ TEST_F(StoreTest, TheProjectKeyIsTheBaseNameAndAHashOfThePath) {
   EXPECT_NE(ProjectKey("/home/u/src/agentd"), ProjectKey("/home/u/old/agentd"));
   EXPECT_THAT(ProjectKey("/home/u/src/agentd"), ::testing::MatchesRegex("agentd-[0-9a-f]{16}"));
   EXPECT_THAT(ProjectKey("/"), ::testing::MatchesRegex("p-[0-9a-f]{16}"));
-  EXPECT_THAT(ProjectKey("/x/.hidden dir;rm"), ::testing::MatchesRegex("p.hiddendirrm-[0-9a-f]{16}"));
+  EXPECT_THAT(ProjectKey("/x/.hidden dir;rm"),
+              ::testing::MatchesRegex("p.hiddendirrm-[0-9a-f]{16}"));
   EXPECT_EQ(ProjectKey("/x/" + std::string(300, 'a')).size(), 40u + 1 + 16);
 }
 

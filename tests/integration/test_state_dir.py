@@ -86,7 +86,7 @@ MESSAGES = [{"role": "system", "content": "You are a coding agent."},
 
 class PreviousVersion(unittest.TestCase):
     def test_old_sessions_move_on_first_use_with_one_note_and_shipped_ones_stay(self):
-        env = Env([{"text": "continued"}, {"text": "a new one"}])
+        env = Env([{"text": "continued"}, {"text": "a new one"}, {"text": "after a restart"}])
         self.addCleanup(env.close)
         real = os.path.realpath(env.project)
         old_session(env.project, "0123456789abcdef", real, "old work", MESSAGES)
@@ -125,10 +125,11 @@ class PreviousVersion(unittest.TestCase):
 
         # After a restart: not moved or told again.
         env.agent("daemon", "stop", timeout=20)
-        ls = env.agent("ls")
-        self.assertEqual(ls.returncode, 0, ls.stderr)
-        self.assertNotIn("moved", ls.stderr)
-        self.assertEqual(len(env.session_ids()), 2)
+        r = env.agent("once more")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("moved", r.stderr)
+        self.assertEqual(len(env.session_ids()), 3)
+        self.assertEqual(len(os.listdir(os.path.join(env.project, ".agent", "sessions"))), 9)
 
 
 if __name__ == "__main__":
