@@ -280,7 +280,9 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
   }
   std::vector<v1::Session> out;
   for (const std::string& project : projects) {
-    MigrateLegacySessions(project);
+    if (LegacyMigration m = MigrateLegacySessions(project); m.moved + m.copied > 0) {
+      RegisterProject(project);  // so that ids, `resume` and `ls --all` find what moved
+    }
     for (const std::string& id : ListSessionIds(project)) {
       std::shared_ptr<Session> loaded;
       {
