@@ -1,7 +1,7 @@
 """Issue 14, the daemon's side: settings belong to the client that sent them, the provider's
-model list, the session's working directory, `.agent/.gitignore`, sessions that never reached
-the model, `agent rm` of an attached session, the socket path, a prompt shutdown and a
-refused local model server.
+model list, the session's working directory, nothing written in the work tree, sessions that
+never reached the model, `agent rm` of an attached session, the socket path, a prompt shutdown
+and a refused local model server.
 
 Each test drives agentd through its API (as the `agent` client or a script does) against the
 scripted model server, and fails on the daemon as it was before these changes."""
