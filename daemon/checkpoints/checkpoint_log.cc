@@ -7,15 +7,10 @@
 #include "common/dir_fd.h"
 #include "common/json.h"
 #include "common/status_macros.h"
+#include "daemon/sessions_dir.h"
 
 namespace agent::daemon::checkpoints {
 namespace {
-
-absl::StatusOr<DirFd> OpenSessionsDir(const std::string& workdir, bool create) {
-  ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, create));
-  ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", create));
-  return agent_dir.OpenSubdir("sessions", create);
-}
 
 bool IsObjectId(const std::string& s) {
   return s.size() == 40 &&
@@ -32,7 +27,7 @@ absl::StatusOr<std::vector<CheckpointRecord>> LoadCheckpoints(const std::string&
                                                               const std::string& session_id) {
   RETURN_IF_ERROR(CheckFileName(session_id));
   std::vector<CheckpointRecord> out;
-  auto dir = OpenSessionsDir(workdir, /*create=*/false);
+  auto dir = OpenProjectSessionsDir(workdir, /*create=*/false);
   if (absl::IsNotFound(dir.status())) return out;
   if (!dir.ok()) return dir.status();
   auto text = ReadFileToString(*dir, CheckpointsFileName(session_id));
@@ -74,7 +69,7 @@ absl::Status SaveCheckpoints(const std::string& workdir, const std::string& sess
                     {"after", r.after},
                     {"undone", r.undone}});
   }
-  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
+  ASSIGN_OR_RETURN(DirFd dir, OpenProjectSessionsDir(workdir, /*create=*/true));
   return WriteFileAtomically(dir, CheckpointsFileName(session_id),
                              Json{{"checkpoints", list}}.dump(1), Durability::kUnsynced);
 }

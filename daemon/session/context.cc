@@ -9,6 +9,7 @@
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
 #include "daemon/session/session.h"
+#include "daemon/legacy_sessions.h"
 #include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {
@@ -45,6 +46,9 @@ void Session::InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceT
     notice = prompt.instructions.cut_note;
   }
   if (!prompt.problem.empty()) absl::StrAppend(&notice, notice.empty() ? "" : "\n", prompt.problem);
+  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {
+    absl::StrAppend(&notice, notice.empty() ? "" : "\n", moved);
+  }
   ctx_.pending_notice = std::move(notice);
 }
 
@@ -52,6 +56,9 @@ void Session::LoadContextLocked(bool forked, context::PriceTable prices) {
   ctx_.LoadJson(meta_.context);
   ctx_.prices = std::move(prices);
   if (forked) ctx_.usage = context::UsageMeter();  // a fork's own use starts at zero
+  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {  // legacy_sessions.h
+    absl::StrAppend(&ctx_.pending_notice, ctx_.pending_notice.empty() ? "" : "\n", moved);
+  }
 }
 
 void Session::BeginTurnContextLocked() {

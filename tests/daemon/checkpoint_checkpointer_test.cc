@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "daemon/checkpoints/checkpointer.h"
+#include "daemon/sessions_dir.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -143,7 +144,7 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
     Turn(*c, 2, [&] { WriteFile(P("a"), "2"); });
     Turn(*c, 3, [&] { WriteFile(P("a"), "3"); });
   }
-  auto c = Make();  // loaded from .agent/sessions/s1.checkpoints
+  auto c = Make();  // loaded from <state>/projects/<key>/sessions/s1.checkpoints
   ASSERT_EQ(c->List().size(), 3u);
   auto r = c->Undo(2, false, false);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -153,9 +154,10 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
   EXPECT_EQ(ReadFile(P("a")), "0");
 }
 
-TEST_F(CheckpointerTest, ARecordFileFromTheRepositoryNamesOnlyObjectIds) {
+// The record file may have been edited by hand (or copied from elsewhere).
+TEST_F(CheckpointerTest, ARecordFileNamesOnlyObjectIds) {
   const std::string good(40, 'a');
-  WriteFile(P(".agent/sessions/s1.checkpoints"),
+  WriteFile(ProjectSessionsDir(project_) + "/s1.checkpoints",
             R"({"checkpoints": [{"turn": 1, "before": "../../etc", "after": ")" + good +
                 R"("}, {"turn": 2, "before": ")" + good + R"(", "after": "HEAD"},
                 {"turn": 3, "before": ")" +
@@ -261,7 +263,7 @@ TEST_F(CheckpointerTest, AUsersRepositoryIsLeftByteForByte) {
   Shell(project_, git + "add tracked.txt");
   WriteFile(P("tracked.txt"), "v3 unstaged\n");
   WriteFile(P("untracked.txt"), "u\n");
-  WriteFile(P(".agent/.gitignore"), "sessions/\n");  // as a session leaves it
+  WriteFile(P(".agent/.gitignore"), "sessions/\n");  // as the previous version left it
   auto state = [&] {
     return Shell(project_, git + "status --porcelain=v2 --branch && " + git + "stash list && " +
                                git + "rev-parse HEAD && " + git + "branch -a && " + git +

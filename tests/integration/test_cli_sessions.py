@@ -20,7 +20,7 @@ class Project(unittest.TestCase):
         os.makedirs(sub)
         r = env.agent("hello from sub", cwd=sub)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(len(env.session_ids()), 1)  # in <project>/.agent/sessions
+        self.assertEqual(len(env.session_ids()), 1)  # keyed by the project, not by sub/
         self.assertFalse(os.path.exists(os.path.join(sub, ".agent")))
         for where in (env.project, sub):
             listed = env.agent("ls", cwd=where)
@@ -39,7 +39,7 @@ class Project(unittest.TestCase):
         os.makedirs(os.path.join(tool, "src"))
         r = env.agent("hello", cwd=os.path.join(tool, "src"))
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(os.listdir(os.path.join(tool, ".agent", "sessions")))
+        self.assertTrue(os.listdir(env.sessions_dir(tool)))
         self.assertEqual(env.session_ids(), [])
 
 

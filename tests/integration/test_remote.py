@@ -318,7 +318,7 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
         r = self.run_agent("in other", cd=False, AGENT_REMOTE_DIR="../other")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(self.env.session_ids()), 1)
-        sessions = os.listdir(os.path.join(other, ".agent", "sessions"))
+        sessions = os.listdir(self.env.sessions_dir(other))
         self.assertEqual(len([n for n in sessions if n.endswith(".meta.json")]), 1)
         r = self.run_agent("ls", cd=False, AGENT_REMOTE_DIR="does-not-exist")
         self.assertEqual(r.returncode, 1)
