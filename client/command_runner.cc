@@ -54,13 +54,14 @@ grpc::Status CommandRunner::Cancel(const std::string& session_id) {
 }
 
 grpc::Status CommandRunner::Approve(const std::string& session_id, const std::string& call_id,
-                                    v1::Decision decision, const std::string& reason) {
+                                    v1::Decision decision, const std::string& reason, bool person) {
   v1::ApproveRequest req;
   req.set_session_id(session_id);
   req.set_call_id(call_id);
   req.set_client_name(o_.client_name);
   req.set_decision(decision);
   if (!reason.empty()) req.set_reason(reason);
+  req.set_person(person);
   grpc::ClientContext ctx;
   v1::ApproveResponse resp;
   return stub_.Approve(&ctx, req, &resp);

@@ -273,7 +273,8 @@ void SessionView::Answer(char key) {
   grpc::Status s = commands_->Approve(on, pending->call_id(),
                                       key == 'y'   ? v1::DECISION_ALLOW_ONCE
                                       : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
-                                                   : v1::DECISION_DENY);
+                                                   : v1::DECISION_DENY,
+                                      "", /*person=*/true);
   // FAILED_PRECONDITION: another client answered first; its ApprovalResolved is on the way.
   if (s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
     turn_.answered_call = pending->call_id();

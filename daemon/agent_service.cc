@@ -121,8 +121,8 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
   std::shared_ptr<Session> target = *s;
-  absl::Status st =
-      target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
+  absl::Status st = target->Approve(req->call_id(), req->decision(), rules, req->reason(),
+                                    req->client_name(), req->person());
   // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
   // its own child, one hop per level (bounded: levels are capped in the config).
   for (int hop = 0; hop < kMaxSubagentDepth && absl::IsFailedPrecondition(st); ++hop) {
@@ -131,7 +131,8 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
     auto c = sessions_->Find(child);
     if (!c.ok()) return FinishUnary(ctx, c.status());
     target = *c;
-    st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
+    st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name(),
+                         req->person());
   }
   return FinishUnary(ctx, st);
 }

@@ -1,6 +1,9 @@
 #include "daemon/approval_gate.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace agent::daemon {
 
@@ -35,6 +38,23 @@ absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
   }
   if (answer.decision == v1::DECISION_UNSPECIFIED) {
     return absl::InvalidArgumentError("decision missing");
+  }
+  const bool allows = answer.decision != v1::DECISION_DENY;
+  if (allows && open_->requires_person() && !answer.person) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("only a person may allow this call (", open_->person_reason(),
+                     "): answer it at the agent's prompt in a terminal"));
+  }
+  if (answer.decision == v1::DECISION_ALLOW_ALWAYS) {
+    // The API chooses among the rules the daemon proposed; it cannot invent `bash(*)`.
+    const auto& proposed = open_->proposed_rules();
+    for (const std::string& r : answer.rules) {
+      if (std::find(proposed.begin(), proposed.end(), r) == proposed.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("rule ", r, " was not proposed for this call (proposed: ",
+                         absl::StrJoin(proposed, ", "), "); /allow adds a rule of your own"));
+      }
+    }
   }
   answer_ = std::move(answer);
   cv_.SignalAll();
