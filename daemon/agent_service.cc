@@ -9,6 +9,7 @@
 #include "daemon/attach_reactor.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/llm/model_list.h"
+#include "daemon/peer_origin.h"
 
 namespace agent::daemon {
 namespace {
@@ -117,6 +118,9 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
                                                 const v1::ApproveRequest* req,
                                                 v1::ApproveResponse* resp) {
+  if (absl::Status t = RefuseToolProcess(*ctx, "answer approvals"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
@@ -189,6 +193,9 @@ grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
                                                   const v1::SetPolicyRequest* req,
                                                   v1::SetPolicyResponse* resp) {
+  if (absl::Status t = RefuseToolProcess(*ctx, "change a session's policy"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());

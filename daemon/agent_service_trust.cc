@@ -3,6 +3,7 @@
 #include "common/grpc_status.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
+#include "daemon/peer_origin.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 
@@ -47,6 +48,12 @@ absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRul
 grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerContext* ctx,
                                                           const v1::TrustProjectRulesRequest* req,
                                                           v1::TrustProjectRulesResponse* resp) {
+  // Listing is harmless; recording or revoking trust is a person's act.
+  if (req->revoke() || req->rules_size() > 0) {
+    if (absl::Status t = RefuseToolProcess(*ctx, "trust a project's rules"); !t.ok()) {
+      return FinishUnary(ctx, t);
+    }
+  }
   return FinishUnary(ctx, Answer(*req, resp));
 }
 
