@@ -193,7 +193,13 @@ bool FileRuleSource::Refresh(Entry& entry) {
               static_cast<int64_t>(st.st_size),
               static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
               static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
-  if (entry.loaded && entry.stamp == stamp) return false;  // unchanged: the cached result stands
+  // The store's rules hold for one project directory: one re-created at the same path (an
+  // unchanged store) is read again, and trusts nothing it did not trust itself.
+  const std::string identity = entry.is_trust_store ? ProjectIdentity(trust_->project) : "";
+  if (entry.loaded && entry.stamp == stamp && entry.identity == identity) {
+    return false;  // unchanged: the cached result stands
+  }
+  entry.identity = identity;
 
   entry.loaded = false;
   entry.trusted.clear();
@@ -224,7 +230,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
   entry.loaded = true;
   entry.stamp = stamp;
   if (entry.is_trust_store) {
-    entry.trusted = TrustedRulesFromText(*text, trust_->project);
+    entry.trusted = TrustedRulesFromText(*text, trust_->project, identity);
     entry.rules = RuleSet{};
     return true;
   }

@@ -78,6 +78,7 @@ class FileRuleSource : public RuleSource {
     Stamp stamp;
     absl::StatusOr<RuleSet> rules = RuleSet{};
     std::set<std::string> trusted;  // the trust store's rules for the project
+    std::string identity;           // the project's ProjectIdentity when `trusted` was read
   };
 
   // Brings `entry` up to date with the file on disk; false when nothing changed.
