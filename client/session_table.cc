@@ -100,9 +100,9 @@ std::vector<Placed> Tree(const std::vector<v1::Session>& sessions) {
 }  // namespace
 
 std::string PrintableLine(const std::string& text) {
-  std::string out = StripAnsi(text);
+  std::string out = ShowControls(text);
   for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    if (c == '\n' || c == '\t') c = ' ';
   }
   return out;
 }

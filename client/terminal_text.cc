@@ -193,6 +193,23 @@ std::string Visible(std::string_view text) {
   return out;
 }
 
+std::string ShowControls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char32_t c : DecodeUtf8(text)) {
+    if (c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7F) {
+      out += Hex("\\x%02x", static_cast<unsigned>(c));
+    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
+      out += Hex("\\u%04x", static_cast<unsigned>(c));
+    } else {
+      AppendUtf8(c, &out);
+    }
+  }
+  return out;
+}
+
 int CodePointWidth(char32_t c) {
   if (c < 0x20 || (c >= 0x7F && c < 0xA0)) return 0;
   if (c < 0x300) return 1;
