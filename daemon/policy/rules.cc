@@ -50,10 +50,25 @@ bool IsMcpWildcard(std::string_view rule_tool) {
          rule_tool.substr(rule_tool.size() - 3) == "__*";
 }
 
+bool IsMcpTool(std::string_view tool) {
+  return tool.size() > 5 && SameTool(tool.substr(0, 5), "mcp__");
+}
+
+// The server part of `mcp__<server>__<tool>` (server names hold no "__" and do not end in "_",
+// common/mcp_server_name.h, so the first "__" after the prefix ends it); empty when none.
+std::string_view McpServerOf(std::string_view tool) {
+  const size_t end = tool.find("__", 5);
+  return end == std::string_view::npos ? std::string_view() : tool.substr(5, end - 5);
+}
+
+// Built-in tools match in any case (`Bash`); an MCP rule names one server exactly, in its
+// case: `mcp__gh__*` covers neither `gh_`'s tools nor `GH`'s.
 bool RuleCoversTool(std::string_view rule_tool, std::string_view tool) {
-  if (!IsMcpWildcard(rule_tool)) return SameTool(rule_tool, tool);
-  const std::string_view prefix = rule_tool.substr(0, rule_tool.size() - 1);
-  return tool.size() > prefix.size() && SameTool(tool.substr(0, prefix.size()), prefix);
+  if (!IsMcpTool(rule_tool) && !IsMcpTool(tool)) return SameTool(rule_tool, tool);
+  if (!IsMcpTool(rule_tool) || !IsMcpTool(tool)) return false;
+  if (!IsMcpWildcard(rule_tool)) return rule_tool.substr(5) == tool.substr(5);
+  const std::string_view server = rule_tool.substr(5, rule_tool.size() - 8);
+  return !server.empty() && McpServerOf(tool) == server && tool.size() > 5 + server.size() + 2;
 }
 
 ToolRules RulesFor(const RuleSet& rules, std::string_view tool) {
