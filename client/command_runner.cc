@@ -5,9 +5,11 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "client/allow_warnings.h"
 #include "client/context_commands.h"
 #include "client/custom_commands.h"
 #include "client/mcp_command.h"
+#include "client/terminal_text.h"
 
 namespace agent::client {
 namespace {
@@ -185,7 +187,11 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
     model_ = c.argument;  // else the next prompt's AGENT_MODEL would switch it back
     return Say(r.Notice("model " + c.argument + " from the next request"));
   }
-  return Say(r.Notice("recorded in .agent/settings.json: allow " + c.argument));
+  std::string said =
+      r.Notice("recorded in .agent/settings.local.json (yours; git ignores it): allow " +
+               Visible(c.argument));
+  for (const std::string& w : AllowRuleWarnings(c.argument)) said += r.Notice("warning: " + w);
+  return Say(said);
 }
 
 CommandRunner::Outcome CommandRunner::ListModels(const TurnState& turn, const Renderer& r) {

@@ -15,8 +15,10 @@ namespace v1 = agent::v1;
 // The project's untrusted allow rules, read as a session reads them (no symlink followed).
 absl::StatusOr<std::vector<std::string>> Untrusted(const std::string& project) {
   const std::string settings = ProjectSettingsPath(project);
+  const std::string mine = ProjectLocalSettingsPath(project);
   policy::FileRuleSource source(
-      {settings}, {}, policy::ProjectTrust{settings, policy::TrustedRulesPath(), project});
+      {settings, mine}, {},
+      policy::ProjectTrust{settings, policy::TrustedRulesPath(), project, mine});
   if (absl::Status s = source.Rules().status(); !s.ok()) return s;
   return source.UntrustedRules();
 }

@@ -138,9 +138,10 @@ absl::Status Server::Run() {
     // Its allow rules count only as far as a person trusted them (policy/trusted_rules.h).
     std::string user = ConfigDir() + "/config.json";
     std::string project = ProjectSettingsPath(workdir);
+    std::string mine = ProjectLocalSettingsPath(workdir);
     return std::make_shared<policy::FileRuleSource>(
-        std::vector<std::string>{user, project}, std::vector<std::string>{user},
-        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir});
+        std::vector<std::string>{user, project, mine}, std::vector<std::string>{user},
+        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine});
   };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};

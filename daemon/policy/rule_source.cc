@@ -143,12 +143,17 @@ void FileRuleSource::Update() {
       merged_ = entry.rules.status();
       return;
     }
-    if (!trust_.has_value() || entry.path != trust_->settings) {
+    if (!trust_.has_value() ||
+        (entry.path != trust_->settings && entry.path != trust_->local_settings)) {
       MergeRules(*entry.rules, &merged);
       continue;
     }
     RuleSet kept = *entry.rules;
-    untrusted_ = UntrustedAllowRules(kept, trusted);
+    for (std::string& r : UntrustedAllowRules(kept, trusted)) {
+      if (std::find(untrusted_.begin(), untrusted_.end(), r) == untrusted_.end()) {
+        untrusted_.push_back(std::move(r));
+      }
+    }
     std::erase_if(kept.allow, [&](const Rule& r) { return trusted.count(CanonicalRule(r)) == 0; });
     MergeRules(kept, &merged);
   }

@@ -37,6 +37,9 @@ struct ProjectTrust {
   std::string settings;  // the project's settings file: one of FileRuleSource's `paths`
   std::string store;     // the trust store (TrustedRulesPath())
   std::string project;   // the project's key in the store (its canonical directory)
+  // The person's own settings.local.json, when among `paths`: also repository content (a clone
+  // can force-add one), so its allow rules count only as trusted too.
+  std::string local_settings;
 };
 
 class FileRuleSource : public RuleSource {

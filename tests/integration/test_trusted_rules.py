@@ -149,6 +149,21 @@ class TrustedRules(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("every allow rule", r.stdout)
 
+    def test_a_shipped_settings_local_json_is_not_trusted_either(self):
+        # A clone can force-add the personal file; its allow rules need trust like the others.
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="touch pwned")]},
+            {"text": "blocked"},
+        ])
+        self.addCleanup(env.close)
+        os.makedirs(os.path.join(env.project, ".agent"), exist_ok=True)
+        with open(os.path.join(env.project, ".agent", "settings.local.json"), "w") as f:
+            json.dump({"allow": ["bash(touch *)"]}, f)
+        r = env.agent("go")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(env.project, "pwned")))
+        self.assertIn("bash(touch *)", env.agent("trust").stdout)
+
     def test_an_untrusted_rule_is_asked_about_in_ask_mode_and_told_once(self):
         env = Env([
             {"tool_calls": [tool_call("bash", command="make all")]},
