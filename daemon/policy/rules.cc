@@ -8,6 +8,7 @@
 #include "daemon/policy/bash_split.h"
 #include "daemon/policy/command_analysis.h"
 #include "daemon/policy/command_pattern.h"
+#include "daemon/policy/command_words.h"
 #include "daemon/policy/path_glob.h"
 
 namespace agent::daemon::policy {
@@ -214,11 +215,23 @@ bool DenyMatchesCall(const ToolRules& rules, const BashCall& call, bool* opaque)
   return denied;
 }
 
+// Whether `part` writes through a redirection to a file that may be outside the project: a
+// redirection is a write, and a rule allowing the command (`bash(git status *)`) does not
+// allow writing `/tmp/out.txt` or `~/.bashrc` with it.
+bool WritesOutsideProject(const AnalyzedPart& part) {
+  for (const ShellWord& target : OutputRedirectionTargets(part.text)) {
+    if (TargetMayLeaveProject(target)) return true;
+  }
+  return false;
+}
+
 bool PartAllowed(const std::vector<CommandPattern>& allow, const BashCall& call,
                  const AnalyzedPart& part) {
   // A command that could not be split, or runs a command or string it did not name, or whose
-  // command is only known at run time: only an exact rule vouches for it.
-  const bool exact_only = call.split.exact_only || part.analysis.runs_other || part.analysis.opaque;
+  // command is only known at run time, or writes outside the project through a redirection:
+  // only an exact rule vouches for it.
+  const bool exact_only = call.split.exact_only || part.analysis.runs_other ||
+                          part.analysis.opaque || WritesOutsideProject(part);
   return std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
     if (p.exact()) return p.pieces[0] == part.text;
     return !exact_only && MatchCommandPattern(p, part.text);
