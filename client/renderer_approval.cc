@@ -97,7 +97,8 @@ std::string Renderer::ApprovalQuestion(const v1::PendingApproval& a) const {
   std::string rules = VisibleRules(a.proposed_rules());
   std::string always = rules.empty() ? "[a]lways" : absl::StrCat("[a]lways: ", rules);
   return absl::StrCat(Colored("1;33", "Allow?"), " ", Colored("1", "[y]es"), " / ",
-                      Colored("1", "[n]o"), " / ", Colored("1", always), " ");
+                      Colored("1", "[n]o"), " / ", Colored("1", "[t]ell it instead"), " / ",
+                      Colored("1", always), " ");
 }
 
 std::string Renderer::ApprovalOutcome(const v1::ApprovalResolved& r) const {

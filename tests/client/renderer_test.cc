@@ -294,7 +294,7 @@ TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
   st.SetApprovalLine(true);
   std::vector<std::string> live = r.LiveLines(st, kT0, 120);
   ASSERT_EQ(live.size(), 1u);
-  EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [a]lways: bash(make test) ");
+  EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [t]ell it instead / [a]lways: bash(make test) ");
   EXPECT_FALSE(r.Animating(st));
   st.SetApprovalLine(false);
   EXPECT_EQ(r.LiveLines(st, kT0, 120)[0], "waiting for another client to answer…");
@@ -321,7 +321,8 @@ TEST(RendererTest, RulesOfAnApprovalAreShownWithEscapesNeverRaw) {
   a.add_proposed_rules("bash(ls\x1b]52;c;aGk=\x07)");
   a.add_proposed_rules("bash(cat <<E\nx\nE)");
   EXPECT_EQ(r.ApprovalQuestion(a),
-            "Allow? [y]es / [n]o / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), bash(cat <<E\\nx\\nE) ");
+            "Allow? [y]es / [n]o / [t]ell it instead / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), "
+            "bash(cat <<E\\nx\\nE) ");
   v1::ApprovalResolved res;
   res.set_decision(v1::DECISION_ALLOW_ALWAYS);
   res.add_rules(
