@@ -14,12 +14,13 @@ std::string Lower(std::string_view s) {
 
 }  // namespace
 
-std::vector<std::string> AllowRuleWarnings(std::string_view rule) {
+std::vector<std::string> AllowRuleWarnings(std::string_view rule_view) {
+  const std::string rule(rule_view);
   std::vector<std::string> out;
   const size_t open = rule.find('(');
   const std::string tool = Lower(rule.substr(0, open));
-  std::string_view pattern;
-  if (open != std::string_view::npos && rule.size() > open + 1 && rule.back() == ')') {
+  std::string pattern;
+  if (open != std::string::npos && rule.size() > open + 1 && rule.back() == ')') {
     pattern = rule.substr(open + 1, rule.size() - open - 2);
   }
   const bool everything = pattern.empty() || pattern == "*" || pattern == "**";
@@ -35,11 +36,11 @@ std::vector<std::string> AllowRuleWarnings(std::string_view rule) {
     out.push_back(absl::StrCat(tool,
                                " without a narrower path allows writing every file of "
                                "the project without asking"));
-  } else if (path_tool && pattern.find('*') != std::string_view::npos &&
-             pattern.find("**") == std::string_view::npos) {
+  } else if (path_tool && pattern.find('*') != std::string::npos &&
+             pattern.find("**") == std::string::npos) {
     out.push_back(absl::StrCat(
         "`*` does not match `/`: ", rule, " matches only files directly in ",
-        pattern.find('/') == std::string_view::npos ? "the project's top" : "that folder", "; say ",
+        pattern.find('/') == std::string::npos ? "the project's top" : "that folder", "; say ",
         tool, "(**) for every file, or ", tool, "(src/**) for a folder and everything under it"));
   }
   return out;

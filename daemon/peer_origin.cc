@@ -61,7 +61,7 @@ absl::Status RefuseToolProcess(const grpc::CallbackServerContext& ctx, std::stri
   const pid_t pid = PeerPid(ctx);
   if (!IsDescendantOf(pid, ::getpid())) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat("refused: a program started by a tool (pid ", pid,
-                                                  ") cannot ", what,
+                                                  ") cannot ", std::string(what),
                                                   "; only a person's agent client can"));
 }
 

@@ -155,7 +155,7 @@ ParsedServers ServersFor(const std::string& project) {
   all.problems = std::move(user.problems);
   // Your rules name your servers (`mcp__github__*`): no other server may take a name, or one a
   // person would take for it (`GH`, `github_`), and with it what those rules allow.
-  auto add = [&](ServerDef s, std::string_view source) {
+  auto add = [&](ServerDef s, const std::string& source) {
     auto same = std::find_if(all.servers.begin(), all.servers.end(), [&](const ServerDef& u) {
       return McpServerNameKey(u.name) == McpServerNameKey(s.name);
     });

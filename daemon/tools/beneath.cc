@@ -25,13 +25,14 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
 
 absl::StatusOr<UniqueFd> OpenParentBeneath(const std::string& root, std::string_view rel,
                                            bool create, mode_t dir_mode) {
-  const std::vector<std::string_view> parts = absl::StrSplit(rel, '/');
-  if (rel.empty() || rel.front() == '/') {
-    return absl::InvalidArgumentError(absl::StrCat("not a relative path: ", rel));
+  const std::string text(rel);
+  if (text.empty() || text.front() == '/') {
+    return absl::InvalidArgumentError(absl::StrCat("not a relative path: ", text));
   }
-  for (std::string_view p : parts) {
+  const std::vector<std::string> parts = absl::StrSplit(text, '/');
+  for (const std::string& p : parts) {
     if (p.empty() || p == "." || p == "..") {
-      return absl::InvalidArgumentError(absl::StrCat("not a plain relative path: ", rel));
+      return absl::InvalidArgumentError(absl::StrCat("not a plain relative path: ", text));
     }
   }
   UniqueFd dir(::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
@@ -39,7 +40,7 @@ absl::StatusOr<UniqueFd> OpenParentBeneath(const std::string& root, std::string_
   constexpr int kFlags = O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
   std::string walked = root;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    const std::string name(parts[i]);
+    const std::string& name = parts[i];
     absl::StrAppend(&walked, "/", name);
     int fd = ::openat(dir.get(), name.c_str(), kFlags);
     if (fd < 0 && errno == ENOENT && create) {
