@@ -39,7 +39,7 @@ struct ProjectTrust {
   std::string project;   // the project's key in the store (its canonical directory)
   // The person's own settings.local.json, when among `paths`: also repository content (a clone
   // can force-add one), so its allow rules count only as trusted too.
-  std::string local_settings;
+  std::string local_settings = "";
 };
 
 class FileRuleSource : public RuleSource {
