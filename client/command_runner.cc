@@ -10,6 +10,7 @@
 #include "client/custom_commands.h"
 #include "client/mcp_command.h"
 #include "client/terminal_text.h"
+#include "common/person_answer.h"
 
 namespace agent::client {
 namespace {
@@ -63,8 +64,8 @@ grpc::Status CommandRunner::Approve(const std::string& session_id, const std::st
   req.set_client_name(o_.client_name);
   req.set_decision(decision);
   if (!reason.empty()) req.set_reason(reason);
-  req.set_person(person);
   grpc::ClientContext ctx;
+  if (person) ctx.AddMetadata(kPersonAnswerKey, kPersonAnswerValue);
   v1::ApproveResponse resp;
   return stub_.Approve(&ctx, req, &resp);
 }

@@ -44,10 +44,6 @@ std::string ProjectSettingsPath(const std::string& project) {
   return project + "/.agent/settings.json";
 }
 
-std::string ProjectLocalSettingsPath(const std::string& project) {
-  return project + "/.agent/settings.local.json";
-}
-
 absl::Status EnsurePrivateDir(const std::string& dir) {
   if (auto s = MakeDirs(dir, 0700); !s.ok()) return s;
   struct stat st;

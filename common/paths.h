@@ -15,11 +15,8 @@ std::string SocketPath();
 std::string StateDir();
 // $XDG_CONFIG_HOME/agent (default ~/.config/agent): config.json.
 std::string ConfigDir();
-// <project>/.agent/settings.json: the project's permission rules, the ones a team commits.
+// <project>/.agent/settings.json: the project's permission rules.
 std::string ProjectSettingsPath(const std::string& project);
-// <project>/.agent/settings.local.json: a person's own rules for the project ("allow always",
-// /allow), which git ignores (.agent/.gitignore).
-std::string ProjectLocalSettingsPath(const std::string& project);
 
 // Creates `dir` (and parents) with mode 0700 and checks that it is a directory owned by us
 // and not accessible by others; PermissionDenied otherwise, so a socket is never placed

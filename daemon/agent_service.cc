@@ -125,8 +125,9 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
   std::shared_ptr<Session> target = *s;
+  const bool person = AnsweredByPerson(*ctx);
   absl::Status st = target->Approve(req->call_id(), req->decision(), rules, req->reason(),
-                                    req->client_name(), req->person());
+                                    req->client_name(), person);
   // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
   // its own child, one hop per level (bounded: levels are capped in the config).
   for (int hop = 0; hop < kMaxSubagentDepth && absl::IsFailedPrecondition(st); ++hop) {
@@ -136,7 +137,7 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
     if (!c.ok()) return FinishUnary(ctx, c.status());
     target = *c;
     st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name(),
-                         req->person());
+                         person);
   }
   return FinishUnary(ctx, st);
 }

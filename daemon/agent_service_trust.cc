@@ -4,6 +4,7 @@
 #include "common/paths.h"
 #include "daemon/agent_service.h"
 #include "daemon/peer_origin.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 
@@ -15,7 +16,7 @@ namespace v1 = agent::v1;
 // The project's untrusted allow rules, read as a session reads them (no symlink followed).
 absl::StatusOr<std::vector<std::string>> Untrusted(const std::string& project) {
   const std::string settings = ProjectSettingsPath(project);
-  const std::string mine = ProjectLocalSettingsPath(project);
+  const std::string mine = policy::ProjectLocalSettingsPath(project);
   policy::FileRuleSource source(
       {settings, mine}, {},
       policy::ProjectTrust{settings, policy::TrustedRulesPath(), project, mine});

@@ -24,7 +24,7 @@ class ApprovalGate {
     std::vector<std::string> rules;  // for ALLOW_ALWAYS: the proposed rules when none given
     std::string reason;
     std::string client;
-    bool person = false;  // typed by a person at a terminal (ApproveRequest.person)
+    bool person = false;  // typed by a person at a terminal (common/person_answer.h)
   };
 
   // The approval the clients are asked about; nullptr when none is waiting for an answer.

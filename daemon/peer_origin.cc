@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/person_answer.h"
 
 namespace agent::daemon {
 namespace {
@@ -55,6 +56,12 @@ pid_t PeerPid(const grpc::CallbackServerContext& ctx) {
   socklen_t len = sizeof cred;
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return 0;
   return cred.pid;
+}
+
+bool AnsweredByPerson(const grpc::CallbackServerContext& ctx) {
+  const auto& metadata = ctx.client_metadata();
+  auto it = metadata.find(kPersonAnswerKey);
+  return it != metadata.end() && it->second == kPersonAnswerValue;
 }
 
 absl::Status RefuseToolProcess(const grpc::CallbackServerContext& ctx, std::string_view what) {

@@ -27,6 +27,9 @@ bool IsDescendantOf(pid_t pid, pid_t ancestor);
 // the daemon accepted, named in the peer string "fd:N"); 0 when it cannot be told.
 pid_t PeerPid(const grpc::CallbackServerContext& ctx);
 
+// Whether the call carries the metadata of an answer a person typed (common/person_answer.h).
+bool AnsweredByPerson(const grpc::CallbackServerContext& ctx);
+
 // PermissionDenied when the call comes from a program a tool started (or its origin cannot
 // be told), naming `what` it may not do; OK for a person's client.
 absl::Status RefuseToolProcess(const grpc::CallbackServerContext& ctx, std::string_view what);

@@ -4,7 +4,6 @@
 #include "absl/strings/str_split.h"
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
-#include "common/paths.h"
 #include "daemon/policy/rules.h"
 
 namespace agent::daemon::policy {
@@ -30,6 +29,10 @@ absl::Status IgnoreLocalSettings(const std::string& project) {
 }
 
 }  // namespace
+
+std::string ProjectLocalSettingsPath(const std::string& project) {
+  return project + "/.agent/settings.local.json";
+}
 
 absl::Status RecordPersonalAllowRules(const std::string& project,
                                       const std::vector<std::string>& rules) {

@@ -11,6 +11,9 @@
 
 namespace agent::daemon::policy {
 
+// <project>/.agent/settings.local.json: a person's own rules for the project, which git ignores.
+std::string ProjectLocalSettingsPath(const std::string& project);
+
 // Appends `rules` to ProjectLocalSettingsPath(project) (AppendAllowRules: parsed first, kept in
 // the file's order, no repeats) and makes sure git ignores that file: `.agent/.gitignore` is
 // created holding `/settings.local.json` when it is missing, and the line is added to one

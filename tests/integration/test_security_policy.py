@@ -14,6 +14,9 @@ import grpc
 from harness import BIN, Env, tool_call
 from test_multi_client import Api, collect_until_turns_end, next_approval
 
+# What `agent` sends with an answer a person typed (common/person_answer.h).
+PERSON = (("agent-person", "1"),)
+
 ASK_USER = "Only the user can allow"
 
 
@@ -137,12 +140,12 @@ class ProtectedPaths(unittest.TestCase):
         with self.assertRaises(grpc.RpcError) as e:
             api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,
                                                decision=pb.DECISION_ALLOW_ALWAYS,
-                                               rules=["write_file(**)"], client_name="t",
-                                               person=True), timeout=10)
+                                               rules=["write_file(**)"], client_name="t"),
+                             timeout=10, metadata=PERSON)
         self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
         api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,
-                                           decision=pb.DECISION_ALLOW_ONCE, client_name="t",
-                                           person=True), timeout=10)
+                                           decision=pb.DECISION_ALLOW_ONCE, client_name="t"),
+                         timeout=10, metadata=PERSON)
         collect_until_turns_end(s)
         self.assertEqual(read(os.path.join(env.project, ".agent", "notes.txt")), "hi")
         s.cancel()

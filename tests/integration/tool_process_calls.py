@@ -14,7 +14,7 @@ def main(socket_path, workdir):
     calls = {
         "Approve": lambda: stub.Approve(pb.ApproveRequest(
             session_id="no-such-session", call_id="c", decision=pb.DECISION_ALLOW_ONCE,
-            client_name="tool", person=True), timeout=10),
+            client_name="tool"), timeout=10, metadata=(("agent-person", "1"),)),
         "SetPolicy": lambda: stub.SetPolicy(pb.SetPolicyRequest(
             session_id="no-such-session", mode=pb.POLICY_MODE_YES), timeout=10),
         "TrustProjectRules": lambda: stub.TrustProjectRules(pb.TrustProjectRulesRequest(
