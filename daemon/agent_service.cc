@@ -6,6 +6,7 @@
 #include "common/grpc_status.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "daemon/answer_origin.h"
 #include "daemon/attach_reactor.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/llm/model_list.h"
@@ -125,9 +126,9 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
   std::shared_ptr<Session> target = *s;
-  const bool person = AnsweredByPerson(*ctx);
-  absl::Status st = target->Approve(req->call_id(), req->decision(), rules, req->reason(),
-                                    req->client_name(), person);
+  PersonAnswerScope person(AnsweredByPerson(*ctx));  // for ApprovalGate::Resolve
+  absl::Status st =
+      target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
   // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
   // its own child, one hop per level (bounded: levels are capped in the config).
   for (int hop = 0; hop < kMaxSubagentDepth && absl::IsFailedPrecondition(st); ++hop) {
@@ -136,8 +137,7 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
     auto c = sessions_->Find(child);
     if (!c.ok()) return FinishUnary(ctx, c.status());
     target = *c;
-    st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name(),
-                         person);
+    st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
   }
   return FinishUnary(ctx, st);
 }

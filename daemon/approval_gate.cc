@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "daemon/answer_origin.h"
 
 namespace agent::daemon {
 
@@ -31,6 +32,9 @@ std::optional<ApprovalGate::Answer> ApprovalGate::Await(agent::Mutex* mu,
   return answer;
 }
 
+// Besides what the header says: InvalidArgument for an "always" rule the daemon did not propose
+// for this call, PermissionDenied for an allow of a call that requires a person without a
+// person's answer (answer_origin.h). The daemon checks both, whatever the client did.
 absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
   if (pending() == nullptr || open_->call_id() != call_id) {
     return absl::FailedPreconditionError(
@@ -40,7 +44,8 @@ absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
     return absl::InvalidArgumentError("decision missing");
   }
   const bool allows = answer.decision != v1::DECISION_DENY;
-  if (allows && open_->requires_person() && !answer.person) {
+  // What needs a person is checked here, whatever the client did (daemon/answer_origin.h).
+  if (allows && open_->requires_person() && !PersonAnswerScope::Current()) {
     return absl::PermissionDeniedError(
         absl::StrCat("only a person may allow this call (", open_->person_reason(),
                      "): answer it at the agent's prompt in a terminal"));

@@ -24,7 +24,6 @@ class ApprovalGate {
     std::vector<std::string> rules;  // for ALLOW_ALWAYS: the proposed rules when none given
     std::string reason;
     std::string client;
-    bool person = false;  // typed by a person at a terminal (common/person_answer.h)
   };
 
   // The approval the clients are asked about; nullptr when none is waiting for an answer.
@@ -37,9 +36,7 @@ class ApprovalGate {
   std::optional<Answer> Await(agent::Mutex* mu, const std::atomic<bool>& cancelled)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // From Approve: FailedPrecondition when no approval with that id is open (another client
-  // answered first), InvalidArgument for a missing decision or an "always" rule that was not
-  // proposed for this call, PermissionDenied for an allow of a call that requires a person
-  // without a person's answer. The daemon checks these, whatever the client did.
+  // answered first), InvalidArgument for a missing decision.
   absl::Status Resolve(const std::string& call_id, Answer answer);
   // Wakes a waiting Await so it can see a cancel.
   void Wake() { cv_.SignalAll(); }

@@ -359,12 +359,12 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
 
 absl::Status Session::Approve(const std::string& call_id, v1::Decision decision,
                               std::vector<std::string> rules, std::string reason,
-                              const std::string& client, bool person) {
+                              const std::string& client) {
   SessionMutexLock l(&mu_);
   if (IsReadOnlyClient(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot answer approvals");
   }
-  return gate_.Resolve(call_id, {decision, std::move(rules), std::move(reason), client, person});
+  return gate_.Resolve(call_id, {decision, std::move(rules), std::move(reason), client});
 }
 
 absl::StatusOr<bool> Session::Cancel(const std::string& client) {

@@ -166,11 +166,10 @@ class Session : private ToolDispatch::Host {
   // A client's environment for tools, filtered by its policy (else the daemon config's);
   // replaces the session's unless `env` has no variables.
   void SetToolEnvironment(const agent::v1::ToolEnvironment& env) ABSL_LOCKS_EXCLUDED(mu_);
-  // FailedPrecondition when no approval with that id is pending (another client answered);
-  // the other refusals are ApprovalGate::Resolve's.
+  // FailedPrecondition when no approval with that id is pending (another client answered).
   absl::Status Approve(const std::string& call_id, agent::v1::Decision decision,
                        std::vector<std::string> rules, std::string reason,
-                       const std::string& client, bool person = false) ABSL_LOCKS_EXCLUDED(mu_);
+                       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the running turn; returns whether one was running.
   absl::StatusOr<bool> Cancel(const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   // Compacts now (blocks on the summary request). FailedPrecondition while a turn runs.

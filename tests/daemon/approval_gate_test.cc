@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "daemon/answer_origin.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -122,8 +123,10 @@ TEST(ApprovalGateTest, OnlyAPersonsAnswerAllowsACallThatRequiresAPerson) {
       gate.Resolve("c1", {v1::DECISION_ALLOW_ALWAYS, {}, "", "yes-client"})));
   EXPECT_NE(gate.pending(), nullptr);
   // A deny needs no person; an allow typed by one is taken.
-  ApprovalGate::Answer typed{v1::DECISION_ALLOW_ONCE, {}, "", "terminal", /*person=*/true};
-  EXPECT_TRUE(gate.Resolve("c1", typed).ok());
+  {
+    PersonAnswerScope typed(true);
+    EXPECT_TRUE(gate.Resolve("c1", {v1::DECISION_ALLOW_ONCE, {}, "", "terminal"}).ok());
+  }
   gate.Open(approval);
   EXPECT_TRUE(gate.Resolve("c1", {v1::DECISION_DENY, {}, "no", "yes-client"}).ok());
 }
