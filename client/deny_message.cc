@@ -1,5 +1,8 @@
 #include "client/deny_message.h"
 
+#include "client/show_controls.h"
+#include "client/terminal_text.h"
+
 namespace agent::client {
 
 DenyMessageInput::Outcome DenyMessageInput::Feed(const std::string& bytes) {
@@ -24,6 +27,19 @@ DenyMessageInput::Outcome DenyMessageInput::Feed(const std::string& bytes) {
     }
   }
   return Outcome::kTyping;
+}
+
+std::string DenyMessageInput::Line(int cols) const {
+  const std::string head = "No, and tell it: ";
+  const std::string tail = "\u258f (Enter sends, Esc goes back)";
+  std::string shown = ShowControls(text_);
+  // Bounded by the message's length: each pass drops one character from its start.
+  while (!shown.empty() && cols > 0 && DisplayWidth(head + shown + tail) > cols - 1) {
+    size_t next = 1;
+    while (next < shown.size() && (static_cast<unsigned char>(shown[next]) & 0xC0) == 0x80) ++next;
+    shown.erase(0, next);
+  }
+  return head + shown + tail;
 }
 
 }  // namespace agent::client

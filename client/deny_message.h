@@ -29,6 +29,10 @@ class DenyMessageInput {
   // keys) are ignored. The message is capped at kMaxBytes.
   Outcome Feed(const std::string& bytes);
 
+  // The line shown in place of the question while typing, at most `cols` - 1 columns: the
+  // end of the message (where the cursor is) stays visible; controls shown as escapes.
+  std::string Line(int cols) const;
+
   static constexpr size_t kMaxBytes = 2000;
 
  private:

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "client/show_controls.h"
 #include "client/terminal_text.h"
 #include "common/config.h"
 #include "common/tool_env.h"

@@ -307,12 +307,7 @@ std::vector<std::string> Renderer::LiveLines(const RenderState& st, absl::Time n
   for (ChildLine& c : st.children_.Lines(now, cols, st.child_detail_)) {
     lines.push_back(c.detail ? Dim(c.text) : std::move(c.text));
   }
-  if (st.pending_approval_.has_value() && st.can_answer_ && st.deny_message_.has_value()) {
-    lines.push_back(FitToColumns(
-        absl::StrCat(Colored("1;33", "No, and tell it:"), " ", ShowControls(*st.deny_message_),
-                     "▏ ", Dim("(Enter sends, Esc goes back)")),
-        cols - 1));
-  } else if (st.pending_approval_.has_value()) {
+  if (st.pending_approval_.has_value()) {
     lines.push_back(st.can_answer_ ? ApprovalQuestion(*st.pending_approval_)
                                    : Dim("waiting for another client to answer…"));
   } else if (Animating(st)) {

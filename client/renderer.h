@@ -66,9 +66,6 @@ class RenderState {
   // The pending approval shown in the live lines: with `can_answer` the question, else a
   // note that another client must answer. Cleared by ApprovalResolved or TurnEnded.
   void SetApprovalLine(bool can_answer) { can_answer_ = can_answer; }
-  // While the person types what the model should do instead (`t` at the question): the text
-  // so far, shown in place of the question; nullopt shows the question again.
-  void SetDenyMessage(std::optional<std::string> text) { deny_message_ = std::move(text); }
   const std::optional<agent::v1::PendingApproval>& pending_approval() const {
     return pending_approval_;
   }
@@ -100,7 +97,6 @@ class RenderState {
   std::string phase_what_;  // the tool name
   std::optional<agent::v1::PendingApproval> pending_approval_;
   bool can_answer_ = false;
-  std::optional<std::string> deny_message_;
   // Children's approvals asked while another is shown: each is shown when the one before is
   // resolved (several children may wait at once). Bounded like the children.
   std::deque<agent::v1::PendingApproval> queued_approvals_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "client/renderer.h"
 #include "client/renderer_text.h"
+#include "client/show_controls.h"
 #include "client/terminal_text.h"
 
 namespace agent::client {

@@ -142,8 +142,8 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   const v1::PolicyMode mode = o.deny_tools ? v1::POLICY_MODE_READ_ONLY
-                              : o.yes        ? v1::POLICY_MODE_YES
-                                             : v1::POLICY_MODE_ASK;
+                              : o.yes      ? v1::POLICY_MODE_YES
+                                           : v1::POLICY_MODE_ASK;
   std::string id = o.session_id;
   if (id.empty()) {
     auto s = CreateSessionHere(stub, o, mode);

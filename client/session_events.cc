@@ -245,7 +245,6 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
 
 void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
   deny_message_.Stop();  // answered, here or by another client
-  screen_.SetDenyMessage(std::nullopt);
   std::string text = renderer_->Render(e, now, screen_);
   if (!o_.json) Emit(text);
   turn_.answered_call.clear();

@@ -29,10 +29,8 @@ std::string SessionTable(const std::vector<agent::v1::Session>& sessions, int64_
 // since the epoch.
 std::string SessionsJson(const std::vector<agent::v1::Session>& sessions);
 
-// One line of printable text (a title is the user's first prompt, a path comes from the file
-// system or the repository): newlines and tabs become spaces, every other character a
-// terminal could act on or hide (escapes, bidi overrides) is shown as an escape (ShowControls),
-// never applied or silently dropped.
+// One line of printable text: escapes go, other control characters (a title is the user's
+// first prompt, a path comes from the file system) become spaces.
 std::string PrintableLine(const std::string& text);
 
 // `text` cut to at most `columns` display columns, ending in "…" when cut.

@@ -339,6 +339,8 @@ void SessionView::Paint(bool force) {
   absl::Time now = absl::Now();
   int cols = TerminalColumns();
   std::vector<std::string> lines = renderer_->LiveLines(screen_, now, cols);
+  // `t` at the question: the message being typed stands where the question was (its last line).
+  if (deny_message_.active() && !lines.empty()) lines.back() = deny_message_.Line(cols);
   if (!hint_.empty()) {
     if (now < hint_until_) {
       lines.push_back(renderer_->Dim(hint_));
@@ -467,15 +469,11 @@ void SessionView::HandleDenyMessageKeys(const std::string& bytes) {
     case DenyMessageInput::Outcome::kSend: {
       const std::string reason = deny_message_.text();
       deny_message_.Stop();
-      screen_.SetDenyMessage(std::nullopt);
       Answer('n', reason);
       break;
     }
     case DenyMessageInput::Outcome::kBack:
-      screen_.SetDenyMessage(std::nullopt);
-      break;
     case DenyMessageInput::Outcome::kTyping:
-      screen_.SetDenyMessage(deny_message_.text());
       break;
   }
   Paint(true);
@@ -514,7 +512,6 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
     }
     if (k == 't') {
       deny_message_.Start();
-      screen_.SetDenyMessage("");
       if (!live_) Emit(renderer_->Notice("tell it instead (Enter sends, Esc goes back):"));
       Paint(true);
       return;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "client/show_controls.h"
 #include "common/utf8.h"
 
 namespace agent::client {

@@ -22,13 +22,6 @@ std::string StripAnsi(std::string_view text);
 // format characters). Ill-formed bytes become U+FFFD.
 std::string Visible(std::string_view text);
 
-// `text` as valid UTF-8 with every character a terminal could act on or hide shown as an escape
-// instead of being applied or dropped: ESC and the other C0 controls but '\n' and '\t' as
-// \xNN, DEL as \x7f, C1 controls, bidi overrides and isolates (U+202E, U+2066-U+2069) and
-// invisible format characters as \uNNNN. Backslashes stay as they are (unlike Visible): for
-// names, titles, commands and diff lines a person reads; '\n' and '\t' are the caller's.
-std::string ShowControls(std::string_view text);
-
 // `text` as valid UTF-8 (ill-formed bytes become U+FFFD, so no lone 0x9B byte is left) without
 // C1 control characters; everything else, C0 controls too, is kept.
 std::string WithoutC1(std::string_view text);
