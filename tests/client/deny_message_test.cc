@@ -30,5 +30,17 @@ TEST(DenyMessageInputTest, ALoneEscGoesBackAndCtrlUClears) {
   EXPECT_EQ(in.text(), "");
 }
 
+TEST(DenyMessageInputTest, TheLineKeepsTheEndInViewAndShowsControls) {
+  DenyMessageInput in;
+  in.Start();
+  in.Feed("use \x1b");  // ESC starts a sequence: ignored
+  in.Feed("make clean");
+  EXPECT_EQ(in.Line(80), "No, and tell it: use make clean\u258f (Enter sends, Esc goes back)");
+  in.Feed(std::string(200, 'x') + "END");
+  const std::string line = in.Line(60);
+  EXPECT_NE(line.find("xEND\u258f"), std::string::npos) << line;
+  EXPECT_EQ(line.rfind("No, and tell it: ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace agent::client
