@@ -5,9 +5,12 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "client/allow_warnings.h"
 #include "client/context_commands.h"
 #include "client/custom_commands.h"
 #include "client/mcp_command.h"
+#include "client/terminal_text.h"
+#include "common/person_answer.h"
 
 namespace agent::client {
 namespace {
@@ -54,7 +57,7 @@ grpc::Status CommandRunner::Cancel(const std::string& session_id) {
 }
 
 grpc::Status CommandRunner::Approve(const std::string& session_id, const std::string& call_id,
-                                    v1::Decision decision, const std::string& reason) {
+                                    v1::Decision decision, const std::string& reason, bool person) {
   v1::ApproveRequest req;
   req.set_session_id(session_id);
   req.set_call_id(call_id);
@@ -62,6 +65,7 @@ grpc::Status CommandRunner::Approve(const std::string& session_id, const std::st
   req.set_decision(decision);
   if (!reason.empty()) req.set_reason(reason);
   grpc::ClientContext ctx;
+  if (person) ctx.AddMetadata(kPersonAnswerKey, kPersonAnswerValue);
   v1::ApproveResponse resp;
   return stub_.Approve(&ctx, req, &resp);
 }
@@ -184,7 +188,11 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
     model_ = c.argument;  // else the next prompt's AGENT_MODEL would switch it back
     return Say(r.Notice("model " + c.argument + " from the next request"));
   }
-  return Say(r.Notice("recorded in .agent/settings.json: allow " + c.argument));
+  std::string said =
+      r.Notice("recorded in .agent/settings.local.json (yours; git ignores it): allow " +
+               Visible(c.argument));
+  for (const std::string& w : AllowRuleWarnings(c.argument)) said += r.Notice("warning: " + w);
+  return Say(said);
 }
 
 CommandRunner::Outcome CommandRunner::ListModels(const TurnState& turn, const Renderer& r) {

@@ -98,6 +98,23 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub,
   return absl::NotFoundError("no session in this project yet (" + project_root + ")");
 }
 
+namespace {
+
+// Applies the mode this client chose to a session it continues (`-c`, `-r ID`, `resume`,
+// `attach`): a session that ran one-shot with --yes and is continued without a flag asks
+// again. An observer (attach --read-only) drives nothing and changes nothing.
+grpc::Status ApplyClientMode(v1::AgentDaemon::Stub& stub, const std::string& id,
+                             v1::PolicyMode mode) {
+  grpc::ClientContext ctx;
+  v1::SetPolicyRequest req;
+  req.set_session_id(id);
+  req.set_mode(mode);
+  v1::SetPolicyResponse resp;
+  return stub.SetPolicy(&ctx, req, &resp);
+}
+
+}  // namespace
+
 int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::string& prompt) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
@@ -114,17 +131,9 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
       return kExitError;
     }
     id = s->id();
-  } else {
-    grpc::ClientContext ctx;
-    v1::SetPolicyRequest req;
-    req.set_session_id(id);
-    req.set_mode(mode);
-    v1::SetPolicyResponse resp;
-    grpc::Status st = stub.SetPolicy(&ctx, req, &resp);
-    if (!st.ok()) {
-      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
-      return kExitError;
-    }
+  } else if (grpc::Status st = ApplyClientMode(stub, id, mode); !st.ok()) {
+    std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+    return kExitError;
   }
   SessionView view(daemon, o);
   return view.OneShot(id, prompt, /*ask=*/mode == v1::POLICY_MODE_ASK && !o.json);
@@ -132,17 +141,22 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
 
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
+  const v1::PolicyMode mode = o.deny_tools ? v1::POLICY_MODE_READ_ONLY
+                              : o.yes      ? v1::POLICY_MODE_YES
+                                           : v1::POLICY_MODE_ASK;
   std::string id = o.session_id;
   if (id.empty()) {
-    auto s = CreateSessionHere(stub, o,
-                               o.deny_tools ? v1::POLICY_MODE_READ_ONLY
-                               : o.yes      ? v1::POLICY_MODE_YES
-                                            : v1::POLICY_MODE_ASK);
+    auto s = CreateSessionHere(stub, o, mode);
     if (!s.ok()) {
       std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
       return kExitError;
     }
     id = s->id();
+  } else if (!o.read_only) {
+    if (grpc::Status st = ApplyClientMode(stub, id, mode); !st.ok()) {
+      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+      return kExitError;
+    }
   }
   SessionView view(daemon, o);
   return view.Interactive(id);

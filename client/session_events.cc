@@ -244,6 +244,7 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
 }
 
 void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
+  deny_message_.Stop();  // answered, here or by another client
   std::string text = renderer_->Render(e, now, screen_);
   if (!o_.json) Emit(text);
   turn_.answered_call.clear();

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "client/child_view.h"
 #include "client/session_client.h"
+#include "client/show_controls.h"
 #include "client/terminal_text.h"
 #include "common/json.h"
 #include "common/utf8.h"
@@ -99,10 +100,13 @@ std::vector<Placed> Tree(const std::vector<v1::Session>& sessions) {
 
 }  // namespace
 
+// Newlines and tabs become spaces; every other character a terminal could act on or hide
+// (escapes, bidi overrides) is shown as an escape, never applied or silently dropped: a title
+// is the user's first prompt, a path comes from the file system or the repository.
 std::string PrintableLine(const std::string& text) {
-  std::string out = StripAnsi(text);
+  std::string out = ShowControls(text);
   for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    if (c == '\n' || c == '\t') c = ' ';
   }
   return out;
 }

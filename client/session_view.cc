@@ -264,7 +264,7 @@ void SessionView::CancelTurn() {
   if (!s.ok() && interactive_) Emit(renderer_->ErrorLine(s.error_message()));
 }
 
-void SessionView::Answer(char key) {
+void SessionView::Answer(char key, const std::string& reason) {
   const auto& pending = screen_.pending_approval();
   if (!pending.has_value() || turn_.answered_call == pending->call_id()) return;
   // A child's call (the `task` tool) is answered on the child; the daemon takes either id.
@@ -273,7 +273,8 @@ void SessionView::Answer(char key) {
   grpc::Status s = commands_->Approve(on, pending->call_id(),
                                       key == 'y'   ? v1::DECISION_ALLOW_ONCE
                                       : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
-                                                   : v1::DECISION_DENY);
+                                                   : v1::DECISION_DENY,
+                                      reason, /*person=*/true);
   // FAILED_PRECONDITION: another client answered first; its ApprovalResolved is on the way.
   if (s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
     turn_.answered_call = pending->call_id();
@@ -338,6 +339,8 @@ void SessionView::Paint(bool force) {
   absl::Time now = absl::Now();
   int cols = TerminalColumns();
   std::vector<std::string> lines = renderer_->LiveLines(screen_, now, cols);
+  // `t` at the question: the message being typed stands where the question was (its last line).
+  if (deny_message_.active() && !lines.empty()) lines.back() = deny_message_.Line(cols);
   if (!hint_.empty()) {
     if (now < hint_until_) {
       lines.push_back(renderer_->Dim(hint_));
@@ -459,9 +462,31 @@ void SessionView::HandleSignal(int sig) {
   }
 }
 
-// At an approval question: y / n / a answer; q and a lone Esc deny (as n: Claude Code's Esc
-// refuses too); Ctrl-D detaches and leaves the approval to another client.
+// After `t`: the message is typed on the question's line; Enter denies with it (the model is
+// told the person's words), Esc goes back to the question.
+void SessionView::HandleDenyMessageKeys(const std::string& bytes) {
+  switch (deny_message_.Feed(bytes)) {
+    case DenyMessageInput::Outcome::kSend: {
+      const std::string reason = deny_message_.text();
+      deny_message_.Stop();
+      Answer('n', reason);
+      break;
+    }
+    case DenyMessageInput::Outcome::kBack:
+    case DenyMessageInput::Outcome::kTyping:
+      break;
+  }
+  Paint(true);
+}
+
+// At an approval question: y / n / a answer; t denies with a message typed next; q and a lone
+// Esc deny (as n: Claude Code's Esc refuses too); Ctrl-D detaches and leaves the approval to
+// another client.
 void SessionView::HandleApprovalKeys(const std::string& bytes) {
+  if (deny_message_.active()) {
+    HandleDenyMessageKeys(bytes);
+    return;
+  }
   if (bytes == "\x1b") {
     Answer('n');
     return;
@@ -483,6 +508,12 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
     char k = static_cast<char>(c | 0x20);
     if (k == 'y' || k == 'n' || k == 'a' || k == 'q') {
       Answer(k == 'q' ? 'n' : k);
+      return;
+    }
+    if (k == 't') {
+      deny_message_.Start();
+      if (!live_) Emit(renderer_->Notice("tell it instead (Enter sends, Esc goes back):"));
+      Paint(true);
       return;
     }
   }

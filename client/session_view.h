@@ -50,6 +50,7 @@
 #include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
+#include "client/deny_message.h"
 #include "client/event_stream.h"
 #include "client/json_events.h"
 #include "client/line_editor.h"
@@ -102,7 +103,9 @@ class SessionView {
   void HandleApprovalKeys(const std::string& bytes);
   void HandleLine(const std::string& line);
   void RunCommand(const SlashCommand& c);
-  void Answer(char key);
+  void Answer(char key, const std::string& reason = "");
+  // Keys while the person types what the model should do instead of the denied call.
+  void HandleDenyMessageKeys(const std::string& bytes);
   void CancelTurn();
   bool SendPrompt(const std::string& text);
   void Leave(const std::string& why);
@@ -189,6 +192,7 @@ class SessionView {
   std::string final_text_;
   std::string call_summary_;  // the gated call last ready, for a denial's line
   std::unique_ptr<CbreakMode> cbreak_;
+  DenyMessageInput deny_message_;  // `t` at a question: "no, and tell it…"
 };
 
 }  // namespace agent::client

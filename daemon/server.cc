@@ -19,6 +19,7 @@
 #include "common/protocol.h"
 #include "common/socket_dir.h"
 #include "daemon/checkpoints/shadow_store.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/subagents/subagents.h"
@@ -138,9 +139,10 @@ absl::Status Server::Run() {
     // Its allow rules count only as far as a person trusted them (policy/trusted_rules.h).
     std::string user = ConfigDir() + "/config.json";
     std::string project = ProjectSettingsPath(workdir);
+    std::string mine = policy::ProjectLocalSettingsPath(workdir);
     return std::make_shared<policy::FileRuleSource>(
-        std::vector<std::string>{user, project}, std::vector<std::string>{user},
-        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir});
+        std::vector<std::string>{user, project, mine}, std::vector<std::string>{user},
+        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine});
   };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};

@@ -149,21 +149,31 @@ ParsedServers LoadProjectServers(const std::string& project) {
 }
 
 ParsedServers ServersFor(const std::string& project) {
-  ParsedServers all = LoadUserServers();
+  ParsedServers all;
+  ParsedServers user = LoadUserServers();
   ParsedServers mine = LoadProjectServers(project);
-  for (ServerDef& s : mine.servers) {
-    auto same = std::find_if(all.servers.begin(), all.servers.end(),
-                             [&](const ServerDef& u) { return u.name == s.name; });
-    // Your rules name your servers (`mcp__github__*`): a repository's server must not take over
-    // a name, and with it what those rules allow.
-    if (same != all.servers.end()) {
+  all.problems = std::move(user.problems);
+  // Your rules name your servers (`mcp__github__*`): no other server may take a name, or one a
+  // person would take for it (`GH`, `github_`), and with it what those rules allow.
+  auto add = [&](ServerDef s, const std::string& source) {
+    auto same = std::find_if(all.servers.begin(), all.servers.end(), [&](const ServerDef& u) {
+      return McpServerNameKey(u.name) == McpServerNameKey(s.name);
+    });
+    if (same == all.servers.end()) {
+      all.servers.push_back(std::move(s));
+    } else if (same->name == s.name && same->scope != s.scope) {
       all.problems.push_back(absl::StrCat(
-          ProjectSettingsPath(project), " defines the MCP server \"", s.name,
+          source, " defines the MCP server \"", s.name,
           "\", which is the name of one of yours; yours is used (rename the project's)"));
-      continue;
+    } else {
+      all.problems.push_back(
+          absl::StrCat(source, " defines the MCP server \"", s.name, "\", which differs from \"",
+                       same->name, "\" only by case or trailing punctuation; refused (rename it)"));
     }
-    all.servers.push_back(std::move(s));
-  }
+  };
+  const std::string user_source = ConfigDir() + "/config.json";
+  for (ServerDef& s : user.servers) add(std::move(s), user_source);
+  for (ServerDef& s : mine.servers) add(std::move(s), ProjectSettingsPath(project));
   all.problems.insert(all.problems.end(), mine.problems.begin(), mine.problems.end());
   return all;
 }

@@ -52,8 +52,9 @@ ParsedServers LoadUserServers();
 // The project's, from <project>/.agent/settings.json, opened without following symlinks.
 ParsedServers LoadProjectServers(const std::string& project);
 
-// What a session in `project` sees: the user's servers, then the project's; a project server
-// with the name of a user server replaces it.
+// What a session in `project` sees: the user's servers, then the project's. A server whose
+// name shares its McpServerNameKey with an earlier one (same name, other case, trailing `_` or
+// `-`) is left out with a problem naming both: the user's server keeps its name.
 ParsedServers ServersFor(const std::string& project);
 
 }  // namespace agent::daemon::mcp

@@ -294,7 +294,7 @@ TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
   st.SetApprovalLine(true);
   std::vector<std::string> live = r.LiveLines(st, kT0, 120);
   ASSERT_EQ(live.size(), 1u);
-  EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [a]lways: bash(make test) ");
+  EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [t]ell it instead / [a]lways: bash(make test) ");
   EXPECT_FALSE(r.Animating(st));
   st.SetApprovalLine(false);
   EXPECT_EQ(r.LiveLines(st, kT0, 120)[0], "waiting for another client to answer…");
@@ -321,13 +321,28 @@ TEST(RendererTest, RulesOfAnApprovalAreShownWithEscapesNeverRaw) {
   a.add_proposed_rules("bash(ls\x1b]52;c;aGk=\x07)");
   a.add_proposed_rules("bash(cat <<E\nx\nE)");
   EXPECT_EQ(r.ApprovalQuestion(a),
-            "Allow? [y]es / [n]o / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), bash(cat <<E\\nx\\nE) ");
+            "Allow? [y]es / [n]o / [t]ell it instead / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), "
+            "bash(cat <<E\\nx\\nE) ");
   v1::ApprovalResolved res;
   res.set_decision(v1::DECISION_ALLOW_ALWAYS);
   res.add_rules(
       "bash(echo \xc2\x9b"
       "2J)");
   EXPECT_EQ(r.ApprovalOutcome(res), "✓ allowed always: bash(echo \\u009b2J)\n");
+}
+
+TEST(RendererTest, ApprovalsShowBidiControlsAndEscapesInsteadOfApplyingOrDroppingThem) {
+  Renderer r(Plain());
+  v1::PendingApproval a;
+  a.set_tool("write_file");
+  // U+202E would show "txt.exe" reversed; ESC [2J would clear the screen.
+  a.set_summary("notes\xE2\x80\xAEexe.txt\x1b[2J");
+  a.set_diff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-ok\n+rm -rf /\xE2\x81\xA6 # \x1b]0;t\x07\n");
+  std::string out = r.ApprovalPrompt(a);
+  EXPECT_NE(out.find("notes\\u202eexe.txt\\x1b[2J"), std::string::npos) << out;
+  EXPECT_NE(out.find("+rm -rf /\\u2066 # \\x1b]0;t\\x07"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\xE2\x80\xAE"), std::string::npos);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
 }
 
 TEST(RendererTest, ApprovalDiffIsColoured) {

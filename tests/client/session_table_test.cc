@@ -94,12 +94,16 @@ TEST(SessionTableTest, AgesTakeOneUnit) {
   }
 }
 
-// A title is the first prompt (or the model's): no escape of any form reaches `agent ls`.
-TEST(SessionTableTest, PrintableLineDropsEscapesAndShowsControlsAsSpaces) {
+// A title is the first prompt (or the model's): no escape of any form reaches `agent ls`, and
+// none is silently dropped either: what is there is shown.
+TEST(SessionTableTest, PrintableLineShowsEscapesAndBidiControlsAndSpacesTabs) {
   EXPECT_EQ(PrintableLine("a\x1b[2Jb\tc\xC2\x9B"
                           "31md\xC2\x85"
-                          "e"),
-            "ab c31mde");
+                          "e\nf"),
+            "a\\x1b[2Jb c\\u009b31md\\u0085e f");
+  // U+202E RIGHT-TO-LEFT OVERRIDE and U+2066 LEFT-TO-RIGHT ISOLATE would reorder the line.
+  EXPECT_EQ(PrintableLine("invoice\xE2\x80\xAEfdp.exe \xE2\x81\xA6x"),
+            "invoice\\u202efdp.exe \\u2066x");
 }
 
 }  // namespace

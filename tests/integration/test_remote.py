@@ -158,8 +158,8 @@ class RemoteCases:
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("bash(make *)", r.stdout)
         with open(os.path.join(self.env.dir, "state", "agent", "trusted-rules.json")) as f:
-            self.assertEqual(json.load(f)["projects"],
-                             {os.path.realpath(self.env.project): ["bash(make *)"]})
+            entry = json.load(f)["projects"][os.path.realpath(self.env.project)]
+            self.assertEqual(entry["rules"], ["bash(make *)"])
         self.assert_no_local_daemon()
 
     def test_attach_and_approve_from_the_remote_client(self):
