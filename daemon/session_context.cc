@@ -40,6 +40,9 @@ void Session::InitContextLocked(const BuiltSystemPrompt& prompt) {
     notice = prompt.instructions.cut_note;
   }
   if (!prompt.problem.empty()) absl::StrAppend(&notice, notice.empty() ? "" : "\n", prompt.problem);
+  if (std::string why = sandbox::SandboxNotice(deps_.sandbox.get()); !why.empty()) {
+    absl::StrAppend(&notice, notice.empty() ? "" : "\n", why);  // never a silent fallback
+  }
   ctx_.pending_notice = std::move(notice);
 }
 

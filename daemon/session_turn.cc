@@ -269,6 +269,7 @@ tools::ToolContext Session::MakeContext(const std::string& call_id) {
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
+  ctx.sandbox = deps_.sandbox.get();
   std::string cwd;
   {
     SessionMutexLock l(&mu_);

@@ -48,11 +48,17 @@ void ProtectInside(const std::string& workdir, std::vector<std::string>* argv) {
 }
 
 void Hide(const SandboxPolicy& policy, const std::string& workdir, std::vector<std::string>* argv) {
+  std::vector<std::string> covered;
   for (const std::string& h : policy.hide) {
     std::string real = Existing(h);
     // Nothing to hide; a path that holds the project is what the command works on.
     if (real.empty() || Inside(workdir, real)) continue;
+    // Under a covered directory it is gone already (and no mount point can be made there).
+    bool gone = false;
+    for (const std::string& c : covered) gone = gone || Inside(real, c);
+    if (gone) continue;
     if (IsDirectory(real)) {
+      covered.push_back(real);
       Add(argv, {"--tmpfs", real, "--remount-ro", real});
     } else {
       Add(argv, {"--ro-bind", "/dev/null", real});
@@ -76,9 +82,11 @@ std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const Sandbox
   Add(&argv, {"--unshare-all"});
   if (policy.network) Add(&argv, {"--share-net"});
   // --new-session: no TIOCSTI into a terminal. --die-with-parent: a daemon killed with -9
-  // takes its commands along. --cap-drop ALL: root inside has no capabilities (it could
-  // otherwise remount what is read-only). bwrap always sets no_new_privs.
-  Add(&argv, {"--new-session", "--die-with-parent", "--cap-drop", "ALL"});
+  // takes its commands along (PR_SET_PDEATHSIG: when the spawning thread ends). --cap-drop ALL:
+  // root inside has no capabilities (it could otherwise remount what is read-only). bwrap always
+  // sets no_new_privs.
+  if (target.own_session) Add(&argv, {"--new-session", "--die-with-parent"});
+  Add(&argv, {"--cap-drop", "ALL"});
   if (!target.cwd.empty()) Add(&argv, {"--chdir", target.cwd});
   return argv;
 }

@@ -19,6 +19,11 @@ namespace agent::daemon::sandbox {
 struct SandboxTarget {
   std::string workdir;  // the project's work tree: absolute, canonical
   std::string cwd;      // where the command starts: inside `workdir`
+  // --new-session and --die-with-parent: right for a command the spawning thread waits for
+  // (bash). A long-lived server (MCP) started by a thread that may end stays in the daemon's
+  // process group instead, so that killing the group ends the sandbox's init and with it
+  // everything inside.
+  bool own_session = true;
 };
 
 // argv for posix_spawn: `bwrap … -- /bin/bash -c <command>`. `policy.mode` must not be kOff.

@@ -29,6 +29,21 @@ std::vector<std::string> Sandbox::Wrap(const SandboxTarget& target, const std::s
   return BwrapArgv(p, target, command);
 }
 
+std::vector<std::string> Sandbox::Options(const SandboxTarget& target, bool network) const {
+  SandboxPolicy p = policy_;
+  p.network = p.network || network;
+  return BwrapOptions(p, target);
+}
+
+std::string SandboxNotice(const Sandbox* sandbox) {
+  if (sandbox == nullptr || sandbox->Confines()) return "";
+  if (sandbox->policy().mode == SandboxMode::kOff) {
+    return "sandbox: off (\"sandbox\": \"off\" in config.json): bash commands run unconfined";
+  }
+  return absl::StrCat("sandbox: unavailable, so bash commands are asked about (auto mode too): ",
+                      sandbox->Problem());
+}
+
 std::string RefusalHint(const SandboxPolicy& policy) {
   return absl::StrCat(
       "[sandbox (", ModeName(policy.mode), ", network ", policy.network ? "on" : "off",

@@ -37,11 +37,18 @@ class Sandbox {
   // `bwrap … -- /bin/bash -c command`; requires Confines().
   std::vector<std::string> Wrap(const SandboxTarget& target, const std::string& command,
                                 bool network) const;
+  // The bwrap options that confine a program run as `options + {"--", program, args…}`;
+  // requires Confines().
+  std::vector<std::string> Options(const SandboxTarget& target, bool network) const;
 
  private:
   SandboxPolicy policy_;
   ProbeResult probe_;
 };
+
+// What a new session tells its people when commands are not confined: the sandbox cannot
+// start (why, and the fix) or is off. Empty when it confines, or for null.
+std::string SandboxNotice(const Sandbox* sandbox);
 
 // The one-line reason the model gets with a refused write or connection: appended to a
 // confined command's output when it failed (not for escalated or unconfined runs).

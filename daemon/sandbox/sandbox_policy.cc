@@ -69,7 +69,9 @@ SandboxPolicy PolicyFromConfig(const SandboxConfig& config, const std::string& h
   }
   for (const std::string& d : agent_dirs) p.hide.push_back(AbsolutePath(d));
   if (!socket_path.empty()) {
+    // The socket itself too: its directory is not covered when it holds the project.
     p.hide.push_back(std::filesystem::path(AbsolutePath(socket_path)).parent_path().string());
+    p.hide.push_back(AbsolutePath(socket_path));
   }
   if (!runtime_dir.empty()) p.hide.push_back(AbsolutePath(runtime_dir));
   p.bwrap = FindBwrap();
