@@ -103,6 +103,7 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
   v1::PolicyMode mode = o.deny_tools     ? v1::POLICY_MODE_READ_ONLY
+                        : o.auto_mode    ? v1::POLICY_MODE_AUTO
                         : o.yes          ? v1::POLICY_MODE_YES
                         : isatty(0) != 0 ? v1::POLICY_MODE_ASK
                                          : v1::POLICY_MODE_DENY_UNRULED;
@@ -119,6 +120,7 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
     v1::SetPolicyRequest req;
     req.set_session_id(id);
     req.set_mode(mode);
+    req.set_client_name(o.client_name);
     v1::SetPolicyResponse resp;
     grpc::Status st = stub.SetPolicy(&ctx, req, &resp);
     if (!st.ok()) {
@@ -127,7 +129,10 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
     }
   }
   SessionView view(daemon, o);
-  return view.OneShot(id, prompt, /*ask=*/mode == v1::POLICY_MODE_ASK && !o.json);
+  // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths)
+  // when there is a terminal to ask on; without one those calls are denied.
+  const bool ask = mode == v1::POLICY_MODE_ASK || (mode == v1::POLICY_MODE_AUTO && isatty(0));
+  return view.OneShot(id, prompt, /*ask=*/ask && !o.json);
 }
 
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
@@ -135,9 +140,10 @@ int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   std::string id = o.session_id;
   if (id.empty()) {
     auto s = CreateSessionHere(stub, o,
-                               o.deny_tools ? v1::POLICY_MODE_READ_ONLY
-                               : o.yes      ? v1::POLICY_MODE_YES
-                                            : v1::POLICY_MODE_ASK);
+                               o.deny_tools  ? v1::POLICY_MODE_READ_ONLY
+                               : o.auto_mode ? v1::POLICY_MODE_AUTO
+                               : o.yes       ? v1::POLICY_MODE_YES
+                                             : v1::POLICY_MODE_ASK);
     if (!s.ok()) {
       std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
       return kExitError;

@@ -51,6 +51,7 @@
 #include "daemon/llm/request_cache.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
+#include "daemon/sandbox/sandbox.h"
 #include "daemon/session_events.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
@@ -81,6 +82,8 @@ struct SessionDeps {
   // Where file checkpoints are stored (checkpoints::StoresRoot() in the daemon); empty: the
   // session takes none.
   std::string checkpoint_stores;
+  // How commands are confined (daemon/sandbox/sandbox.h); null: not at all (tests).
+  std::shared_ptr<const sandbox::Sandbox> sandbox;
 };
 
 struct SessionSettings {
@@ -176,8 +179,9 @@ class Session : private ToolDispatch::Host {
   absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(mu_);
   // Sets the policy mode (unless UNSPECIFIED) and records `add_allow` in the project's
   // settings; InvalidArgument for a malformed rule, and then nothing changes.
-  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // A change of mode is a PolicyChanged event naming `client`.
+  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow,
+                         const std::string& client = {}) ABSL_LOCKS_EXCLUDED(mu_);
   // Switches the model of the next requests (an empty name changes nothing).
   void SetModel(const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the turn, seals, saves and waits for the turn thread.
