@@ -120,7 +120,10 @@ std::optional<int> ApplyRemote(int argc, char** argv, Args& out) {
   out.s = std::move(remote->argv);
   if (remote->target.has_value() && !out.s.empty()) {
     if (out.s[0] == "proxy") return Complain("agent proxy runs on the daemon's host", kExitUsage);
-    if (out.s[0] == "daemon" || out.s[0] == "mcp") return RunOnHost(*remote->target, out.s);
+    // `sandbox` too: the command runs in HOST's project, as HOST's bash tool would run it.
+    if (out.s[0] == "daemon" || out.s[0] == "mcp" || out.s[0] == "sandbox") {
+      return RunOnHost(*remote->target, out.s);
+    }
   }
   agent::client::SetRemoteTarget(std::move(remote->target));
   out.s.insert(out.s.begin(), argv[0]);

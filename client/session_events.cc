@@ -97,7 +97,7 @@ void SessionView::HandleEvent(const v1::Event& e) {
       return;
     case v1::Event::kPolicyChanged:  // every client shows who changed the mode
       turn_.mode = PolicyModeName(e.policy_changed().mode());
-      if (!o_.json) {
+      if (!o_.json && interactive_) {  // a one-shot's stdout is its answer
         Emit(renderer_->Notice(
             PolicyChangedLine(e.policy_changed().mode(), e.policy_changed().client_name())));
       }

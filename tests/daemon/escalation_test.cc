@@ -1,5 +1,9 @@
 #include "daemon/escalation.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -22,8 +26,25 @@ struct Call {
   CallFacts facts;
 };
 
+// A real project: paths are resolved inside it to find the protected ones.
+const std::string& Workdir() {
+  static const std::string* dir = [] {
+    char tmpl[] = "/tmp/escalation_test.XXXXXX";
+    std::string d = std::filesystem::canonical(::mkdtemp(tmpl)).string();
+    std::filesystem::create_directories(d + "/.agent");
+    std::filesystem::create_directories(d + "/src");
+    static std::string* made = new std::string(d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(*made, ec);
+    });
+    return made;
+  }();
+  return *dir;
+}
+
 Call Make(const std::string& tool, Json args) {
-  return {args, GatherCallFacts("/nonexistent", tool, args)};
+  return {args, GatherCallFacts(Workdir(), tool, args)};
 }
 
 CallVerdict Decide(v1::PolicyMode mode, const policy::RuleSet& rules, Call c,
