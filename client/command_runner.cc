@@ -11,6 +11,7 @@
 #include "client/mcp_command.h"
 #include "client/terminal_text.h"
 #include "common/person_answer.h"
+#include "client/policy_mode.h"
 
 namespace agent::client {
 namespace {
@@ -108,6 +109,7 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
       return ListSessions(turn, r);
     case SlashCommand::kModel:
     case SlashCommand::kAllow:
+    case SlashCommand::kMode:
       return SetPolicy(c, turn, r);
     case SlashCommand::kUndo:  // the view's CheckpointDialog runs these
     case SlashCommand::kRewind:
@@ -126,7 +128,10 @@ bool CommandRunner::IsCustom(const SlashCommand& c, const std::string& workdir) 
 }
 
 CommandRunner::Outcome CommandRunner::NewSession(TurnState& turn, const Renderer& r) {
-  auto s = CreateSessionHere(stub_, o_, o_.yes ? v1::POLICY_MODE_YES : v1::POLICY_MODE_ASK);
+  auto s = CreateSessionHere(stub_, o_,
+                             o_.auto_mode ? v1::POLICY_MODE_AUTO
+                             : o_.yes     ? v1::POLICY_MODE_YES
+                                          : v1::POLICY_MODE_ASK);
   if (!s.ok()) return Say(r.ErrorLine(std::string(s.status().message())));
   std::string old = turn.session_id;
   turn.SwitchedTo(s->id());
@@ -175,8 +180,13 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
   grpc::ClientContext ctx;
   v1::SetPolicyRequest req;
   req.set_session_id(turn.session_id);
+  req.set_client_name(o_.client_name);
   if (c.kind == SlashCommand::kModel) {
     req.set_model(c.argument);
+  } else if (c.kind == SlashCommand::kMode) {
+    std::optional<v1::PolicyMode> mode = ParsePolicyMode(c.argument);
+    if (!mode.has_value()) return Say(r.ErrorLine("/mode: ask, auto, yes or read-only"));
+    req.set_mode(*mode);
   } else {
     req.add_add_allow(c.argument);
   }
@@ -188,6 +198,8 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
     model_ = c.argument;  // else the next prompt's AGENT_MODEL would switch it back
     return Say(r.Notice("model " + c.argument + " from the next request"));
   }
+  // The daemon's PolicyChanged event shows the new mode to every client, this one included.
+  if (c.kind == SlashCommand::kMode) return Say("");
   std::string said =
       r.Notice("recorded in .agent/settings.local.json (yours; git ignores it): allow " +
                Visible(c.argument));

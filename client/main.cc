@@ -20,6 +20,7 @@
 #include "client/mcp_command.h"
 #include "client/proxy.h"
 #include "client/remote.h"
+#include "client/sandbox_command.h"
 #include "client/session_client.h"
 #include "client/stdin_prompt.h"
 #include "client/subcommands.h"
@@ -43,7 +44,7 @@ void SetUtf8Locale() {
 
 struct Flags {
   bool version = false, json = false, yes = false, plain = false, cont = false;
-  bool deny_tools = false, print = false, usage = false;
+  bool deny_tools = false, print = false, usage = false, auto_mode = false;
   std::string resume_id, model;
   std::vector<std::string> words;
 };
@@ -56,6 +57,8 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_flag("--usage", f.usage, "print the turn's tokens and cost on stderr at the end");
   app.add_flag("-y,--yes", f.yes, "approve gated tools (write_file, edit_file, bash)");
   app.add_flag("--read-only", f.deny_tools, "deny every gated tool: the agent may only read");
+  app.add_flag("--auto", f.auto_mode,
+               "auto mode: commands in the sandbox and edits in the project run without asking");
   app.add_flag("--plain", f.plain, "no colour or styling");
   app.add_option("--model", f.model, "the model for this client's turns (instead of AGENT_MODEL)");
   app.add_option("-r,--resume", f.resume_id, "continue session ID (or unique prefix)");
@@ -65,7 +68,7 @@ void AddFlags(CLI::App& app, Flags& f) {
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
       "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
       "rm ID... [--older-than 30d], status ID, undo [ID] [--turns N] [--yes],\n"
-      "diff [ID] [--turn N], daemon status|stop\n"
+      "diff [ID] [--turn N], daemon status|stop, sandbox [--network] -- CMD | --check\n"
       "Remote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
       "ssh; --cd DIR (default AGENT_REMOTE_DIR, else the remote home), --remote-bin PATH.");
 }
@@ -117,7 +120,10 @@ std::optional<int> ApplyRemote(int argc, char** argv, Args& out) {
   out.s = std::move(remote->argv);
   if (remote->target.has_value() && !out.s.empty()) {
     if (out.s[0] == "proxy") return Complain("agent proxy runs on the daemon's host", kExitUsage);
-    if (out.s[0] == "daemon" || out.s[0] == "mcp") return RunOnHost(*remote->target, out.s);
+    // `sandbox` too: the command runs in HOST's project, as HOST's bash tool would run it.
+    if (out.s[0] == "daemon" || out.s[0] == "mcp" || out.s[0] == "sandbox") {
+      return RunOnHost(*remote->target, out.s);
+    }
   }
   agent::client::SetRemoteTarget(std::move(remote->target));
   out.s.insert(out.s.begin(), argv[0]);
@@ -144,6 +150,9 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "mcp") {
     return agent::client::McpCommand(argc - 1, argv + 1);
   }
+  if (argc > 1 && std::string(argv[1]) == "sandbox") {
+    return agent::client::SandboxCommand(argc - 1, argv + 1);
+  }
   CLI::App app{
       "agent: a coding agent. `agent` alone is interactive; `agent \"prompt\"` runs one turn."};
   Flags f;
@@ -162,6 +171,7 @@ int main(int argc, char** argv) {
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   ClientOptions& o = *options;
   o.deny_tools = f.deny_tools;
+  o.auto_mode = f.auto_mode;
   o.model = f.model;
   // Read before connecting: a usage error or an oversized stdin starts no daemon.
   auto prompt = OneShotPrompt(f);

@@ -255,6 +255,7 @@ std::string Renderer::StatusLine(const StatusInfo& s) const {
                                  " (", absl::StrJoin(names, ", "), ")"));
   }
   if (s.read_only) parts.push_back("read-only");
+  if (!s.mode.empty()) parts.push_back("mode " + s.mode);
   return Dim(absl::StrCat("── ", absl::StrJoin(parts, " · "), " ──")) + "\n";
 }
 

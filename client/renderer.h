@@ -51,6 +51,7 @@ struct StatusInfo {
   std::vector<std::string> clients;
   std::string own_client;
   bool read_only = false;
+  std::string mode;  // the session's policy mode (client/policy_mode.h); empty: not shown
 };
 
 // What the events of a session have built up on the screen so far. Owned by the caller,

@@ -104,11 +104,12 @@ namespace {
 // `attach`): a session that ran one-shot with --yes and is continued without a flag asks
 // again. An observer (attach --read-only) drives nothing and changes nothing.
 grpc::Status ApplyClientMode(v1::AgentDaemon::Stub& stub, const std::string& id,
-                             v1::PolicyMode mode) {
+                             v1::PolicyMode mode, const std::string& client_name) {
   grpc::ClientContext ctx;
   v1::SetPolicyRequest req;
   req.set_session_id(id);
   req.set_mode(mode);
+  req.set_client_name(client_name);  // the mode change says who made it
   v1::SetPolicyResponse resp;
   return stub.SetPolicy(&ctx, req, &resp);
 }
@@ -120,6 +121,7 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
   v1::PolicyMode mode = o.deny_tools     ? v1::POLICY_MODE_READ_ONLY
+                        : o.auto_mode    ? v1::POLICY_MODE_AUTO
                         : o.yes          ? v1::POLICY_MODE_YES
                         : isatty(0) != 0 ? v1::POLICY_MODE_ASK
                                          : v1::POLICY_MODE_DENY_UNRULED;
@@ -131,19 +133,23 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
       return kExitError;
     }
     id = s->id();
-  } else if (grpc::Status st = ApplyClientMode(stub, id, mode); !st.ok()) {
+  } else if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
     std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
     return kExitError;
   }
   SessionView view(daemon, o);
-  return view.OneShot(id, prompt, /*ask=*/mode == v1::POLICY_MODE_ASK && !o.json);
+  // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths)
+  // when there is a terminal to ask on; without one those calls are denied.
+  const bool ask = mode == v1::POLICY_MODE_ASK || (mode == v1::POLICY_MODE_AUTO && isatty(0));
+  return view.OneShot(id, prompt, /*ask=*/ask && !o.json);
 }
 
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
-  const v1::PolicyMode mode = o.deny_tools ? v1::POLICY_MODE_READ_ONLY
-                              : o.yes      ? v1::POLICY_MODE_YES
-                                           : v1::POLICY_MODE_ASK;
+  const v1::PolicyMode mode = o.deny_tools  ? v1::POLICY_MODE_READ_ONLY
+                              : o.auto_mode ? v1::POLICY_MODE_AUTO
+                              : o.yes       ? v1::POLICY_MODE_YES
+                                            : v1::POLICY_MODE_ASK;
   std::string id = o.session_id;
   if (id.empty()) {
     auto s = CreateSessionHere(stub, o, mode);
@@ -153,7 +159,7 @@ int RunInteractive(const Connection& daemon, const ClientOptions& o) {
     }
     id = s->id();
   } else if (!o.read_only) {
-    if (grpc::Status st = ApplyClientMode(stub, id, mode); !st.ok()) {
+    if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
       std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
       return kExitError;
     }

@@ -32,6 +32,7 @@ struct ClientOptions {
   bool color = false;       // colour and styling
   bool plain = false;       // --plain: no styling and no spinner
   bool yes = false;         // approve gated tools
+  bool auto_mode = false;   // --auto: sandboxed commands and edits in the project run unasked
   bool deny_tools = false;  // --read-only: deny every gated tool (no writes, no commands)
   bool read_only = false;   // attach as an observer
   std::string client_name;

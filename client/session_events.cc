@@ -14,6 +14,7 @@
 #include "client/history.h"
 #include "client/json_events.h"
 #include "client/plan_view.h"
+#include "client/policy_mode.h"
 #include "client/prompt_echo.h"
 #include "client/remote.h"
 #include "client/session_table.h"
@@ -94,6 +95,13 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kPlanUpdated:  // plan_view.h
       if (!o_.json) Emit(PlanText(e.plan_updated()));
       return;
+    case v1::Event::kPolicyChanged:  // every client shows who changed the mode
+      turn_.mode = PolicyModeName(e.policy_changed().mode());
+      if (!o_.json && interactive_) {  // a one-shot's stdout is its answer
+        Emit(renderer_->Notice(
+            PolicyChangedLine(e.policy_changed().mode(), e.policy_changed().client_name())));
+      }
+      return;
     case v1::Event::kNotice:
       if (o_.json) return;
       if (interactive_) {
@@ -159,6 +167,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   if (!s.session().id().empty()) turn_.session_id = s.session().id();
   turn_.workdir = s.session().workdir();
   turn_.model = s.session().model();
+  turn_.mode = PolicyModeName(s.session().policy());
   turn_.clients.assign(s.clients().begin(), s.clients().end());
   if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());
   if (first && interactive_ && !o_.json && IsChildSession(s.session())) {

@@ -193,6 +193,7 @@ int DaemonCommand(const std::string& what) {
               st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
               st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
   std::printf("%s\n", StoreSizeLine(st.checkpoint_store_bytes()).c_str());
+  if (!st.sandbox().empty()) std::printf("sandbox: %s\n", PrintableLine(st.sandbox()).c_str());
   for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
   return kExitDone;
 }

@@ -136,6 +136,7 @@ absl::StatusOr<Config> LoadConfig() {
     if (absl::Status s = CheckpointsFromJson(*j, path, &c.checkpoints); !s.ok()) return s;
     IntFromJson(*j, "subagent_max_concurrent", &c.subagent_max_concurrent);
     IntFromJson(*j, "subagent_max_depth", &c.subagent_max_depth);
+    if (absl::Status s = SandboxConfigFromJson(*j, path, &c.sandbox); !s.ok()) return s;
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }
@@ -150,6 +151,7 @@ absl::StatusOr<Config> LoadConfig() {
   IntFromEnv("AGENT_SESSION_IDLE_UNLOAD_S", &c.session_idle_unload_s);
   IntFromEnv("AGENT_SUBAGENT_MAX_CONCURRENT", &c.subagent_max_concurrent);
   IntFromEnv("AGENT_SUBAGENT_MAX_DEPTH", &c.subagent_max_depth);
+  if (absl::Status s = SandboxConfigFromEnv(&c.sandbox); !s.ok()) return s;
   // Bounded: every level is a session and a thread, and an approval travels one hop per level.
   c.subagent_max_depth = std::clamp(c.subagent_max_depth, 0, kMaxSubagentDepth);
   c.subagent_max_concurrent = std::clamp(c.subagent_max_concurrent, 1, kMaxSubagentConcurrent);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/sandbox_config.h"
 #include "common/tool_env.h"
 
 namespace agent {
@@ -53,6 +54,8 @@ struct Config {
   // 0: no `task` tool at all).
   int subagent_max_concurrent = 4;
   int subagent_max_depth = 1;
+  // How tool commands are confined (common/sandbox_config.h, daemon/sandbox/).
+  SandboxConfig sandbox;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling

@@ -214,7 +214,7 @@ grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* c
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
-  absl::Status st = (*s)->SetPolicy(req->mode(), allow);
+  absl::Status st = (*s)->SetPolicy(req->mode(), allow, req->client_name());
   if (st.ok()) (*s)->SetModel(req->model());
   return FinishUnary(ctx, st);
 }
@@ -233,6 +233,10 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
   resp->set_checkpoint_store_bytes(
       static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
+  if (sandbox_ != nullptr) {
+    resp->set_sandbox(sandbox_->Describe());
+    resp->set_sandbox_confines(sandbox_->Confines());
+  }
   return FinishUnary(ctx, absl::OkStatus());
 }
 

@@ -133,6 +133,9 @@ absl::Status Server::Run() {
   deps.tools = &CoreTools();
   deps.config = options_.config;
   deps.checkpoint_stores = checkpoints::StoresRoot();
+  auto confinement = std::make_shared<const sandbox::Sandbox>(
+      sandbox::DaemonPolicy(options_.config.sandbox, options_.socket_path));
+  deps.sandbox = confinement;
   deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
     // The user's config may be a dotfile manager's symlink; the project's settings are
     // repository content and are never followed through one.
@@ -148,6 +151,9 @@ absl::Status Server::Run() {
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
   mcp::Registry::Options mcp_options;
+  mcp_options.make_transport = [confinement](const mcp::ServerDef& def) {
+    return mcp::MakeConfinedTransport(def, confinement.get());
+  };
   mcp_options.base_tools = [] { return tools::ToolRegistry::CreateCore(); };
   mcp_ = std::make_unique<mcp::Registry>(std::move(mcp_options));
   subagents::SubagentOptions sub_options;
@@ -169,6 +175,7 @@ absl::Status Server::Run() {
       sessions_.get(), epoch_, [this] { RequestShutdown(Stop::kStop); },
       options_.inherited_fd >= 0);
   service_->set_mcp(mcp_.get());
+  service_->set_sandbox(confinement);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -16,6 +16,8 @@ packages=(
   clang libclang-rt-14-dev clang-format
   # test_remote.py runs its own sshd on 127.0.0.1 (agent --host); never the system's
   openssh-server openssh-client
+  # the sandbox of tool commands (daemon/sandbox/), run by agentd and its tests
+  bubblewrap
   # packaging
   dpkg-dev file
 )

@@ -70,6 +70,10 @@ absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
     return absl::InvalidArgumentError("\"start\" must be \"lazy\" or \"eager\"");
   }
   s.eager = start == "eager";
+  if (auto n = def.find("network"); n != def.end()) {
+    if (!n->is_boolean()) return absl::InvalidArgumentError("\"network\" must be true or false");
+    s.network = n->get<bool>();
+  }
   s.timeout_ms =
       static_cast<int>(std::clamp<int64_t>(GetInt(def, "timeout_ms", 120000), 100, 3600000));
   s.startup_timeout_ms =
@@ -105,7 +109,8 @@ std::string ServerDef::Identity() const {
   for (const auto& [k, v] : headers) headers_j[k] = v;
   j["env"] = env_j;
   j["headers"] = headers_j;
-  return DumpJson(j);  // nlohmann sorts keys: canonical
+  if (network) j["network"] = true;  // absent when false: earlier approvals stay valid
+  return DumpJson(j);                // nlohmann sorts keys: canonical
 }
 
 ParsedServers ParseServers(const Json& settings, const std::string& scope,

@@ -25,6 +25,8 @@ struct ServerDef {
   std::string url;  // http
   std::vector<std::pair<std::string, std::string>> headers;
   bool eager = false;
+  // "network": true: a project's stdio server confined by the sandbox keeps the network.
+  bool network = false;
   int timeout_ms = 120000;
   int startup_timeout_ms = 30000;
 

@@ -49,6 +49,9 @@ void Session::InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceT
   if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {
     absl::StrAppend(&notice, notice.empty() ? "" : "\n", moved);
   }
+  if (std::string why = sandbox::SandboxNotice(deps_.sandbox.get()); !why.empty()) {
+    absl::StrAppend(&notice, notice.empty() ? "" : "\n", why);  // never a silent fallback
+  }
   ctx_.pending_notice = std::move(notice);
 }
 

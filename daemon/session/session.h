@@ -68,6 +68,8 @@
 #include "daemon/session/tool_dispatch.h"
 #include "daemon/session/turn_host.h"
 #include "daemon/session/turn_settings.h"
+#include "daemon/sandbox/sandbox.h"
+#include "daemon/session/events.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
 #include "daemon/tools/file_tracker.h"
@@ -98,6 +100,8 @@ struct SessionDeps {
   // The session's files (the disk seam); unset: DiskSessionFiles.
   std::function<std::unique_ptr<SessionFiles>(const std::string& workdir, const std::string& id)>
       files_for;
+  // How commands are confined (daemon/sandbox/sandbox.h); null: not at all (tests).
+  std::shared_ptr<const sandbox::Sandbox> sandbox;
 };
 
 struct SessionSettings {
@@ -198,8 +202,9 @@ class Session : private TurnHost, private llm::StreamSink {
   absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(mu_);
   // Sets the policy mode (unless UNSPECIFIED) and records `add_allow` in the project's
   // settings; InvalidArgument for a malformed rule, and then nothing changes.
-  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // A change of mode is a PolicyChanged event naming `client`.
+  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow,
+                         const std::string& client = {}) ABSL_LOCKS_EXCLUDED(mu_);
   // Switches the model of the next requests (an empty name changes nothing).
   void SetModel(const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the turn, seals, saves and waits for the turn thread.

@@ -257,6 +257,7 @@ tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
+  ctx.sandbox = deps_.sandbox.get();
   std::string cwd;
   {
     SessionMutexLock l(&mu_);

@@ -337,7 +337,7 @@ def write_sessions(state_home, workdir, count, messages):
 # ---- the table ------------------------------------------------------------------------------
 
 SECTIONS = ["latency", "steps", "fanout", "sessions", "long", "attach", "memory", "request", "save",
-            "stream", "checkpoints"]
+            "stream", "checkpoints", "sandbox"]
 
 
 class Table:
@@ -1073,6 +1073,7 @@ def main():
     finally:
         w.close()
     import checkpoint_bench  # tests/bench/checkpoint_bench.py: a world of its own
+    import sandbox_bench  # tests/bench/sandbox_bench.py: worlds of its own
     # Those without a daemon.
     offline = [
         ("long", "long sessions", lambda: bench_long(t, bin_dir)),
@@ -1082,6 +1083,8 @@ def main():
                                                 for f, v, r in checkpoint_bench.rows(bin_dir,
                                                                                    q(10000, 200))]),
     ]
+    offline.append(("sandbox", "sandbox cost", lambda: [
+        t.goal_le("sandbox", f, v, 15, "ms") for f, v in sandbox_bench.rows(bin_dir)]))
     for section, what, fn in offline:
         attempt(section, what, fn)
     t.note("machine: %d cores shared with other work, load average %.2f at the start and "

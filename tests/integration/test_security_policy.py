@@ -156,20 +156,21 @@ class AutomaticApprovers(unittest.TestCase):
         # `agent --yes "…"` answers approval requests on its own when the session asks
         # (here: a person switched the session to ask mode while the turn ran).
         env = Env(lambda e: [
-            {"tool_calls": [tool_call("bash", command="read line < %s/gate" % e.dir)]},
+            # In the project: the sandbox's /tmp is its own (a fifo outside is not seen).
+            {"tool_calls": [tool_call("bash", command="read line < gate")]},
             {"tool_calls": [tool_call("write_file", path=".agent/settings.json",
                                       content='{"allow": ["bash"]}')]},
             {"expect": {"last_message_contains": "only a person may allow"}, "text": "asked"},
         ])
         self.addCleanup(env.close)
-        os.mkfifo(os.path.join(env.dir, "gate"))
+        os.mkfifo(os.path.join(env.project, "gate"))
         api = Api(env)
         self.addCleanup(api.close)
         pb = api.pb
         p = env.popen_agent("--yes", "--json", "go")
         self.addCleanup(lambda: (p.kill(), p.communicate()))
         # The bash call blocks on the fifo until the session is in ask mode.
-        with open(os.path.join(env.dir, "gate"), "w") as gate:
+        with open(os.path.join(env.project, "gate"), "w") as gate:
             sid = env.session_ids()[0]
             api.stub.SetPolicy(pb.SetPolicyRequest(session_id=sid, mode=pb.POLICY_MODE_ASK),
                                timeout=10)
