@@ -49,6 +49,7 @@
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/request_cache.h"
+#include "daemon/llm/tool_offer.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
 #include "daemon/session_events.h"
@@ -383,7 +384,8 @@ class Session : private ToolDispatch::Host {
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
   // The transcript in wire form, for the next request (filled by BuildRequestLocked).
   mutable llm::RequestCache request_cache_ ABSL_GUARDED_BY(mu_);
-  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);                           // of the turn running
+  llm::ToolOffer tool_offer_ ABSL_GUARDED_BY(mu_);  // the tools' order and cap (tool_offer.h)
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);    // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::once_flag checkpointer_once_;
   std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe

@@ -147,6 +147,7 @@ llm::ModelRequest Session::BuildRequestLocked() const {
     req.messages = transcript_.messages();
   }
   req.tools = deps_.tools->Schemas();
+  req.cache_key = id_;  // one prompt cache per session (OpenAI prompt_cache_key)
   req.connect_timeout_ms = turn_.connect_timeout_ms;
   req.idle_timeout_ms = turn_.idle_timeout_ms;
   req.max_attempts = turn_.max_attempts;
@@ -211,7 +212,10 @@ std::optional<v1::TurnOutcome> Session::RunStep(std::string* error) {
       return v1::TURN_OUTCOME_ERROR;
     }
     req = BuildRequestLocked();
-    req.tools = step_tools->Schemas();
+    v1::Event left_out;  // tools over the cap, told when that changes
+    req.tools =
+        tool_offer_.Arrange(step_tools->Schemas(), left_out.mutable_notice()->mutable_text());
+    if (!left_out.notice().text().empty()) Emit(std::move(left_out));
     partial_text_.clear();
     partial_reasoning_.clear();
   }
