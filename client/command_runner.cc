@@ -9,9 +9,9 @@
 #include "client/context_commands.h"
 #include "client/custom_commands.h"
 #include "client/mcp_command.h"
+#include "client/policy_mode.h"
 #include "client/terminal_text.h"
 #include "common/person_answer.h"
-#include "client/policy_mode.h"
 
 namespace agent::client {
 namespace {

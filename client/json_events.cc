@@ -123,6 +123,7 @@ std::string ResultJsonLine(const TurnResult& r) {
        {{"prompt_tokens", u.prompt_tokens()},
         {"completion_tokens", u.completion_tokens()},
         {"cached_tokens", u.cached_tokens()},
+        {"cache_write_tokens", u.cache_write_tokens()},
         {"requests", u.requests()},
         {"retries", u.retries()}}},
       {"total_cost_usd", u.cost_usd()},

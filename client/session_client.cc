@@ -26,6 +26,7 @@ v1::ModelConfig ModelFromEnv(const std::string& model) {
   c.set_api_key(m.api_key);
   c.set_model(model.empty() ? m.model : model);
   c.set_provider(m.provider);
+  c.set_cache_ttl(m.cache_ttl);
   return c;
 }
 

@@ -43,8 +43,9 @@ std::vector<std::string> Row(const v1::Session& s, int level, int64_t now_ms,
   if (!s.load_error().empty()) row[1] = "damaged";
   if (o.long_form) {
     const v1::Usage& u = s.usage();
-    for (int64_t n : std::initializer_list<int64_t>{u.prompt_tokens(), u.completion_tokens(),
-                                                    u.cached_tokens(), u.requests(), u.retries()}) {
+    for (int64_t n :
+         std::initializer_list<int64_t>{u.prompt_tokens(), u.completion_tokens(), u.cached_tokens(),
+                                        u.cache_write_tokens(), u.requests(), u.retries()}) {
       row.push_back(Compact(n));
     }
     row.push_back(u.cost_usd() > 0 ? absl::StrFormat("$%.2f", u.cost_usd()) : "-");
@@ -135,7 +136,8 @@ std::string Ago(int64_t unix_ms, int64_t now_ms) {
 std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_ms,
                          const TableOptions& o) {
   std::vector<std::string> header = {"ID", "STATE", "MSGS", "UPDATED", "ATTACHED"};
-  if (o.long_form) header.insert(header.end(), {"IN", "OUT", "CACHED", "REQS", "RETRIES", "COST"});
+  if (o.long_form)
+    header.insert(header.end(), {"IN", "OUT", "CACHED", "WRITTEN", "REQS", "RETRIES", "COST"});
   if (o.all) header.push_back("PROJECT");
   header.push_back("TITLE");
   std::vector<std::vector<std::string>> rows = {header};
@@ -173,6 +175,7 @@ std::string SessionsJson(const std::vector<v1::Session>& sessions) {
                {{"prompt_tokens", s.usage().prompt_tokens()},
                 {"completion_tokens", s.usage().completion_tokens()},
                 {"cached_tokens", s.usage().cached_tokens()},
+                {"cache_write_tokens", s.usage().cache_write_tokens()},
                 {"requests", s.usage().requests()},
                 {"retries", s.usage().retries()},
                 {"cost_usd", s.usage().cost_usd()}}}};

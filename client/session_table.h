@@ -12,8 +12,8 @@ namespace agent::client {
 
 struct TableOptions {
   bool all = false;  // a PROJECT column (--all lists every project)
-  // --long: the session's usage before TITLE: IN, OUT and CACHED tokens, REQS (requests),
-  // RETRIES and COST (Session.usage).
+  // --long: the session's usage before TITLE: IN, OUT, CACHED and WRITTEN (to the prompt
+  // cache) tokens, REQS (requests), RETRIES and COST (Session.usage).
   bool long_form = false;
 };
 

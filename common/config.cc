@@ -79,7 +79,7 @@ bool IsPerClientSetting(std::string_view env_name) {
   for (const char* name :
        {"AGENT_BASE_URL", "AGENT_API_KEY", "AGENT_MODEL", "AGENT_PROVIDER", "AGENT_MAX_STEPS",
         "AGENT_MAX_ATTEMPTS", "AGENT_COMPACT_AT", "AGENT_CONTEXT_TOKENS", "AGENT_IDLE_TIMEOUT_MS",
-        "AGENT_CONNECT_TIMEOUT_MS", "AGENT_BASH_TIMEOUT"}) {
+        "AGENT_CONNECT_TIMEOUT_MS", "AGENT_BASH_TIMEOUT", "AGENT_CACHE_TTL"}) {
     if (env_name == name) return true;
   }
   return false;
@@ -93,6 +93,7 @@ ModelSettings ModelSettingsFromEnv() {
   if (m.api_key.empty()) m.api_key = Env("ANTHROPIC_API_KEY");
   m.model = Env("AGENT_MODEL");
   m.provider = Env("AGENT_PROVIDER");
+  m.cache_ttl = Env("AGENT_CACHE_TTL");
   return m;
 }
 
@@ -106,6 +107,7 @@ ModelSettings MergeModelSettings(const ModelSettings& primary, const ModelSettin
   if (m.api_key.empty() && same_endpoint) m.api_key = fallback.api_key;
   if (m.model.empty()) m.model = fallback.model;
   if (m.provider.empty() && same_endpoint) m.provider = fallback.provider;
+  if (m.cache_ttl.empty()) m.cache_ttl = fallback.cache_ttl;
   if (m.provider.empty()) {
     m.provider = absl::StrContains(m.base_url, "anthropic.com") ? "anthropic" : "openai";
   }
@@ -127,6 +129,7 @@ absl::StatusOr<Config> LoadConfig() {
     c.model.api_key = GetString(*j, "api_key");
     c.model.model = GetString(*j, "model");
     c.model.provider = GetString(*j, "provider");
+    c.model.cache_ttl = GetString(*j, "cache_ttl");
     IntFromJson(*j, "compact_at", &c.compact_at_chars);
     IntFromJson(*j, "context_tokens", &c.context_tokens);
     IntFromJson(*j, "max_steps", &c.max_steps);

@@ -17,6 +17,8 @@ struct ModelSettings {
   std::string api_key;   // never written anywhere by us
   std::string model;
   std::string provider;  // "openai" or "anthropic"; derived from base_url when empty
+  // Anthropic prompt-cache lifetime: "" or "5m" (the default), "1h" (writes cost 2x input).
+  std::string cache_ttl;
 };
 
 // "checkpoints": false, or {"max_age_days", "max_count", "max_project_mb"}: file checkpoints

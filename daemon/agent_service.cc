@@ -43,7 +43,7 @@ class FinishThen : public grpc::ServerUnaryReactor {
 };
 
 ModelSettings FromProto(const v1::ModelConfig& m) {
-  return ModelSettings{m.base_url(), m.api_key(), m.model(), m.provider()};
+  return ModelSettings{m.base_url(), m.api_key(), m.model(), m.provider(), m.cache_ttl()};
 }
 
 }  // namespace

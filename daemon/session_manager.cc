@@ -36,6 +36,7 @@ ModelSettings FromProto(const v1::ModelConfig& m) {
   s.api_key = m.api_key();
   s.model = m.model();
   s.provider = m.provider();
+  s.cache_ttl = m.cache_ttl();
   return s;
 }
 

@@ -6,10 +6,10 @@
 #include "common/paths.h"
 #include "daemon/context/context_report.h"
 #include "daemon/context/first_use.h"
+#include "daemon/legacy_sessions.h"
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
 #include "daemon/session/session.h"
-#include "daemon/legacy_sessions.h"
 #include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {

@@ -3,8 +3,6 @@
 // thread waits for the first answer (approval_gate.h).
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
-#include "daemon/session/call_policy.h"
-#include "daemon/session/deferred_writes.h"
 #include "daemon/escalation.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session/call_policy.h"

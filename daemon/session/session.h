@@ -58,8 +58,10 @@
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/request_cache.h"
+#include "daemon/llm/tool_offer.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
+#include "daemon/sandbox/sandbox.h"
 #include "daemon/session/approval_gate.h"
 #include "daemon/session/call_policy.h"
 #include "daemon/session/events.h"
@@ -68,8 +70,6 @@
 #include "daemon/session/tool_dispatch.h"
 #include "daemon/session/turn_host.h"
 #include "daemon/session/turn_settings.h"
-#include "daemon/sandbox/sandbox.h"
-#include "daemon/session/events.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
 #include "daemon/tools/file_tracker.h"
@@ -299,7 +299,8 @@ class Session : private TurnHost, private llm::StreamSink {
   llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- TurnHost (turn_thread.cc; Authorize in gate.cc) ----
-  absl::StatusOr<llm::ModelRequest> NextRequest() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   llm::StreamSink* Stream() override { return this; }
   void KeepStreamedText() override ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status AppendReply(const llm::ModelReply& reply) override ABSL_LOCKS_EXCLUDED(mu_);
@@ -437,7 +438,8 @@ class Session : private TurnHost, private llm::StreamSink {
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
   // The transcript in wire form, for the next request (filled by BuildRequestLocked).
   mutable llm::RequestCache request_cache_ ABSL_GUARDED_BY(mu_);
-  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);                           // of the turn running
+  llm::ToolOffer tool_offer_ ABSL_GUARDED_BY(mu_);  // the tools' order and cap (tool_offer.h)
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);    // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::once_flag checkpointer_once_;
   std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe

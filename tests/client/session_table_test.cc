@@ -47,6 +47,7 @@ TEST(SessionTableTest, LongAddsUsageAllAddsTheProject) {
   s.mutable_usage()->set_prompt_tokens(12000);
   s.mutable_usage()->set_completion_tokens(345);
   s.mutable_usage()->set_cached_tokens(9000);
+  s.mutable_usage()->set_cache_write_tokens(2500);
   s.mutable_usage()->set_requests(7);
   s.mutable_usage()->set_retries(2);
   s.mutable_usage()->set_cost_usd(0.125);
@@ -54,10 +55,13 @@ TEST(SessionTableTest, LongAddsUsageAllAddsTheProject) {
   std::string out = SessionTable({s, none}, kNow, {/*all=*/true, /*long_form=*/true});
   std::vector<std::string> lines = absl::StrSplit(out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_THAT(lines[0],
-              HasSubstr("ATTACHED  IN   OUT  CACHED  REQS  RETRIES  COST   PROJECT  TITLE"));
-  EXPECT_THAT(lines[1], HasSubstr("0         12k  345  9000    7     2        $0.12  /p       t"));
-  EXPECT_THAT(lines[2], HasSubstr("0         0    0    0       0     0        -      /p       u"));
+  EXPECT_THAT(
+      lines[0],
+      HasSubstr("ATTACHED  IN   OUT  CACHED  WRITTEN  REQS  RETRIES  COST   PROJECT  TITLE"));
+  EXPECT_THAT(lines[1],
+              HasSubstr("0         12k  345  9000    2500     7     2        $0.12  /p       t"));
+  EXPECT_THAT(lines[2],
+              HasSubstr("0         0    0    0       0        0     0        -      /p       u"));
 }
 
 TEST(SessionTableTest, LongTitlesAreCut) {

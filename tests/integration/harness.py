@@ -136,7 +136,7 @@ atexit.register(_check_no_survivors)
 
 
 class Env:
-    def __init__(self, replies, strict=True, extra_env=None, summary=None):
+    def __init__(self, replies, strict=True, extra_env=None, summary=None, log_raw=False):
         self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
         _WORLDS.append(self.dir)
         self.project = os.path.join(self.dir, "project")
@@ -154,6 +154,8 @@ class Env:
         args = [sys.executable, SERVER, "--script", script, "--log", self.log]
         if strict:
             args.append("--strict")
+        if log_raw:  # the log keeps each request body's exact text, for tests on bytes
+            args.append("--log-raw")
         self.server = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
         line = self.server.stdout.readline()  # "PORT <n>" once it listens
         if not line.startswith("PORT "):

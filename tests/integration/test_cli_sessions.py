@@ -83,15 +83,15 @@ class Listing(unittest.TestCase):
         lines = r.stdout.splitlines()
         self.assertEqual(lines[0].split(),
                          ["ID", "STATE", "MSGS", "UPDATED", "ATTACHED", "IN", "OUT", "CACHED",
-                          "REQS", "RETRIES", "COST", "TITLE"])
+                          "WRITTEN", "REQS", "RETRIES", "COST", "TITLE"])
         at = lines[0].index("IN")
         rows = {line[lines[0].index("TITLE"):]: line[at:] for line in lines[1:]}
-        # Aligned under the header: IN OUT CACHED REQS RETRIES COST, then the title.
-        self.assertRegex(rows["first task"], r"^1000 +100 +0 +1 +1 +- +first task$")
-        self.assertRegex(rows["second task"], r"^1000 +100 +0 +1 +0 +- +second task$")
-        self.assertRegex(rows["third task"], r"^23k +50 +15k +1 +0 +- +third task$")
+        # Aligned under the header: IN OUT CACHED WRITTEN REQS RETRIES COST, then the title.
+        self.assertRegex(rows["first task"], r"^1000 +100 +0 +0 +1 +1 +- +first task$")
+        self.assertRegex(rows["second task"], r"^1000 +100 +0 +0 +1 +0 +- +second task$")
+        self.assertRegex(rows["third task"], r"^23k +50 +15k +0 +1 +0 +- +third task$")
         for line in lines[1:]:
-            for column in ("OUT", "CACHED", "REQS", "RETRIES", "COST"):
+            for column in ("OUT", "CACHED", "WRITTEN", "REQS", "RETRIES", "COST"):
                 self.assertNotEqual(line[lines[0].index(column)], " ", (column, line))
 
     def test_rm_takes_several_ids_and_says_what_it_removed(self):
