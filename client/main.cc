@@ -43,7 +43,7 @@ void SetUtf8Locale() {
 
 struct Flags {
   bool version = false, json = false, yes = false, plain = false, cont = false;
-  bool deny_tools = false, print = false, usage = false;
+  bool deny_tools = false, print = false, usage = false, json_snapshot = false;
   std::string resume_id, model;
   std::vector<std::string> words;
 };
@@ -53,6 +53,8 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_flag("--version", f.version, "print the version and exit");
   app.add_flag("-p,--print", f.print, "one turn, then exit (what a prompt argument does anyway)");
   app.add_flag("--json", f.json, "print every event as one JSON object per line");
+  app.add_flag("--json-snapshot", f.json_snapshot,
+               "with --json: the first line is the whole snapshot, not session_started");
   app.add_flag("--usage", f.usage, "print the turn's tokens and cost on stderr at the end");
   app.add_flag("-y,--yes", f.yes, "approve gated tools (write_file, edit_file, bash)");
   app.add_flag("--read-only", f.deny_tools, "deny every gated tool: the agent may only read");
@@ -70,9 +72,14 @@ void AddFlags(CLI::App& app, Flags& f) {
       "ssh; --cd DIR (default AGENT_REMOTE_DIR, else the remote home), --remote-bin PATH.");
 }
 
+struct Prompt {
+  std::string text;   // empty: the run is interactive
+  std::string title;  // of a new session: the person's words (stdin_prompt.h)
+};
+
 // The one-shot prompt: the words, then stdin when it is not a terminal (or when "-" is
 // given). Empty when the run is interactive. An error exits kExitUsage.
-absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
+absl::StatusOr<Prompt> OneShotPrompt(const Flags& f) {
   std::vector<std::string> words = f.words;
   bool dash = !words.empty() && words.front() == "-";
   if (dash) words.erase(words.begin());
@@ -82,7 +89,7 @@ absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
     if (question.empty() && f.print) {
       return absl::InvalidArgumentError("-p/--print needs a prompt (or stdin with one)");
     }
-    return question;
+    return Prompt{question, agent::client::PromptTitle(question, "")};
   }
   auto input = agent::client::ReadInput(0, agent::client::kMaxStdinBytes, [] {
     Complain("reading stdin until it ends (Ctrl-D ends it; </dev/null gives none)", 0);
@@ -92,7 +99,7 @@ absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
     return absl::InvalidArgumentError("stdin is empty and there is no prompt: nothing to send");
   }
-  return prompt;
+  return Prompt{prompt, agent::client::PromptTitle(question, *input)};
 }
 
 // Commands that act on HOST's own files run there as they are (their arguments quoted).
@@ -162,6 +169,7 @@ int main(int argc, char** argv) {
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   ClientOptions& o = *options;
   o.deny_tools = f.deny_tools;
+  o.json_snapshot = f.json_snapshot;
   o.model = f.model;
   // Read before connecting: a usage error or an oversized stdin starts no daemon.
   auto prompt = OneShotPrompt(f);
@@ -173,8 +181,9 @@ int main(int argc, char** argv) {
     f.resume_id = *newest;
   }
   o.session_id = f.resume_id;
-  if (prompt->empty()) agent::client::ExitWithoutTeardown(RunInteractive(daemon, o));
-  int code = RunOneShot(daemon, o, *prompt);
+  if (prompt->text.empty()) agent::client::ExitWithoutTeardown(RunInteractive(daemon, o));
+  o.title = prompt->title;
+  int code = RunOneShot(daemon, o, prompt->text);
   if (f.usage) agent::client::PrintTurnUsage();
   agent::client::ExitWithoutTeardown(code);
 }

@@ -67,6 +67,7 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
   *req.mutable_settings() = o.settings;
   req.set_max_steps(o.settings.max_steps());  // what a daemon older than ClientSettings reads
   req.set_policy(mode);
+  req.set_title(o.title);
   v1::Session s;
   grpc::Status st = stub.CreateSession(&ctx, req, &s);
   if (!st.ok()) return FromGrpcStatus(st);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/child_view.h"
+#include "client/json_events.h"
 #include "client/session_client.h"
 #include "client/terminal_text.h"
 #include "common/json.h"
@@ -171,7 +172,7 @@ std::string SessionsJson(const std::vector<v1::Session>& sessions) {
                 {"cached_tokens", s.usage().cached_tokens()},
                 {"requests", s.usage().requests()},
                 {"retries", s.usage().retries()},
-                {"cost_usd", s.usage().cost_usd()}}}};
+                {"cost_usd", RoundedCost(s.usage().cost_usd())}}}};
     if (!s.cwd().empty()) j["cwd"] = s.cwd();
     if (!s.parent_id().empty()) j["parent_id"] = s.parent_id();
     if (!s.agent().empty()) j["agent"] = s.agent();

@@ -68,6 +68,15 @@ SessionView::~SessionView() {
   std::fflush(stdout);
 }
 
+void SessionView::Trace(const std::string& text) {
+  if (!answer_only_) {
+    Emit(text);
+  } else if (!text.empty()) {
+    Paint();
+    std::fputs(text.c_str(), stderr);
+  }
+}
+
 void SessionView::WriteOut(const std::string& s) {
   if (!s.empty()) std::fwrite(s.data(), 1, s.size(), stdout);
 }
@@ -653,6 +662,7 @@ void SessionView::Start(bool interactive) {
 int SessionView::OneShot(const std::string& session_id, const std::string& prompt, bool ask) {
   ask_ = ask && !o_.json;
   live_ = isatty(1) && !o_.json;
+  answer_only_ = !live_ && !o_.json;
   turn_.own_prompt = prompt;
   Start(/*interactive=*/false);
   AttachTo(session_id, /*show_history=*/false);

@@ -21,7 +21,9 @@
 //              and the attach asks for the events after the last one seen, so the screen
 //              goes on with exactly what was missed; Ctrl-C stops trying.
 // One-shot runs the same loop without an editor and returns when its own turn ends; a lost
-// daemon ends it with the error code (its turn is lost).
+// daemon ends it with the error code (its turn is lost). When its stdout is not a terminal
+// (and not --json) stdout is the answer only (answer_filter.h); the trace (tool calls, their
+// output, approvals, retries, the plan) goes to stderr.
 //
 // Without a terminal on stdin there is no editor: nothing read there is a prompt (stdin for
 // a prompt is the one-shot's, main.cc), and its end detaches.
@@ -47,6 +49,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/answer_filter.h"
 #include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
@@ -110,6 +113,9 @@ class SessionView {
 
   // Committed text to write at the next Paint.
   void Emit(const std::string& text) { output_ += text; }
+  // Text about the turn rather than the answer: committed like Emit, except in a one-shot
+  // whose stdout is not a terminal, where it goes to stderr (after stdout's text so far).
+  void Trace(const std::string& text);
   // Writes committed text and redraws the live area (and the editor) in one write.
   void Paint(bool force = false);
   void WriteOut(const std::string& s);
@@ -143,9 +149,11 @@ class SessionView {
   Connection reconnected_;  // the connection made after a daemon restart, once there is one
   ClientOptions o_;
   bool interactive_ = false;
-  bool live_ = false;  // stdout is a terminal and not --json: live area, spinner
-  bool ask_ = false;   // approvals are asked here
-  Mailbox mailbox_;    // before the stream and the commands, which post to it
+  bool live_ = false;         // stdout is a terminal and not --json: live area, spinner
+  bool ask_ = false;          // approvals are asked here
+  bool answer_only_ = false;  // one-shot, stdout not a terminal, no --json: stdout is the answer
+  AnswerFilter answer_;       // with answer_only_: holds each reply's text until it is known
+  Mailbox mailbox_;           // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
   CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
   TrustDialog trust_;                        // /trust and its question
