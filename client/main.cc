@@ -65,10 +65,9 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.footer(
       "With stdin not a terminal, `agent \"question\"` sends the question followed by stdin,\n"
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
-      "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
-      "rm ID... [--older-than 30d], status ID, undo [ID] [--turns N] [--yes],\n"
-      "diff [ID] [--turn N], daemon status|stop\n"
-      "Remote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
+      "\n" +
+      agent::client::SubcommandsHelp() +
+      "\nRemote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
       "ssh; --cd DIR (default AGENT_REMOTE_DIR, else the remote home), --remote-bin PATH.");
 }
 
@@ -105,7 +104,8 @@ absl::StatusOr<Prompt> OneShotPrompt(const Flags& f) {
 // Commands that act on HOST's own files run there as they are (their arguments quoted).
 int RunOnHost(agent::client::RemoteTarget t, const std::vector<std::string>& args) {
   if (args[0] == "daemon") t.dir.clear();  // the daemon is the host's, not a directory's
-  const bool tty = args[0] == "mcp" && isatty(0) && isatty(1);  // `mcp approve` asks a person
+  // `mcp approve` and a `daemon stop` that would cancel turns ask a person.
+  const bool tty = (args[0] == "mcp" || args[0] == "daemon") && isatty(0) && isatty(1);
   return agent::client::RunRemoteCommand(t, args, tty);
 }
 

@@ -11,11 +11,13 @@
 //              Ctrl-D detaches (the approval stays pending for another client), Ctrl-C
 //              cancels the turn. ApprovalResolved, from us or from anyone, ends it.
 //   watching   read-only observer: no editor; Ctrl-D, Ctrl-C or q leave.
-//   restarting the daemon went away: "daemon restarting…", the editor keeps what is typed,
-//              and the view reconnects to the same socket (every kReconnectStep, growing to
-//              1 s) and attaches again, whose snapshot is of the new epoch. If no daemon
-//              answers within kReconnectFor (30 s) it leaves with a message saying how to
-//              come back: it does not start a daemon itself (someone may have stopped it).
+//   restarting the daemon went away (a crash, a kill): "daemon restarting…", the editor
+//              keeps what is typed, and the view reconnects to the same socket (every
+//              kReconnectStep, growing to 1 s), starting a daemon when none answers as the
+//              first `agent` does, and attaches again, whose snapshot is of the new epoch. If
+//              that fails for kReconnectFor (30 s) it leaves with the reason and how to come
+//              back. A daemon stopped with `agent daemon stop` is not restarted: the view
+//              leaves at once.
 //              Over ssh (remote.h) a lost link is this state too: "connection lost,
 //              reconnecting…", a new ssh per try (no prompts, up to 5 s apart, for 5 min),
 //              and the attach asks for the events after the last one seen, so the screen
@@ -186,7 +188,8 @@ class SessionView {
   absl::Time reconnect_at_ = absl::InfiniteFuture();
   absl::Time reconnect_until_ = absl::InfiniteFuture();
   absl::Duration reconnect_step_;
-  bool removed_ = false;  // SessionRemoved: the session is gone
+  std::string reconnect_error_;  // why the last try failed, said when the view gives up
+  bool removed_ = false;         // SessionRemoved: the session is gone
 
   // How far this view followed the session (seen_mark.h).
   std::string epoch_;

@@ -37,6 +37,7 @@ const std::vector<Entry>& Commands() {
        "record an allow rule, e.g. /allow bash(make *)"},
       {"trust", SlashCommand::kTrust, "/trust",
        "trust the allow rules of this project's .agent/settings.json, after asking"},
+      {"mcp", SlashCommand::kMcp, "/mcp", "the MCP servers here: state, tools, errors"},
       {"detach", SlashCommand::kDetach, "/detach", "leave; the session goes on (also Ctrl-D)"},
       {"quit", SlashCommand::kDetach, "", ""},
       {"exit", SlashCommand::kDetach, "", ""},

@@ -24,6 +24,7 @@ struct SlashCommand {
     kRewind,
     kDiff,
     kTrust,
+    kMcp,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed
