@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "client/child_view.h"
+#include "client/one_shot_runs.h"
 #include "client/remote.h"
 #include "client/session_view.h"
 #include "common/config.h"
@@ -115,6 +116,7 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
       return kExitError;
     }
     id = s->id();
+    RememberOneShot(OneShotRunsPath(), id);  // `agent ls` leaves it out once it is old
   } else {
     grpc::ClientContext ctx;
     v1::SetPolicyRequest req;

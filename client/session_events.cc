@@ -168,6 +168,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   }
   if (!s.session().id().empty()) turn_.session_id = s.session().id();
   turn_.workdir = s.session().workdir();
+  turn_.cwd = s.session().cwd();
   turn_.model = s.session().model();
   turn_.clients.assign(s.clients().begin(), s.clients().end());
   if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());

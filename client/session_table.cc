@@ -154,6 +154,33 @@ std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_m
   return out;
 }
 
+int DropOldOneShots(std::vector<v1::Session>& sessions, const std::set<std::string>& one_shots,
+                    int64_t now_ms) {
+  const size_t before = sessions.size();
+  std::set<std::string> dropped;
+  auto idle = [](const v1::Session& s) {
+    return s.attached_clients() == 0 &&
+           (s.state() == v1::SESSION_STATE_IDLE || s.state() == v1::SESSION_STATE_UNSPECIFIED);
+  };
+  for (const v1::Session& s : sessions) {
+    if (one_shots.count(s.id()) > 0 && s.updated_unix_ms() < now_ms - kOneShotKeptMs && idle(s)) {
+      dropped.insert(s.id());
+    }
+  }
+  // Their subagents go with them (children nest a few levels; bounded anyway).
+  for (int level = 0; level < 16; ++level) {
+    size_t n = dropped.size();
+    for (const v1::Session& s : sessions) {
+      if (!s.parent_id().empty() && dropped.count(s.parent_id()) > 0 && idle(s)) {
+        dropped.insert(s.id());
+      }
+    }
+    if (dropped.size() == n) break;
+  }
+  std::erase_if(sessions, [&](const v1::Session& s) { return dropped.count(s.id()) > 0; });
+  return static_cast<int>(before - sessions.size());
+}
+
 std::string SessionsJson(const std::vector<v1::Session>& sessions) {
   Json list = Json::array();
   for (const v1::Session& s : sessions) {

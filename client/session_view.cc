@@ -691,7 +691,7 @@ void SessionView::StartEditor() {
   editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
   editor_->SetCompletion(
       [sources = DaemonCompletionSources(
-           [this]() -> auto& { return *stub_; }, dir),
+           [this]() -> auto& { return *stub_; }, dir, turn_.cwd),
        remote = remote != nullptr](const std::string& before) {
         return remote ? RemoteComplete(before, sources) : Complete(before, sources);
       },

@@ -14,6 +14,7 @@
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/daemon_command.h"
+#include "client/one_shot_runs.h"
 #include "client/session_picker.h"
 #include "client/session_table.h"
 #include "client/trust_command.h"
@@ -52,11 +53,18 @@ int List(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
     if (!listed.ok()) return Complain(std::string(listed.status().message()));
     sessions = *std::move(listed);
   }
+  // One-shot runs pile up: past a day they are left out here (--all lists everything).
+  const int hidden =
+      a.all ? 0 : DropOldOneShots(sessions, OneShotSessions(OneShotRunsPath()), NowMs());
   if (a.json) {
     std::fputs(SessionsJson(sessions).c_str(), stdout);
     return kExitDone;
   }
   std::fputs(SessionTable(sessions, NowMs(), {a.all, a.long_form}).c_str(), stdout);
+  if (hidden > 0) {
+    std::printf("(%d one-shot run%s older than a day not shown: agent ls --all)\n", hidden,
+                hidden == 1 ? "" : "s");
+  }
   return kExitDone;
 }
 

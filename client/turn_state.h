@@ -17,6 +17,7 @@ namespace agent::client {
 struct TurnState {
   std::string session_id;
   std::string workdir;
+  std::string cwd;  // where the session was started (Session.cwd); "": workdir
   std::string model;
   std::vector<std::string> clients;
   int64_t prompt_tokens = -1;  // of the last request; -1: none yet
