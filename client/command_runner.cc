@@ -116,8 +116,9 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
     case SlashCommand::kDiff:
     case SlashCommand::kTrust:  // and its TrustDialog
       break;
+    case SlashCommand::kMcp:
+      return Say(McpServersText(stub_, turn.workdir));
     case SlashCommand::kUnknown:
-      if (c.name == "mcp") return Say(McpServersText(stub_, turn.workdir));
       break;
   }
   return Say(r.ErrorLine("unknown command /" + c.name + "; /help lists them"));

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "client/child_view.h"
+#include "client/one_shot_runs.h"
 #include "client/remote.h"
 #include "client/session_view.h"
 #include "common/config.h"
@@ -68,6 +69,7 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
   *req.mutable_settings() = o.settings;
   req.set_max_steps(o.settings.max_steps());  // what a daemon older than ClientSettings reads
   req.set_policy(mode);
+  req.set_title(o.title);
   v1::Session s;
   grpc::Status st = stub.CreateSession(&ctx, req, &s);
   if (!st.ok()) return FromGrpcStatus(st);
@@ -134,6 +136,7 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
       return kExitError;
     }
     id = s->id();
+    RememberOneShot(OneShotRunsPath(), id);  // `agent ls` leaves it out once it is old
   } else if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
     std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
     return kExitError;

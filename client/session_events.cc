@@ -65,10 +65,20 @@ void SessionView::HandleItem(Mailbox::Item& item) {
 
 void SessionView::HandleEvent(const v1::Event& e) {
   absl::Time now = absl::Now();
-  if (o_.json) WriteOut(EventJsonLine(e) + "\n");
+  if (o_.json) {
+    // A snapshot holds the whole transcript and system prompt: a short line unless asked.
+    const bool brief = e.has_snapshot() && !o_.json_snapshot;
+    WriteOut((brief ? SessionStartedJsonLine(e) : EventJsonLine(e)) + "\n");
+  }
   if (!e.epoch().empty()) epoch_ = e.epoch();
   last_seq_ = std::max(last_seq_, e.seq());
   CountMessages(e);
+  if (answer_only_) {
+    AnswerFilter::Out out = answer_.OnEvent(e);
+    Trace(out.narration);
+    Emit(out.answer);
+    if (e.has_text_delta()) return;  // held by answer_
+  }
   switch (e.kind_case()) {
     case v1::Event::kSnapshot:
       OnSnapshot(e, now);
@@ -93,7 +103,7 @@ void SessionView::HandleEvent(const v1::Event& e) {
       OnTurnEnded(e, now);
       return;
     case v1::Event::kPlanUpdated:  // plan_view.h
-      if (!o_.json) Emit(PlanText(e.plan_updated()));
+      if (!o_.json) Trace(PlanText(e.plan_updated()));
       return;
     case v1::Event::kPolicyChanged:  // every client shows who changed the mode
       turn_.mode = PolicyModeName(e.policy_changed().mode());
@@ -142,13 +152,13 @@ void SessionView::HandleEvent(const v1::Event& e) {
       const v1::ToolCall& c = e.tool_call_ready().call();
       call_summary_ = absl::StrCat(c.name(), "(", ArgsSummary(c.name(), c.arguments()), ")");
       std::string text = renderer_->Render(e, now, screen_);
-      if (!o_.json) Emit(text);
+      if (!o_.json) Trace(text);
       return;
     }
     default: {
       // With --json the events are the output; the renderer still follows the turn.
       std::string text = renderer_->Render(e, now, screen_);
-      if (!o_.json) Emit(text);
+      if (!o_.json) Trace(text);
       return;
     }
   }
@@ -166,6 +176,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   }
   if (!s.session().id().empty()) turn_.session_id = s.session().id();
   turn_.workdir = s.session().workdir();
+  turn_.cwd = s.session().cwd();
   turn_.model = s.session().model();
   turn_.mode = PolicyModeName(s.session().policy());
   turn_.clients.assign(s.clients().begin(), s.clients().end());
@@ -224,7 +235,7 @@ void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
 }
 
 void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
-  if (!o_.json) Emit(renderer_->Render(e, now, screen_));
+  if (!o_.json) Trace(renderer_->Render(e, now, screen_));
   const v1::PendingApproval& a = e.approval_requested().approval();
   if (o_.read_only) {
     if (o_.json) renderer_->Render(e, now, screen_);
@@ -232,7 +243,7 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
   } else if (ask_) {
     if (o_.json) renderer_->Render(e, now, screen_);
     screen_.SetApprovalLine(true);
-    if (!live_) Emit(renderer_->ApprovalQuestion(a) + "\n");
+    if (!live_) Trace(renderer_->ApprovalQuestion(a) + "\n");
     if (!editor_ && !cbreak_) cbreak_ = std::make_unique<CbreakMode>();
   } else {
     // No terminal to ask on: --yes allows, otherwise the call is denied with a reason. A call
@@ -255,12 +266,12 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
 void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
   deny_message_.Stop();  // answered, here or by another client
   std::string text = renderer_->Render(e, now, screen_);
-  if (!o_.json) Emit(text);
+  if (!o_.json) Trace(text);
   turn_.answered_call.clear();
   if (screen_.pending_approval().has_value()) {
     // Another child's question, held back while this one was shown, is asked now.
     if (ask_ && !o_.read_only && !live_) {
-      Emit(renderer_->ApprovalQuestion(*screen_.pending_approval()) + "\n");
+      Trace(renderer_->ApprovalQuestion(*screen_.pending_approval()) + "\n");
     }
     return;
   }
@@ -293,7 +304,7 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
     shown.mutable_turn_ended()->set_outcome(v1::TURN_OUTCOME_UNSPECIFIED);
   }
   std::string rendered = renderer_->Render(shown, now, screen_);
-  if (!o_.json) Emit(rendered);
+  if (!o_.json) Trace(rendered);
   if (!interactive_) {
     if (turn_.OwnTurnEnds()) {
       RememberTurnUsage(e.turn_ended().usage());  // for --usage
@@ -324,7 +335,7 @@ void SessionView::OnOwnTurnEnded(const v1::TurnEnded& t) {
 // nobody was asked, and a script must not believe the change was made.
 void SessionView::OnToolResult(const v1::Event& e, absl::Time now) {
   std::string text = renderer_->Render(e, now, screen_);
-  if (!o_.json) Emit(text);
+  if (!o_.json) Trace(text);
   const v1::ToolResult& r = e.tool_result();
   if (interactive_ || !r.denied_by_policy()) return;
   Paint();

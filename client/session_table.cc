@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/child_view.h"
+#include "client/json_events.h"
 #include "client/session_client.h"
 #include "client/show_controls.h"
 #include "client/terminal_text.h"
@@ -159,6 +160,33 @@ std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_m
   return out;
 }
 
+int DropOldOneShots(std::vector<v1::Session>& sessions, const std::set<std::string>& one_shots,
+                    int64_t now_ms) {
+  const size_t before = sessions.size();
+  std::set<std::string> dropped;
+  auto idle = [](const v1::Session& s) {
+    return s.attached_clients() == 0 &&
+           (s.state() == v1::SESSION_STATE_IDLE || s.state() == v1::SESSION_STATE_UNSPECIFIED);
+  };
+  for (const v1::Session& s : sessions) {
+    if (one_shots.count(s.id()) > 0 && s.updated_unix_ms() < now_ms - kOneShotKeptMs && idle(s)) {
+      dropped.insert(s.id());
+    }
+  }
+  // Their subagents go with them (children nest a few levels; bounded anyway).
+  for (int level = 0; level < 16; ++level) {
+    size_t n = dropped.size();
+    for (const v1::Session& s : sessions) {
+      if (!s.parent_id().empty() && dropped.count(s.parent_id()) > 0 && idle(s)) {
+        dropped.insert(s.id());
+      }
+    }
+    if (dropped.size() == n) break;
+  }
+  std::erase_if(sessions, [&](const v1::Session& s) { return dropped.count(s.id()) > 0; });
+  return static_cast<int>(before - sessions.size());
+}
+
 std::string SessionsJson(const std::vector<v1::Session>& sessions) {
   Json list = Json::array();
   for (const v1::Session& s : sessions) {
@@ -178,7 +206,7 @@ std::string SessionsJson(const std::vector<v1::Session>& sessions) {
                 {"cache_write_tokens", s.usage().cache_write_tokens()},
                 {"requests", s.usage().requests()},
                 {"retries", s.usage().retries()},
-                {"cost_usd", s.usage().cost_usd()}}}};
+                {"cost_usd", RoundedCost(s.usage().cost_usd())}}}};
     if (!s.cwd().empty()) j["cwd"] = s.cwd();
     if (!s.parent_id().empty()) j["parent_id"] = s.parent_id();
     if (!s.agent().empty()) j["agent"] = s.agent();

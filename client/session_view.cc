@@ -68,6 +68,15 @@ SessionView::~SessionView() {
   std::fflush(stdout);
 }
 
+void SessionView::Trace(const std::string& text) {
+  if (!answer_only_) {
+    Emit(text);
+  } else if (!text.empty()) {
+    Paint();
+    std::fputs(text.c_str(), stderr);
+  }
+}
+
 void SessionView::WriteOut(const std::string& s) {
   if (!s.empty()) std::fwrite(s.data(), 1, s.size(), stdout);
 }
@@ -157,8 +166,10 @@ void SessionView::StreamLost(const grpc::Status& status) {
   turn_.answered_call.clear();
 }
 
-// Connects to the socket again (no daemon is started: whoever restarts it does that) and
-// attaches; the snapshot of the new epoch, or another end, says how it went.
+// Connects to the socket again, starting a daemon when none answers (as the first `agent`
+// does, under the same lock, so clients reconnecting at once start one) and attaches; the
+// snapshot of the new epoch, or another end, says how it went. A daemon stopped on purpose
+// (`agent daemon stop`) never gets here: its clients leave (StreamLost).
 void SessionView::TryReconnect() {
   absl::Time now = absl::Now();
   reconnect_at_ = absl::InfiniteFuture();
@@ -172,6 +183,7 @@ void SessionView::TryReconnect() {
                            absl::FormatDuration(kRemoteReconnectFor),
                            "; the session goes on there: ", AttachCommand())
             : absl::StrCat("agentd did not come back within ", absl::FormatDuration(kReconnectFor),
+                           reconnect_error_.empty() ? "" : " (" + reconnect_error_ + ")",
                            "; the session is saved: agent attach ", Short(turn_.session_id))));
     return;
   }
@@ -179,12 +191,12 @@ void SessionView::TryReconnect() {
                              remote != nullptr ? kRemoteReconnectMaxStep : kReconnectMaxStep);
   std::string socket = SocketPath();
   absl::StatusOr<Connection> c =
-      remote != nullptr       ? ConnectRemote(*remote, RemoteConnectOptions{/*autostart=*/false,
+      remote != nullptr ? ConnectRemote(*remote, RemoteConnectOptions{/*autostart=*/false,
                                                                       /*batch=*/true, kRemoteTryFor,
                                                                       SignalPipe::Get().fd()})
-            : DaemonAnswers(socket) ? Connect(ConnectOptions{socket, /*autostart=*/false})
-                              : absl::StatusOr<Connection>(absl::UnavailableError("not yet"));
+                        : Connect(ConnectOptions{socket, /*autostart=*/true});
   if (!c.ok()) {
+    reconnect_error_ = std::string(c.status().message());
     // A refused socket check, or no usable agent on HOST: trying again will not change it.
     if (absl::IsPermissionDenied(c.status()) || absl::IsFailedPrecondition(c.status())) {
       restarting_ = false;
@@ -684,6 +696,7 @@ void SessionView::Start(bool interactive) {
 int SessionView::OneShot(const std::string& session_id, const std::string& prompt, bool ask) {
   ask_ = ask && !o_.json;
   live_ = isatty(1) && !o_.json;
+  answer_only_ = !live_ && !o_.json;
   turn_.own_prompt = prompt;
   Start(/*interactive=*/false);
   AttachTo(session_id, /*show_history=*/false);
@@ -709,7 +722,7 @@ void SessionView::StartEditor() {
   editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
   editor_->SetCompletion(
       [sources = DaemonCompletionSources(
-           [this]() -> auto& { return *stub_; }, dir),
+           [this]() -> auto& { return *stub_; }, dir, turn_.cwd),
        remote = remote != nullptr](const std::string& before) {
         return remote ? RemoteComplete(before, sources) : Complete(before, sources);
       },

@@ -39,6 +39,7 @@ const std::vector<Entry>& Commands() {
        "how gated tools are decided; auto: sandboxed commands and edits run unasked"},
       {"trust", SlashCommand::kTrust, "/trust",
        "trust the allow rules of this project's .agent/settings.json, after asking"},
+      {"mcp", SlashCommand::kMcp, "/mcp", "the MCP servers here: state, tools, errors"},
       {"detach", SlashCommand::kDetach, "/detach", "leave; the session goes on (also Ctrl-D)"},
       {"quit", SlashCommand::kDetach, "", ""},
       {"exit", SlashCommand::kDetach, "", ""},

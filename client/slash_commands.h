@@ -25,6 +25,7 @@ struct SlashCommand {
     kDiff,
     kTrust,
     kMode,
+    kMcp,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed

@@ -17,6 +17,7 @@ namespace agent::client {
 struct TurnState {
   std::string session_id;
   std::string workdir;
+  std::string cwd;  // where the session was started (Session.cwd); "": workdir
   std::string model;
   std::string mode;  // the session's policy mode, as PolicyModeName says it
   std::vector<std::string> clients;

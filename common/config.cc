@@ -60,11 +60,14 @@ absl::Status CheckpointsFromJson(const Json& j, const std::string& path, Checkpo
     return absl::InvalidArgumentError(
         path +
         ": \"checkpoints\" must be false or {\"max_age_days\", \"max_count\", "
-        "\"max_project_mb\"}");
+        "\"max_project_mb\", \"max_file_mb\", \"max_files\", \"max_store_mb\"}");
   }
   IntFromJson(*it, "max_age_days", &out->max_age_days);
   IntFromJson(*it, "max_count", &out->max_count);
   IntFromJson(*it, "max_project_mb", &out->max_project_mb);
+  IntFromJson(*it, "max_file_mb", &out->max_file_mb);
+  IntFromJson(*it, "max_files", &out->max_files);
+  IntFromJson(*it, "max_store_mb", &out->max_store_mb);
   return absl::OkStatus();
 }
 

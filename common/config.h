@@ -28,7 +28,10 @@ struct CheckpointConfig {
   bool enabled = true;
   int max_age_days = 14;
   int max_count = 100;
-  int64_t max_project_mb = 200;
+  int64_t max_project_mb = 200;  // the files a snapshot records, together
+  int64_t max_file_mb = 20;      // a larger file is left out of the checkpoints
+  int64_t max_files = 50000;     // a project with more files gets no checkpoint
+  int64_t max_store_mb = 200;    // the project's store on disk, loose objects included
 };
 
 // Upper bounds of the subagent settings, whatever the config says.

@@ -50,6 +50,12 @@ absl::StatusOr<std::vector<CheckpointRecord>> LoadCheckpoints(const std::string&
     r.before = GetString(c, "before");
     r.after = GetString(c, "after");
     r.undone = GetBool(c, "undone", false);
+    if (auto it = c.find("left_out"); it != c.end() && it->is_array()) {
+      for (const Json& p : *it) {
+        if (p.is_string() && r.left_out.size() < kMaxLeftOut)
+          r.left_out.push_back(p.get<std::string>());
+      }
+    }
     if (IsObjectId(r.before) && IsObjectId(r.after) && r.at_message >= 0) out.push_back(r);
   }
   return out;
@@ -68,6 +74,7 @@ absl::Status SaveCheckpoints(const std::string& workdir, const std::string& sess
                     {"before", r.before},
                     {"after", r.after},
                     {"undone", r.undone}});
+    if (!r.left_out.empty()) list.back()["left_out"] = r.left_out;
   }
   ASSIGN_OR_RETURN(DirFd dir, OpenProjectSessionsDir(workdir, /*create=*/true));
   return WriteFileAtomically(dir, CheckpointsFileName(session_id),

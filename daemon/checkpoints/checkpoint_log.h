@@ -13,6 +13,8 @@
 
 namespace agent::daemon::checkpoints {
 
+inline constexpr size_t kMaxLeftOut = 200;
+
 struct CheckpointRecord {
   int turn = 0;        // the session's turn number, 1-based
   int at_message = 0;  // transcript length before the turn's prompt
@@ -22,6 +24,10 @@ struct CheckpointRecord {
   std::string before;  // tree ids
   std::string after;
   bool undone = false;  // Undo restored `before`
+  // Files over the size limit when the turn ended: not in its checkpoint (shadow_store.h),
+  // so /diff does not show their changes and undo leaves them as they are. At most a few
+  // hundred names are kept.
+  std::vector<std::string> left_out;
 };
 
 std::string CheckpointsFileName(const std::string& session_id);

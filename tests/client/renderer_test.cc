@@ -113,6 +113,34 @@ TEST(RendererTest, ToolResultsAreClippedWithACountOfWhatIsHidden) {
   EXPECT_EQ(r.Render(Result(Lines(6)), kT0, st).find("more lines"), std::string::npos);
 }
 
+v1::Event ReadyId(const std::string& id, const std::string& path) {
+  v1::Event e = Ready("read_file", R"({"path":")" + path + R"("})");
+  e.mutable_tool_call_ready()->mutable_call()->set_id(id);
+  return e;
+}
+v1::Event ResultId(const std::string& id, const std::string& content) {
+  v1::Event e = Result(content);
+  e.mutable_tool_result()->set_call_id(id);
+  return e;
+}
+
+TEST(RendererTest, CallsThatRanAtOnceShowEachResultUnderItsOwnLine) {
+  Renderer r(Plain());
+  RenderState st = r.NewState();
+  std::string out = r.Render(ReadyId("c1", "a.txt"), kT0, st);
+  out += r.Render(ReadyId("c2", "b.txt"), kT0, st);
+  out += r.Render(ResultId("c1", "from a\n"), kT0, st);
+  out += r.Render(ResultId("c2", "from b\n"), kT0, st);
+  EXPECT_EQ(out,
+            "→ read_file(a.txt)\n→ read_file(b.txt)\n"
+            "→ read_file(a.txt)\n  from a\n"
+            "→ read_file(b.txt)\n  from b\n");
+  // One call at a time: its line is written once.
+  std::string one = r.Render(ReadyId("c3", "c.txt"), kT0, st);
+  one += r.Render(ResultId("c3", "from c\n"), kT0, st);
+  EXPECT_EQ(one, "→ read_file(c.txt)\n  from c\n");
+}
+
 TEST(RendererTest, ColourDimsToolOutputAndColoursCalls) {
   Renderer r(Live(true));
   RenderState st = r.NewState();

@@ -1,5 +1,6 @@
 #include "client/session_table.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,21 @@ v1::Session Make(const std::string& id, const std::string& title, int msgs, int6
   s.set_state(v1::SESSION_STATE_IDLE);
   s.set_workdir("/p");
   return s;
+}
+
+TEST(SessionTableTest, OneShotRunsOlderThanADayAreLeftOutWithTheirChildren) {
+  std::vector<v1::Session> list = {
+      Make("fresh-one-shot", "a", 2, 3600, 0), Make("old-one-shot", "b", 2, 2 * 86400, 0),
+      Make("old-child", "c", 2, 2 * 86400, 0), Make("old-interactive", "d", 9, 9 * 86400, 0),
+      Make("old-but-attached", "e", 2, 2 * 86400, 1)};
+  list[2].set_parent_id("old-one-shot");
+  list[2].set_depth(1);
+  const std::set<std::string> one_shots = {"fresh-one-shot", "old-one-shot", "old-but-attached"};
+  EXPECT_EQ(DropOldOneShots(list, one_shots, kNow), 2);
+  std::vector<std::string> ids;
+  for (const v1::Session& s : list) ids.push_back(s.id());
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"fresh-one-shot", "old-interactive", "old-but-attached"}));
 }
 
 TEST(SessionTableTest, HeaderAndColumnsAreAligned) {

@@ -286,7 +286,7 @@ class Env:
 
     def close(self):
         try:
-            self.agent("daemon", "stop", timeout=20)
+            self.agent("daemon", "stop", "--force", timeout=20)  # a test may leave a turn
         except Exception:
             pass
         self.kill_daemon(any_socket=True)

@@ -136,8 +136,8 @@ class BashCancel(unittest.TestCase):
         sid = None
         for line in p.stdout:
             e = json.loads(line)
-            if "snapshot" in e:
-                sid = e["snapshot"]["session"]["id"]
+            if e["type"] == "session_started":
+                sid = e["session_id"]
             if "tool_call_ready" in e:
                 break
         # The command is running once its process shows up.

@@ -221,7 +221,7 @@ class Plan(unittest.TestCase):
         # The terminal client shows it.
         r = env.agent("-c", "finish")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("  [x] run the tests\n", r.stdout)
+        self.assertIn("  [x] run the tests\n", r.stderr)  # the plan is trace, not the answer
         # It survives a restart (kept with the session's metadata).
         api.close()  # a channel left open would keep the dead daemon's connection
         env.kill_daemon()
