@@ -15,6 +15,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
+#include "client/acp/acp_loop.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/mcp_command.h"
@@ -65,7 +66,7 @@ void AddFlags(CLI::App& app, Flags& f) {
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
       "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
       "rm ID... [--older-than 30d], status ID, undo [ID] [--turns N] [--yes],\n"
-      "diff [ID] [--turn N], daemon status|stop\n"
+      "diff [ID] [--turn N], daemon status|stop, acp (editors: the Agent Client Protocol)\n"
       "Remote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
       "ssh; --cd DIR (default AGENT_REMOTE_DIR, else the remote home), --remote-bin PATH.");
 }
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
   if (std::optional<int> done = ApplyRemote(argc, argv, args)) return *done;
   argc = static_cast<int>(args.c.size()) - 1;
   argv = args.c.data();
+  if (argc > 1 && agent::client::IsAcpCommand(argv[1])) return agent::client::RunAcp(argc, argv);
   if (argc > 1 && agent::client::IsSubcommand(argv[1])) {
     return agent::client::RunSubcommand(argc, argv);
   }
