@@ -317,7 +317,7 @@ def write_sessions(workdir, count, messages):
 # ---- the table ------------------------------------------------------------------------------
 
 SECTIONS = ["latency", "steps", "fanout", "sessions", "long", "attach", "memory", "request", "save",
-            "stream"]
+            "stream", "acp"]
 
 
 class Table:
@@ -999,6 +999,7 @@ def main():
     finally:
         w.close()
     import checkpoint_bench  # tests/bench/checkpoint_bench.py: a world of its own
+    import acp_bench  # tests/bench/acp_bench.py: the editor's latency, a world of its own
     # Those without a daemon.
     offline = [
         ("long", "long sessions", lambda: bench_long(t, bin_dir)),
@@ -1006,6 +1007,8 @@ def main():
         ("stream", "model stream", lambda: bench_llm(t, bin_dir)),
         ("checkpoints", "checkpoints", lambda: [t.add("checkpoints", f, v, ratio=r)
                                                 for f, v, r in checkpoint_bench.rows(bin_dir)]),
+        ("acp", "editor latency", lambda: [t.add("acp", f, v, ratio=r)
+                                           for f, v, r in acp_bench.rows(bin_dir)]),
     ]
     for section, what, fn in offline:
         attempt(section, what, fn)
