@@ -241,6 +241,29 @@ class AcpTest(unittest.TestCase):
         self.assertEqual(r["result"], {"stopReason": "end_turn"})
         self.assertEqual(ed.text(sid), "Hello there.Hello again.")
 
+    def test_closing_the_editor_detaches_and_the_turn_goes_on(self):
+        env = self.make([{"text": "slow " * 60 + "END", "chunk_size": 5, "delay_ms": 20}])
+        ed = Editor(self, env)
+        initialize(ed)
+        sid = new_session(ed, env)["sessionId"]
+        ed.send(op="request", tag="p", method="session/prompt",
+                params={"sessionId": sid, "prompt": [{"type": "text", "text": "go slowly"}]})
+        ed.wait(lambda m: m["type"] == "update" and
+                m["update"]["sessionUpdate"] == "agent_message_chunk")
+        ed.send(op="close")
+        self.assertEqual(ed.wait(lambda m: m["type"] == "exit")["code"], 0)
+        deadline = time.monotonic() + WAIT_S
+        messages = []
+        while time.monotonic() < deadline:
+            try:
+                messages = env.transcript(sid)
+            except (OSError, ValueError):  # replaced while read
+                messages = []
+            if messages and messages[-1].get("role") == "assistant":
+                break
+            time.sleep(0.05)  # polling the saved transcript: the daemon writes it at idle
+        self.assertTrue(messages[-1]["content"].endswith("END"), messages[-1])
+
     def test_set_mode_read_only_refuses_edits_without_asking(self):
         env = self.make([
             {"tool_calls": [tool_call("write_file", path="x.txt", content="x")]},
