@@ -59,6 +59,7 @@ absl::Status CheckMcpServers(const Json& params) {
 // A session by id among all the daemon's, NotFound when none.
 absl::StatusOr<v1::Session> FindSession(v1::AgentDaemon::Stub& stub, const std::string& id) {
   grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
   v1::ListSessionsRequest req;
   req.set_all(true);
   v1::ListSessionsResponse resp;
@@ -227,6 +228,7 @@ AcpAgent::Reply AcpAgent::SetMode(const Json& params) {
     return absl::InvalidArgumentError("unknown modeId \"" + GetString(params, "modeId") + "\"");
   }
   grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
   v1::SetPolicyRequest req;
   req.set_session_id((*s)->id());
   req.set_mode(*mode);
@@ -265,6 +267,7 @@ int64_t AcpAgent::Request(const std::string& session_id, const std::string& meth
 
 void AcpAgent::AnnounceCommands(const std::string& session_id, const std::string& workdir) {
   grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
   v1::ListCommandsRequest req;
   req.set_workdir(workdir);
   v1::ListCommandsResponse resp;

@@ -151,6 +151,7 @@ void AcpSession::OnEnd(const grpc::Status& status) {
 absl::Status AcpSession::Prompt(const Json& id, const PromptText& p) {
   if (!live_) return absl::FailedPreconditionError("the session ended; load it again");
   grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
   v1::SendPromptRequest req;
   req.set_session_id(id_);
   req.set_text(p.text);
@@ -172,6 +173,7 @@ absl::Status AcpSession::Prompt(const Json& id, const PromptText& p) {
 
 void AcpSession::Cancel() {
   grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
   v1::CancelRequest req;
   req.set_session_id(id_);
   req.set_client_name(o_.client_name);
@@ -223,6 +225,7 @@ void AcpSession::OnPermissionAnswer(int64_t request_id, const Message& answer) {
     req.set_reason("rejected in the editor");
   }
   grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
   v1::ApproveResponse resp;
   (void)daemon_.stub->Approve(&ctx, req, &resp);  // already answered elsewhere: first won
 }

@@ -16,6 +16,7 @@
 // Used on the one thread of the ACP loop (acp_loop.h); not thread-safe.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -30,6 +31,15 @@
 #include "client/session_client.h"
 
 namespace agent::client::acp {
+
+// The longest a daemon call of the ACP loop may take: the loop is the editor's only thread,
+// so a daemon that stopped answering must not hang it.
+inline constexpr std::chrono::seconds kCallDeadline{30};
+
+// `ctx` with kCallDeadline set.
+inline void SetCallDeadline(grpc::ClientContext& ctx) {
+  ctx.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
+}
 
 // How a session talks to the editor.
 struct EditorLink {
