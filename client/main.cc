@@ -15,6 +15,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
+#include "client/acp/acp_loop.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/mcp_command.h"
@@ -152,6 +153,7 @@ int main(int argc, char** argv) {
   if (std::optional<int> done = ApplyRemote(argc, argv, args)) return *done;
   argc = static_cast<int>(args.c.size()) - 1;
   argv = args.c.data();
+  if (argc > 1 && agent::client::IsAcpCommand(argv[1])) return agent::client::RunAcp(argc, argv);
   if (argc > 1 && agent::client::IsSubcommand(argv[1])) {
     return agent::client::RunSubcommand(argc, argv);
   }

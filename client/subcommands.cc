@@ -207,6 +207,7 @@ const std::vector<Help>& Subcommands() {
       {"mcp", "mcp add|ls|rm|approve …", "MCP tool servers (agent mcp --help)"},
       {"daemon", "daemon status|stop [--force]", "the daemon: its state, or stop it"},
       {"sandbox", "sandbox [--network] -- CMD | --check", "run CMD as the bash tool would"},
+      {"acp", "acp", "speak the Agent Client Protocol on stdio (editors)"},
   };
   return *h;
 }

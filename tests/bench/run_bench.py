@@ -337,7 +337,7 @@ def write_sessions(state_home, workdir, count, messages):
 # ---- the table ------------------------------------------------------------------------------
 
 SECTIONS = ["latency", "steps", "fanout", "sessions", "long", "attach", "memory", "request", "save",
-            "stream", "checkpoints", "sandbox", "billing"]
+            "stream", "checkpoints", "sandbox", "billing", "acp"]
 
 
 class Table:
@@ -1075,6 +1075,7 @@ def main():
     import checkpoint_bench  # tests/bench/checkpoint_bench.py: a world of its own
     import sandbox_bench  # tests/bench/sandbox_bench.py: worlds of its own
     import billing_bench  # tests/bench/billing_bench.py: a world per task and provider
+    import acp_bench  # tests/bench/acp_bench.py: the editor's latency, a world of its own
     # Those without a daemon.
     offline = [
         ("long", "long sessions", lambda: bench_long(t, bin_dir)),
@@ -1085,6 +1086,8 @@ def main():
                                                                                    q(10000, 200))]),
         ("billing", "billing", lambda: [t.add("billing", *row)
                                         for row in billing_bench.rows(bin_dir)]),
+        ("acp", "editor latency", lambda: [t.add("acp", f, v, ratio=r)
+                                           for f, v, r in acp_bench.rows(bin_dir)]),
     ]
     offline.append(("sandbox", "sandbox cost", lambda: [
         t.goal_le("sandbox", f, v, 15, "ms") for f, v in sandbox_bench.rows(bin_dir)]))
