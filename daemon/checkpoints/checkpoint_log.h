@@ -1,8 +1,9 @@
-// A session's checkpoints: one record per turn that changed files, kept in
-// <project>/.agent/sessions/<id>.checkpoints (JSON; not *.json, which names transcripts) beside the
-// transcript (opened without following symlinks, like every session file). The file is repository
-// content: a record whose tree ids are not object ids is dropped on load, and the trees are only
-// ever looked up in our own store. Stateless functions; thread-safe.
+// A session's checkpoints: one record per turn that changed files, kept in <id>.checkpoints
+// (JSON; not *.json, which names transcripts) beside the transcript in the project's sessions
+// directory (daemon/sessions_dir.h; opened without following symlinks, like every session
+// file). A record whose tree ids are not object ids is dropped on load (the file may have been
+// edited by hand), and the trees are only ever looked up in our own store. Stateless
+// functions; thread-safe.
 #pragma once
 
 #include <cstdint>
