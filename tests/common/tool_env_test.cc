@@ -83,8 +83,11 @@ TEST(ToolEnv, GlobsMatchTheWholeNameCaseSensitively) {
   p.drop = {"LAN?", "*_ENV"};
   EXPECT_TRUE(ToolEnvDrops("LANG", p));
   EXPECT_FALSE(ToolEnvDrops("LANGUAGE", p));
-  EXPECT_FALSE(ToolEnvDrops("lang", p));
   EXPECT_TRUE(ToolEnvDrops("VIRTUAL_ENV", p));
+  ToolEnvPolicy k;
+  k.keep = {"my_*"};
+  EXPECT_FALSE(ToolEnvDrops("my_var", k));
+  EXPECT_TRUE(ToolEnvDrops("MY_VAR", k));  // not kept (case counts), and not on the list
 }
 
 TEST(ToolEnv, MalformedAndRepeatedEntries) {

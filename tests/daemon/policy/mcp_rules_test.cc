@@ -49,7 +49,9 @@ TEST(McpRulesTest, ARuleNamesOneServerExactlyNotByPrefixOrCase) {
   // A user's mcp__gh__* allowed the tools of project servers named `gh_` and `GH`.
   const RuleSet r = Rules({"mcp__gh__*", "mcp__db__query"}, {});
   EXPECT_EQ(Evaluate(r, "mcp__gh__create_issue", Json::object()), Verdict::kAllow);
-  EXPECT_EQ(Evaluate(r, "mcp__gh___create_issue", Json::object()), Verdict::kAsk);
+  // A server `gh_` cannot exist (names may not end in `_`: mcp_server_name_test), so
+  // `mcp__gh___x` is gh's own tool `_x`; a longer name is another server.
+  EXPECT_EQ(Evaluate(r, "mcp__ghx__create_issue", Json::object()), Verdict::kAsk);
   EXPECT_EQ(Evaluate(r, "mcp__GH__create_issue", Json::object()), Verdict::kAsk);
   EXPECT_EQ(Evaluate(r, "mcp__gh-x__create_issue", Json::object()), Verdict::kAsk);
   EXPECT_EQ(Evaluate(r, "mcp__db__query", Json::object()), Verdict::kAllow);
