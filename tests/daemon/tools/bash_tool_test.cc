@@ -131,9 +131,9 @@ TEST_F(SandboxedBashToolTest, CommandsRunConfinedAndARefusalSaysWhy) {
 
 TEST_F(SandboxedBashToolTest, AnEscalatedCommandRunsOnTheHost) {
   // The policy lets it run only with a person's answer (daemon/escalation.h).
-  ToolOutcome out = Call("bash", {{"command", "touch " + outside_.string()},
-                                  {"escalate", true},
-                                  {"justification", "test"}});
+  ToolOutcome out = Call(
+      "bash",
+      {{"command", "touch " + outside_.string()}, {"escalate", true}, {"justification", "test"}});
   EXPECT_FALSE(out.is_error) << out.content;
   EXPECT_TRUE(std::filesystem::exists(outside_));
 }
