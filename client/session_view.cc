@@ -123,8 +123,12 @@ void SessionView::StreamLost(const grpc::Status& status) {
   std::string msg = status.ok() ? "agentd ended the stream" : status.error_message();
   const grpc::StatusCode code = status.error_code();
   const bool stopped = code == static_cast<grpc::StatusCode>(kDaemonStoppedCode);
+  // Reattaching after a restart, the session can still be locked by the daemon that went away
+  // (a SIGTERM'd one seals its turns before it exits): it is ending, so this is tried again.
+  const bool old_daemon_ending = restarting_ && code == grpc::StatusCode::FAILED_PRECONDITION;
   const bool daemon_gone = code == grpc::StatusCode::OK || code == grpc::StatusCode::UNAVAILABLE ||
-                           code == grpc::StatusCode::CANCELLED;
+                           code == grpc::StatusCode::CANCELLED || old_daemon_ending;
+  if (old_daemon_ending) reconnect_error_ = msg;
   if (!interactive_ || !daemon_gone || stopped) {
     Leave("");
     if (interactive_ && stopped) {

@@ -52,9 +52,9 @@ class OneShotSignals(unittest.TestCase):
         return code, out, err
 
     def test_sigterm_cancels_the_turn_then_exits_143(self):
-        code, out, _ = self.run_and_signal(signal.SIGTERM)
+        code, _, err = self.run_and_signal(signal.SIGTERM)
         self.assertEqual(code, 143)
-        self.assertIn("[cancelled by", out)
+        self.assertIn("[cancelled by", err)  # the trace: stdout, a pipe, is the answer only
 
     def test_sighup_cancels_the_turn_then_exits_129(self):
         code, _, _ = self.run_and_signal(signal.SIGHUP)
@@ -93,7 +93,7 @@ class OneShotOutput(unittest.TestCase):
         self.assertEqual(len(ended), 1)
         self.assertIsInstance(ended[0]["seq"], int)
         self.assertIsInstance(ended[0]["unix_ms"], int)
-        usage = [l["usage"] for l in lines if "usage" in l and "type" not in l]
+        usage = [l["usage"] for l in lines if l["type"] == "usage"]
         self.assertEqual(usage[0]["prompt_tokens"], 1234)
         result = lines[-1]
         self.assertEqual(result["type"], "result")
