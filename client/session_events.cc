@@ -258,6 +258,7 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
     }
     // A child's call is answered on the child (the daemon takes either session).
     const std::string& on = a.child_session_id().empty() ? turn_.session_id : a.child_session_id();
+    if (!allow) ++unasked_denials_;  // a denial nobody chose: the exit code says so (4)
     (void)commands_->Approve(on, a.call_id(), allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY,
                              reason);
   }
@@ -319,6 +320,7 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
 
 void SessionView::OnOwnTurnEnded(const v1::TurnEnded& t) {
   exit_code_ = signal_exit_ != 0 ? signal_exit_ : ExitFor(t);
+  if (exit_code_ == kExitDone && unasked_denials_ > 0) exit_code_ = kExitDenied;
   Paint();  // stdout's text before stderr's lines
   if (t.outcome() == v1::TURN_OUTCOME_ERROR) std::fprintf(stderr, "agent: %s\n", t.error().c_str());
   if (t.denied_calls() > 0 && t.outcome() == v1::TURN_OUTCOME_DONE) {

@@ -177,6 +177,8 @@ class SessionView {
   std::string output_;
 
   int exit_code_ = 0;
+
+  int unasked_denials_ = 0;  // calls this client denied because nobody could be asked
   bool done_ = false;
   int interrupts_ = 0;                            // one-shot: the second Ctrl-C leaves
   int signal_exit_ = 0;                           // one-shot: 128+signal after SIGTERM/SIGHUP

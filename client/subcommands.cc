@@ -215,7 +215,8 @@ const std::vector<Help>& Subcommands() {
 }  // namespace
 
 bool IsSubcommand(const std::string& word) {
-  if (word == "mcp") return false;  // main.cc runs it (McpCommand)
+  // main.cc runs these itself (McpCommand, SandboxCommand, RunAcp); they are listed for --help.
+  if (word == "mcp" || word == "sandbox" || word == "acp") return false;
   for (const Help& h : Subcommands()) {
     if (word == h.name) return true;
   }

@@ -1,6 +1,8 @@
 // Store: a session's files in the project's sessions directory (daemon/sessions_dir.h,
 // $XDG_STATE_HOME/agent/projects/<project key>/sessions/).
 //   <id>.json             the transcript, exactly the message list sent to the model
+//   <id>.journal          the messages appended since <id>.json was written whole
+//                         (daemon/transcript_journal.h); replayed by LoadTranscript
 //   <id>.meta.json        title, model, workdir, times, parent, counters
 //   <id>.compacted.jsonl  what compaction removed, with the summary that replaced it
 //   <id>.lock             advisory lock: one daemon owns a session at a time
@@ -49,18 +51,26 @@ std::string SessionsDir(const std::string& workdir);
 std::string TranscriptPath(const std::string& workdir, const std::string& id);
 std::string MetaPath(const std::string& workdir, const std::string& id);
 
+// Writes the transcript whole (synced) and starts its journal anew.
 absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Json& messages);
 // The same from a Transcript, reusing its serialised messages.
 absl::Status SaveTranscript(const std::string& workdir, const std::string& id,
                             const Transcript& transcript);
+// The same from the file's text (Transcript::FileText).
+absl::Status SaveTranscriptText(const std::string& workdir, const std::string& id,
+                                std::string_view file_text);
+// Appends serialised messages, one per line each ending in "\n", to the journal (synced): the
+// cost of saving a message, whatever the length of the transcript.
+absl::Status AppendJournal(const std::string& workdir, const std::string& id,
+                           std::string_view lines);
 absl::Status SaveMeta(const SessionMeta& meta);
 // Appends one JSON line {"unix_ms", "summary", "removed": [...]}.
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,
                              const std::string& summary);
 
-// The saved transcript (its open tail, if any, still open); DataLoss naming the file when it
-// is not JSON, not a message list, or breaks the transcript rule.
+// The saved transcript with its journal replayed (its open tail, if any, still open); DataLoss
+// naming the file when it is not JSON, not a message list, or breaks the transcript rule.
 absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id);
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id);
 // Ids of the sessions saved in `workdir` (those with a transcript file); none when the

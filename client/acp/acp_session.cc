@@ -1,6 +1,7 @@
 #include "client/acp/acp_session.h"
 
 #include "common/grpc_status.h"
+#include "common/person_answer.h"
 #include "common/protocol.h"
 
 namespace agent::client::acp {
@@ -226,6 +227,8 @@ void AcpSession::OnPermissionAnswer(int64_t request_id, const Message& answer) {
   }
   grpc::ClientContext ctx;
   SetCallDeadline(ctx);
+  // The editor's person chose this option: what only a person may allow, they may.
+  ctx.AddMetadata(kPersonAnswerKey, kPersonAnswerValue);
   v1::ApproveResponse resp;
   (void)daemon_.stub->Approve(&ctx, req, &resp);  // already answered elsewhere: first won
 }

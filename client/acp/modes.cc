@@ -14,9 +14,11 @@ struct Mode {
   v1::PolicyMode policy;
 };
 
-// A policy mode added to the daemon (auto, say) gets one line here.
-constexpr std::array<Mode, 3> kModes = {{
+// A policy mode added to the daemon gets one line here.
+constexpr std::array<Mode, 4> kModes = {{
     {"ask", "Ask", "Edits and commands ask first, unless a rule allows them", v1::POLICY_MODE_ASK},
+    {"auto", "Auto", "Sandboxed commands and edits in the project run without asking",
+     v1::POLICY_MODE_AUTO},
     {"read-only", "Read-only", "Every edit and command is refused: the agent only reads",
      v1::POLICY_MODE_READ_ONLY},
     {"yes", "Allow all", "Edits and commands run without asking (as agent --yes)",

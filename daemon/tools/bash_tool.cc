@@ -40,14 +40,12 @@ class BashTool : public Tool {
   Json Schema() const override {
     return FunctionSchema(
         Name(),
-        "Run a bash command in the project directory; returns its output and exit code. No "
-        "stdin. It runs in a sandbox: writes only inside the project and /tmp, no network, no "
-        "access to the user's secrets. Only when a command truly needs more, set escalate with "
-        "a justification: a person is asked.",
+        "Run a bash command in the project dir (no stdin); returns output and exit code. "
+        "Sandboxed: writes only in the project and /tmp, no network, no secrets.",
         {{"command", Property("string")},
          {"timeout_s", Property("integer", "seconds")},
-         {"escalate", Property("boolean", "run outside the sandbox; a person must approve")},
-         {"justification", Property("string", "with escalate: why the sandbox is not enough")}},
+         {"escalate", Property("boolean", "run outside the sandbox (a person approves)")},
+         {"justification", Property("string", "why, with escalate")}},
         {"command"});
   }
 

@@ -61,7 +61,8 @@ TEST(InstructionsTextTest, PathsSizesAndCuts) {
   s.mutable_instructions(1)->set_path(
       "a\x1b]0;t\x07\n\xC2\x9B"
       "2J/AGENTS.md");
-  EXPECT_EQ(InstructionsText(s), "instructions: AGENTS.md (2.0 KiB), a 2J/AGENTS.md (30 B, cut)");
+  EXPECT_EQ(InstructionsText(s),
+            "instructions: AGENTS.md (2.0 KiB), a\\x1b]0;t\\x07 \\u009b2J/AGENTS.md (30 B, cut)");
 }
 
 TEST(ContextTextTest, PartsAndTheWindow) {

@@ -364,7 +364,9 @@ TEST(RendererTest, ApprovalsShowBidiControlsAndEscapesInsteadOfApplyingOrDroppin
   v1::PendingApproval a;
   a.set_tool("write_file");
   // U+202E would show "txt.exe" reversed; ESC [2J would clear the screen.
-  a.set_summary("notes\xE2\x80\xAEexe.txt\x1b[2J");
+  a.set_summary(
+      "notes\xE2\x80\xAE"
+      "exe.txt\x1b[2J");
   a.set_diff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-ok\n+rm -rf /\xE2\x81\xA6 # \x1b]0;t\x07\n");
   std::string out = r.ApprovalPrompt(a);
   EXPECT_NE(out.find("notes\\u202eexe.txt\\x1b[2J"), std::string::npos) << out;

@@ -54,7 +54,7 @@ TEST(SessionTableTest, HeaderAndColumnsAreAligned) {
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], "ID                STATE    MSGS  UPDATED  ATTACHED  TITLE");
   EXPECT_EQ(lines[1], "0123456789abcdef  idle     12    30s ago  1         fix the build");
-  EXPECT_EQ(lines[2], "fedcba9876543210  running  1234  1d ago   0         x title");
+  EXPECT_EQ(lines[2], "fedcba9876543210  running  1234  1d ago   0         x\\x1b[31m title");
   for (const std::string& l : lines) EXPECT_EQ(l.find("TITLE") == 0, false);
 }
 
@@ -122,7 +122,9 @@ TEST(SessionTableTest, PrintableLineShowsEscapesAndBidiControlsAndSpacesTabs) {
                           "e\nf"),
             "a\\x1b[2Jb c\\u009b31md\\u0085e f");
   // U+202E RIGHT-TO-LEFT OVERRIDE and U+2066 LEFT-TO-RIGHT ISOLATE would reorder the line.
-  EXPECT_EQ(PrintableLine("invoice\xE2\x80\xAEfdp.exe \xE2\x81\xA6x"),
+  EXPECT_EQ(PrintableLine("invoice\xE2\x80\xAE"
+                          "fdp.exe \xE2\x81\xA6"
+                          "x"),
             "invoice\\u202efdp.exe \\u2066x");
 }
 

@@ -41,8 +41,8 @@ TEST_F(MentionsTest, ARelativeMentionResolvesFromTheSessionsDirectoryThenTheRoot
   Write("sub/notes.txt", "in sub\n");
   Write("notes.txt", "at the root\n");
   Write("src/a.c", "int a;\n");
-  MentionExpansion m =
-      ExpandMentions(dir_.path(), "@notes.txt and @src/a.c", {}, {}, dir_.Join("sub"));
+  MentionExpansion m = ExpandMentions(dir_.path(), "@notes.txt and @src/a.c", policy::RuleSet{}, {},
+                                      dir_.Join("sub"));
   EXPECT_THAT(m.warnings, IsEmpty());
   EXPECT_THAT(m.attachments, HasSubstr("<mention path=\"sub/notes.txt\""));
   EXPECT_THAT(m.attachments, HasSubstr("in sub"));

@@ -14,6 +14,7 @@ TEST(PeerOriginTest, AChildIsADescendantAndAnUnknownPidCountsAsOne) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    ::close(gate[1]);  // else its own copy of the write end keeps the read below from ending
     char c;
     (void)::read(gate[0], &c, 1);  // lives until the test is done with it
     ::_exit(0);

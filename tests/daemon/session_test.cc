@@ -318,7 +318,7 @@ TEST_F(SessionTest, AllowAlwaysRecordsNarrowRulesAndTheNextCallRunsWithoutAsking
               ::testing::ElementsAre("bash(echo one)", "bash(echo two)"));
   ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(1));
-  auto settings = ReadFileToString(workdir_ + "/.agent/settings.json");
+  auto settings = ReadFileToString(workdir_ + "/.agent/settings.local.json");
   ASSERT_TRUE(settings.ok());
   EXPECT_THAT(*settings, HasSubstr("bash(echo one)"));
   ASSERT_TRUE(s->SendPrompt("second", "t").ok());

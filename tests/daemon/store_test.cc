@@ -222,8 +222,8 @@ TEST_F(StoreTest, EveryFileOfASessionIsInTheStateDirectoryAndNoneInTheProject) {
   ASSERT_THAT(SaveMeta(Meta("s1")), IsOk());
   ASSERT_THAT(AppendCompacted(workdir(), "s1", Json::array(), "sum"), IsOk());
   EXPECT_THAT(ListDir(workdir()), IsEmpty());
-  EXPECT_THAT(ListDir(Sessions()),
-              ElementsAre("s1.compacted.jsonl", "s1.json", "s1.lock", "s1.meta.json"));
+  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s1.compacted.jsonl", "s1.journal", "s1.json",
+                                               "s1.lock", "s1.meta.json"));
   EXPECT_EQ(Sessions().rfind(state_.Join("agent/projects/"), 0), 0u) << Sessions();
   for (const std::string& dir : {state_.Join("agent/projects"), ProjectState(), Sessions()}) {
     struct stat st;

@@ -107,9 +107,11 @@ class AutoMode(unittest.TestCase):
         self.assertIn("outside the sandbox", approval.person_reason)
         self.assertEqual(list(approval.proposed_rules),
                          ["bash_escalated(echo out > /tmp/agt-escalated-%d)" % os.getpid()])
+        # A person's answer says so (common/person_answer.h), as `agent` does at its prompt.
         api.stub.Approve(api.pb.ApproveRequest(session_id=sid, call_id=approval.call_id,
                                                decision=api.pb.DECISION_ALLOW_ONCE,
-                                               client_name="person"), timeout=10)
+                                               client_name="person"), timeout=10,
+                         metadata=(("agent-person", "1"),))
         for e in stream:
             if kind(e) == "turn_ended":
                 break
