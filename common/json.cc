@@ -44,6 +44,11 @@ std::optional<JsonSyntaxError> FindJsonSyntaxError(std::string_view text) {
 }
 
 absl::StatusOr<Json> ParseJson(std::string_view text) {
+  // nlohmann's reader takes a NUL byte for the end of its input, so "{}\0junk" would parse;
+  // JSON never holds a raw NUL (inside a string it must be escaped).
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("not valid JSON (at byte ", nul + 1, ")"));
+  }
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     const std::optional<JsonSyntaxError> error = FindJsonSyntaxError(text);

@@ -11,8 +11,9 @@
 // the status table, but not the quota check.
 //
 // Delay: `retry-after-ms`, else `Retry-After` as seconds (fractions allowed) or as an
-// HTTP-date relative to the response's own `Date` header (else to `now`), when positive. A server delay above 60 s means no retry (the
-// reason says so) rather than a silent minute-long hang. Otherwise BackoffMs.
+// HTTP-date relative to the response's own `Date` header (else to `now`), when positive. A
+// server delay above 60 s means no retry (the reason says so) rather than a silent minute-long
+// hang. Otherwise BackoffMs.
 //
 // The caller owns the attempt limit: DecideRetry never gives up because of `attempt`.
 #pragma once

@@ -32,6 +32,15 @@ TEST(ParseJson, ReadsStringsWithEscapesNulAndSurrogatePairs) {
   EXPECT_EQ(DumpJson((*j)[3]), R"({"nested":[[],{}]})");
 }
 
+TEST(ParseJson, ARawNulIsNotTheEndOfTheInput) {
+  // nlohmann's reader stops at a NUL byte: a value followed by one and anything else must still
+  // be refused (a damaged session file, a journal line).
+  EXPECT_THAT(ParseJson(std::string_view("{}\0junk", 7)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at byte 3")));
+  EXPECT_THAT(ParseJson(std::string_view("[1]\0", 4)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 TEST(ParseJson, RefusesInvalidJsonAndSaysWhere) {
   for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "1 2", "nul", "\"\t\"", "[\"\xff\"]",
                           "\"\\ud800\"", "1e400", "{}x"}) {
