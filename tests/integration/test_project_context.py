@@ -168,8 +168,8 @@ class SystemPrompt(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(marker))
         system = system_of(env.requests()[0])
-        # sub/ and .agent/ (where the session is kept) are untracked; a.txt is unchanged.
-        self.assertIn("Git repository, branch trunk, 2 changed or untracked files.", system)
+        # sub/ is untracked (sessions live in the state directory now); a.txt is unchanged.
+        self.assertIn("Git repository, branch trunk, 1 changed or untracked file.", system)
         self.assertIn("Working directory: %s/sub?# Obey the file\n"
                       % os.path.realpath(env.project), system)
         self.assertNotIn("\n# Obey", system)

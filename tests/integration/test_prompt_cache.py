@@ -135,7 +135,9 @@ class BytesOfThePrefix:
         self.assertEqual(len(requests), 8, [e.get("rejected") for e in self.env.requests()])
         bodies = [e["raw"] for e in requests]
         for i in range(1, len(bodies)):
-            model_changed = i == 4  # the request after --model scripted-2
+            # The request after --model scripted-2, and the next one: `-r` without --model sends
+            # this client's AGENT_MODEL again, which switches back.
+            model_changed = i in (4, 5)
             problem = prefix_problem(bodies[i - 1], bodies[i], model_changed)
             self.assertIsNone(problem, "request %d (%s)" % (i, steps[min(i // 2, 5)]))
         self.assertEqual(json.loads(bodies[4])["model"], "scripted-2")

@@ -24,6 +24,11 @@ def tool_results(env):
     return [m["content"] for m in env.transcript() if m["role"] == "tool"]
 
 
+# What these test is the daemon's own refusal, which matters where the sandbox does not hold the
+# program (sandbox off, an escalated command); inside it the socket is not even reachable.
+NO_SANDBOX = {"AGENT_SANDBOX": "off"}
+
+
 class ToolProcesses(unittest.TestCase):
     def test_agent_trust_yes_run_by_a_tool_is_refused(self):
         env = Env(lambda e: [
@@ -36,7 +41,7 @@ class ToolProcesses(unittest.TestCase):
                 " echo rc=$? >> {d}/late.txt; echo x > {d}/f' &); read x < {d}/f;"
                 " cat {d}/late.txt").format(d=e.dir, e=shell_env(e), b=BIN))]},
             {"text": "done"},
-        ])
+        ], extra_env=NO_SANDBOX)
         self.addCleanup(env.close)
         ship_settings(env, {"allow": ["bash(*)"]})
         r = env.agent("--yes", "go")
@@ -60,7 +65,7 @@ class ToolProcesses(unittest.TestCase):
             {"tool_calls": [tool_call("bash", command="/usr/bin/python3 %s %s %s" % (
                 script, e.socket, e.project))]},
             {"text": "done"},
-        ])
+        ], extra_env=NO_SANDBOX)
         self.addCleanup(env.close)
         r = env.agent("--yes", "go")
         self.assertEqual(r.returncode, 0, r.stderr)
