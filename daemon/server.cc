@@ -19,6 +19,7 @@
 #include "common/protocol.h"
 #include "common/socket_dir.h"
 #include "daemon/checkpoints/shadow_store.h"
+#include "daemon/hooks/hook_loader.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/subagents/subagents.h"
@@ -132,6 +133,7 @@ absl::Status Server::Run() {
   deps.tools = &CoreTools();
   deps.config = options_.config;
   deps.checkpoint_stores = checkpoints::StoresRoot();
+  deps.hook_files = [](const std::string& workdir) { return hooks::DefaultHookFiles(workdir); };
   deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
     // The user's config may be a dotfile manager's symlink; the project's settings are
     // repository content and are never followed through one.

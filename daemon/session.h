@@ -47,6 +47,7 @@
 #include "daemon/checkpoints/checkpointer.h"
 #include "daemon/context/session_context.h"
 #include "daemon/event_log.h"
+#include "daemon/hooks/session_hooks.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/request_cache.h"
 #include "daemon/policy/rule_source.h"
@@ -81,6 +82,9 @@ struct SessionDeps {
   // Where file checkpoints are stored (checkpoints::StoresRoot() in the daemon); empty: the
   // session takes none.
   std::string checkpoint_stores;
+  // Where the hooks of the project in `workdir` are read (hooks::DefaultHookFiles in the
+  // daemon). Unset: no hooks.
+  std::function<hooks::HookFiles(const std::string& workdir)> hook_files;
 };
 
 struct SessionSettings {
@@ -315,6 +319,25 @@ class Session : private ToolDispatch::Host {
       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   void NoticeLocked(std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // ---- session_hooks.cc: the hooks (daemon/hooks/) at each step of a turn ----
+  std::unique_ptr<hooks::SessionHooks> MakeHooks();
+  // SessionStart and UserPromptSubmit for a prompt being taken: mu_ is released meanwhile.
+  hooks::PromptHooks PromptHooksLocked(const std::string& text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stop hooks after a turn the model ended; true when they sent it back to work (`continued`
+  // times so far), the reason then in the transcript.
+  bool ContinueAfterStop(int continued) ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
+                                               bool gated) override ABSL_LOCKS_EXCLUDED(mu_);
+  void AfterTool(const llm::ToolCall& call, const Json& args, tools::ToolOutcome* outcome) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Authorize with what the PreToolUse hooks said (session_gate.cc).
+  std::optional<tools::ToolOutcome> AuthorizeGuarded(const llm::ToolCall& call, const Json& args,
+                                                     const hooks::ToolGuard& guard)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // PermissionRequest hooks on a call about to be asked: kRun, kRefuse, or kAsk (ask).
+  CallVerdict PermissionHooks(const llm::ToolCall& call, const Json& args, bool protected_path)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
   // ---- session_trust.cc ----
   // Tells the clients about untrusted project allow rules when the set differs from the one
   // told last (so once per session while nothing changes).
@@ -390,6 +413,8 @@ class Session : private ToolDispatch::Host {
   std::vector<agent::v1::PendingApproval> child_approvals_ ABSL_GUARDED_BY(mu_);  // forwarded
   std::vector<std::weak_ptr<Session>> running_children_ ABSL_GUARDED_BY(mu_);
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
+  std::string prompt_blocked_ ABSL_GUARDED_BY(mu_);  // why a hook refused the turn's prompt
+  std::unique_ptr<hooks::SessionHooks> hooks_;       // set once in the constructor
 };
 
 }  // namespace agent::daemon

@@ -5,6 +5,7 @@
 #include "common/paths.h"
 #include "daemon/call_policy.h"
 #include "daemon/deferred_writes.h"
+#include "daemon/hooks/guard_verdict.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session.h"
 #include "daemon/session_events.h"
@@ -14,6 +15,12 @@ namespace agent::daemon {
 namespace v1 = agent::v1;
 
 std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, const Json& args) {
+  return AuthorizeGuarded(call, args, hooks::ToolGuard{});
+}
+
+std::optional<tools::ToolOutcome> Session::AuthorizeGuarded(const llm::ToolCall& call,
+                                                            const Json& args,
+                                                            const hooks::ToolGuard& guard) {
   absl::StatusOr<policy::RuleSet> rules = rules_->Rules();
   v1::PolicyMode mode;
   {
@@ -26,7 +33,15 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
     }
   }
   CallFacts facts = GatherCallFacts(workdir_, call.name, args);
-  CallVerdict verdict = DecideCall(mode, rules, facts);
+  CallVerdict verdict = hooks::ApplyGuard(DecideCall(mode, rules, facts), guard, mode,
+                                          facts.protected_reason.has_value());
+  // A guard that failed never fails open: not --yes either, only a person may allow the call.
+  if (guard.failed && !facts.protected_reason) {
+    facts.protected_reason = absl::StrCat("a hook guarding this call failed: ", guard.failure);
+  }
+  if (verdict.kind == CallVerdict::Kind::kAsk) {
+    verdict = PermissionHooks(call, args, facts.protected_reason.has_value());
+  }
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
       RememberUnaskedDiff(call, args);
@@ -72,6 +87,7 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
   }
 
   SessionMutexLock l(&mu_);
+  hooks_->Notify("permission_prompt", "agent needs your permission to use " + call.name);
   gate_.Open(approval);
   Emit(events::ApprovalRequested(approval));
   StartDeferredWritesLocked();  // the clients must see the request before the thread sleeps

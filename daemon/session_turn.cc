@@ -76,6 +76,9 @@ void Session::TurnThreadMain() {
   for (;;) {
     std::string error;
     v1::TurnOutcome outcome = RunTurn(&error);
+    for (int n = 0; outcome == v1::TURN_OUTCOME_DONE && ContinueAfterStop(n); ++n) {
+      outcome = RunTurn(&error);  // a Stop hook sent the model back to work
+    }
     // Before TurnEnded: an Undo that follows it finds the turn's checkpoint.
     std::vector<std::string> notices = checkpointer().EndTurn(NowMs());
     SessionMutexLock l(&mu_);
@@ -101,8 +104,13 @@ bool Session::BeginTurnLocked() {
   // The files as they are before the prompt's message, snapshot while the model thinks.
   checkpointer().BeginTurn(static_cast<int>(meta_.turns) + 1, static_cast<int>(transcript_.size()),
                            prompt.text, NowMs());
+  hooks::PromptHooks hooked = PromptHooksLocked(prompt.text);  // releases mu_ meanwhile
+  prompt_blocked_ = hooked.blocked ? hooked.reason : "";
   // Cannot fail: turns end with nothing pending.
-  (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
+  if (!hooked.blocked) {
+    (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_) +
+                                 hooked.context);
+  }
   ++meta_.turns;
   SaveLocked();
   BeginTurnContextLocked();
@@ -167,6 +175,10 @@ v1::TurnOutcome Session::RunTurn(std::string* error) {
   {
     SessionMutexLock l(&mu_);
     max_steps = turn_.max_steps;
+    if (!prompt_blocked_.empty()) {
+      *error = "a hook blocked the prompt: " + std::exchange(prompt_blocked_, "");
+      return v1::TURN_OUTCOME_ERROR;
+    }
   }
   for (int step = 0; step < max_steps; ++step) {
     if (cancelled_) return v1::TURN_OUTCOME_CANCELLED;
@@ -315,6 +327,7 @@ absl::StatusOr<int> Session::CompactNow() {
   size_t cut;
   ModelSettings model;
   std::string cwd;
+  bool manual;
   {
     SessionMutexLock l(&mu_);
     cut = transcript_.CutPoint();
@@ -326,7 +339,9 @@ absl::StatusOr<int> Session::CompactNow() {
     }
     model = settings_.model;
     cwd = meta_.cwd;
+    manual = !in_turn_;
   }
+  hooks_->PreCompact(manual);
   // Instruction files edited since the session began reach it now.
   BuiltSystemPrompt prompt = BuildPrompt(workdir_, DirectoryInside(workdir_, cwd), *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);
