@@ -21,6 +21,7 @@
 #include "client/session_picker.h"
 #include "client/session_table.h"
 #include "client/trust_command.h"
+#include "client/wait_command.h"
 #include "common/paths.h"
 
 namespace agent::client {
@@ -245,8 +246,8 @@ void AddFlags(CLI::App& app, Args& a) {
 }  // namespace
 
 bool IsSubcommand(const std::string& word) {
-  static const std::set<std::string> kSubcommands = {"ls",     "attach", "resume", "fork", "rm",
-                                                     "daemon", "status", "undo",   "diff", "trust"};
+  static const std::set<std::string> kSubcommands = {
+      "ls", "attach", "resume", "fork", "rm", "daemon", "status", "undo", "diff", "trust", "wait"};
   return kSubcommands.count(word) > 0;
 }
 
@@ -255,6 +256,7 @@ int RunSubcommand(int argc, char** argv) {
     return RunCheckpointSubcommand(argc, argv);
   }
   if (std::string(argv[1]) == "trust") return RunTrustSubcommand(argc, argv);
+  if (std::string(argv[1]) == "wait") return RunWaitSubcommand(argc, argv);
   Args a;
   a.cmd = argv[1];
   CLI::App app{"agent " + a.cmd};
