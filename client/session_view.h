@@ -47,6 +47,7 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/attention.h"
 #include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
@@ -143,9 +144,10 @@ class SessionView {
   Connection reconnected_;  // the connection made after a daemon restart, once there is one
   ClientOptions o_;
   bool interactive_ = false;
-  bool live_ = false;  // stdout is a terminal and not --json: live area, spinner
-  bool ask_ = false;   // approvals are asked here
-  Mailbox mailbox_;    // before the stream and the commands, which post to it
+  bool live_ = false;           // stdout is a terminal and not --json: live area, spinner
+  bool ask_ = false;            // approvals are asked here
+  Attention attention_{false};  // bell and desktop notification when not focused
+  Mailbox mailbox_;             // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
   CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
   TrustDialog trust_;                        // /trust and its question
