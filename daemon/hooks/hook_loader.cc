@@ -1,5 +1,7 @@
 #include "daemon/hooks/hook_loader.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,8 @@
 
 namespace agent::daemon::hooks {
 namespace {
+
+constexpr size_t kMaxSettingsBytes = 1 << 20;
 
 // The settings object of a file, or null when the file is missing.
 absl::StatusOr<Json> ReadSettings(absl::StatusOr<std::string> text, const std::string& path) {
@@ -30,7 +34,10 @@ absl::StatusOr<Json> ReadProjectSettings(const std::string& project) {
   absl::StatusOr<DirFd> dir = root->OpenSubdir(".agent", false);
   if (absl::IsNotFound(dir.status())) return Json();
   if (!dir.ok()) return dir.status();
-  return ReadSettings(ReadFileToString(*dir, "settings.json"), path);
+  // Repository content: bounded, so a huge file cannot stall every tool call.
+  absl::StatusOr<int> fd = dir->OpenFile("settings.json", O_RDONLY);
+  if (!fd.ok()) return ReadSettings(fd.status(), path);
+  return ReadSettings(ReadBoundedFile(*fd, path, kMaxSettingsBytes), path);
 }
 
 absl::StatusOr<std::vector<HookCommand>> HooksOf(const absl::StatusOr<Json>& settings,

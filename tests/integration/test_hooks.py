@@ -152,11 +152,11 @@ json.load(sys.stdin)
 print(json.dumps({"hookSpecificOutput": {"permissionDecision": "allow"}}))
 """)
         user_hooks(env, {"PreToolUse": one(allow)}, deny=["bash(rm *)"])
-        r = env.agent("--yes", "clean")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(tool_results(env.transcript())[0].startswith("Refused") or
-                        "rm" in tool_results(env.transcript())[0])
-        self.assertFalse(os.path.exists(os.path.join(env.project, "build")))
+        os.makedirs(os.path.join(env.project, "build"))
+        env.agent("--yes", "clean")
+        self.assertTrue(os.path.isdir(os.path.join(env.project, "build")))
+        result = tool_results(env.transcript())[0]
+        self.assertNotIn("hook", result)  # the rule refused it, not the hook
 
     def test_stop_hook_sends_the_model_back_once(self):
         env = self.env([
