@@ -5,9 +5,13 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "client/allow_warnings.h"
 #include "client/context_commands.h"
 #include "client/custom_commands.h"
 #include "client/mcp_command.h"
+#include "client/policy_mode.h"
+#include "client/terminal_text.h"
+#include "common/person_answer.h"
 
 namespace agent::client {
 namespace {
@@ -54,7 +58,7 @@ grpc::Status CommandRunner::Cancel(const std::string& session_id) {
 }
 
 grpc::Status CommandRunner::Approve(const std::string& session_id, const std::string& call_id,
-                                    v1::Decision decision, const std::string& reason) {
+                                    v1::Decision decision, const std::string& reason, bool person) {
   v1::ApproveRequest req;
   req.set_session_id(session_id);
   req.set_call_id(call_id);
@@ -62,6 +66,7 @@ grpc::Status CommandRunner::Approve(const std::string& session_id, const std::st
   req.set_decision(decision);
   if (!reason.empty()) req.set_reason(reason);
   grpc::ClientContext ctx;
+  if (person) ctx.AddMetadata(kPersonAnswerKey, kPersonAnswerValue);
   v1::ApproveResponse resp;
   return stub_.Approve(&ctx, req, &resp);
 }
@@ -104,14 +109,16 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
       return ListSessions(turn, r);
     case SlashCommand::kModel:
     case SlashCommand::kAllow:
+    case SlashCommand::kMode:
       return SetPolicy(c, turn, r);
     case SlashCommand::kUndo:  // the view's CheckpointDialog runs these
     case SlashCommand::kRewind:
     case SlashCommand::kDiff:
     case SlashCommand::kTrust:  // and its TrustDialog
       break;
+    case SlashCommand::kMcp:
+      return Say(McpServersText(stub_, turn.workdir));
     case SlashCommand::kUnknown:
-      if (c.name == "mcp") return Say(McpServersText(stub_, turn.workdir));
       break;
   }
   return Say(r.ErrorLine("unknown command /" + c.name + "; /help lists them"));
@@ -122,7 +129,10 @@ bool CommandRunner::IsCustom(const SlashCommand& c, const std::string& workdir) 
 }
 
 CommandRunner::Outcome CommandRunner::NewSession(TurnState& turn, const Renderer& r) {
-  auto s = CreateSessionHere(stub_, o_, o_.yes ? v1::POLICY_MODE_YES : v1::POLICY_MODE_ASK);
+  auto s = CreateSessionHere(stub_, o_,
+                             o_.auto_mode ? v1::POLICY_MODE_AUTO
+                             : o_.yes     ? v1::POLICY_MODE_YES
+                                          : v1::POLICY_MODE_ASK);
   if (!s.ok()) return Say(r.ErrorLine(std::string(s.status().message())));
   std::string old = turn.session_id;
   turn.SwitchedTo(s->id());
@@ -171,8 +181,13 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
   grpc::ClientContext ctx;
   v1::SetPolicyRequest req;
   req.set_session_id(turn.session_id);
+  req.set_client_name(o_.client_name);
   if (c.kind == SlashCommand::kModel) {
     req.set_model(c.argument);
+  } else if (c.kind == SlashCommand::kMode) {
+    std::optional<v1::PolicyMode> mode = ParsePolicyMode(c.argument);
+    if (!mode.has_value()) return Say(r.ErrorLine("/mode: ask, auto, yes or read-only"));
+    req.set_mode(*mode);
   } else {
     req.add_add_allow(c.argument);
   }
@@ -184,7 +199,13 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
     model_ = c.argument;  // else the next prompt's AGENT_MODEL would switch it back
     return Say(r.Notice("model " + c.argument + " from the next request"));
   }
-  return Say(r.Notice("recorded in .agent/settings.json: allow " + c.argument));
+  // The daemon's PolicyChanged event shows the new mode to every client, this one included.
+  if (c.kind == SlashCommand::kMode) return Say("");
+  std::string said =
+      r.Notice("recorded in .agent/settings.local.json (yours; git ignores it): allow " +
+               Visible(c.argument));
+  for (const std::string& w : AllowRuleWarnings(c.argument)) said += r.Notice("warning: " + w);
+  return Say(said);
 }
 
 CommandRunner::Outcome CommandRunner::ListModels(const TurnState& turn, const Renderer& r) {

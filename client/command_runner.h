@@ -29,9 +29,11 @@ class CommandRunner {
 
   grpc::Status SendPrompt(const std::string& session_id, const std::string& text);
   grpc::Status Cancel(const std::string& session_id);
-  // FAILED_PRECONDITION: another client answered first.
+  // FAILED_PRECONDITION: another client answered first. `person`: a person typed the answer
+  // (only then may the daemon allow a call that requires a person).
   grpc::Status Approve(const std::string& session_id, const std::string& call_id,
-                       agent::v1::Decision decision, const std::string& reason = "");
+                       agent::v1::Decision decision, const std::string& reason = "",
+                       bool person = false);
 
   struct Outcome {
     std::string text;       // committed text to show (a notice, a list, an error line)

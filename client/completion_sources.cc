@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <set>
 
 #include "absl/time/clock.h"
 #include "client/project_files.h"
@@ -22,8 +23,31 @@ struct FileCache {
 
 }  // namespace
 
+std::vector<std::string> FilesFromDirectory(std::vector<std::string> root_relative,
+                                            const std::string& workdir,
+                                            const std::string& session_cwd) {
+  if (session_cwd.size() <= workdir.size() + 1 ||
+      session_cwd.compare(0, workdir.size(), workdir) != 0 || session_cwd[workdir.size()] != '/') {
+    return root_relative;
+  }
+  const std::string prefix = session_cwd.substr(workdir.size() + 1) + "/";
+  std::vector<std::string> here;
+  for (const std::string& f : root_relative) {
+    if (f.compare(0, prefix.size(), prefix) == 0) here.push_back(f.substr(prefix.size()));
+  }
+  // A root path that names a file here too would mean the one here: not offered.
+  const std::set<std::string> shadowed(here.begin(), here.end());
+  for (std::string& f : root_relative) {
+    if (f.compare(0, prefix.size(), prefix) != 0 && shadowed.count(f) == 0) {
+      here.push_back(std::move(f));
+    }
+  }
+  return here;
+}
+
 CompletionSources DaemonCompletionSources(std::function<v1::AgentDaemon::StubInterface&()> stub,
-                                          const std::string& workdir) {
+                                          const std::string& workdir,
+                                          const std::string& session_cwd) {
   CompletionSources s;
   s.cwd = workdir;
   s.custom_commands = [stub, workdir]() {
@@ -38,10 +62,10 @@ CompletionSources DaemonCompletionSources(std::function<v1::AgentDaemon::StubInt
     return out;
   };
   auto cache = std::make_shared<FileCache>();
-  s.project_files = [cache, workdir]() {
+  s.project_files = [cache, workdir, session_cwd]() {
     absl::Time now = absl::Now();
     if (now - cache->at > kFilesFresh) {
-      cache->files = ListProjectFiles(workdir);
+      cache->files = FilesFromDirectory(ListProjectFiles(workdir), workdir, session_cwd);
       cache->at = now;
     }
     return cache->files;

@@ -41,7 +41,13 @@ v1::Usage* LastTurnUsage() {
 
 std::string UsageText(const v1::Usage& u) {
   std::string out = absl::StrCat(Count(u.prompt_tokens()), " in");
-  if (u.cached_tokens() > 0) absl::StrAppend(&out, " (", Count(u.cached_tokens()), " cached)");
+  if (u.cached_tokens() > 0 || u.cache_write_tokens() > 0) {
+    absl::StrAppend(&out, " (", Count(u.cached_tokens()), " cached");
+    if (u.cache_write_tokens() > 0) {
+      absl::StrAppend(&out, ", ", Count(u.cache_write_tokens()), " written to cache");
+    }
+    out += ")";
+  }
   absl::StrAppend(&out, ", ", Count(u.completion_tokens()), " out, ", u.requests(), " request",
                   u.requests() == 1 ? "" : "s");
   if (u.retries() > 0) {

@@ -1,5 +1,6 @@
 #include "client/json_events.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include "common/json.h"
@@ -35,15 +36,29 @@ Json Number(const Json& v, const FieldDescriptor* f) {
   return end != nullptr && *end == '\0' && !s.empty() ? Json(static_cast<int64_t>(i)) : v;
 }
 
-// Turns the 64-bit integers proto3's JSON writes as strings back into numbers, walking the
-// message's descriptor (a string field that holds digits stays a string).
+// A tool call's arguments as the JSON object they are, not JSON text inside a string; text
+// that is not an object (a truncated call) stays the string the model sent.
+void ArgumentsAsObject(Json& v) {
+  if (!v.is_string()) return;
+  absl::StatusOr<Json> parsed = ParseJson(v.get_ref<const std::string&>());
+  if (parsed.ok() && parsed->is_object()) v = *std::move(parsed);
+}
+
+// Walks the message's descriptor: the 64-bit integers proto3's JSON writes as strings become
+// numbers again (a string field that holds digits stays a string), costs are rounded
+// (RoundedCost) and tool calls' arguments become objects.
 void Unquote64(Json& obj, const Descriptor* d, int depth) {
   if (!obj.is_object() || depth > 32) return;  // the proto nests a few levels; bounded anyway
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     const FieldDescriptor* f = d->FindFieldByName(it.key());
     if (f == nullptr || f->is_map()) continue;
     Json& v = it.value();
-    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+    if (f->full_name() == "agent.v1.ToolCall.arguments") {
+      ArgumentsAsObject(v);
+    } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE && f->name() == "cost_usd" &&
+               v.is_number()) {
+      v = RoundedCost(v.get<double>());
+    } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (v.is_array()) {
         for (Json& e : v) Unquote64(e, f->message_type(), depth + 1);
       } else {
@@ -88,7 +103,33 @@ const char* Subtype(v1::TurnOutcome o) {
   }
 }
 
+// The oneof field set in the event ("text_delta", "tool_result", …), or "unknown".
+std::string TypeOf(const v1::Event& e) {
+  const google::protobuf::OneofDescriptor* kind = v1::Event::descriptor()->FindOneofByName("kind");
+  const FieldDescriptor* f =
+      kind == nullptr ? nullptr : e.GetReflection()->GetOneofFieldDescriptor(e, kind);
+  return f == nullptr ? "unknown" : f->name();
+}
+
 }  // namespace
+
+double RoundedCost(double usd) {
+  if (!std::isfinite(usd)) return 0;
+  return std::round(usd * 10000) / 10000;
+}
+
+std::string SessionStartedJsonLine(const v1::Event& e) {
+  const v1::Snapshot& s = e.snapshot();
+  Json j = {{"type", "session_started"},
+            {"session_id", s.session().id()},
+            {"epoch", e.epoch()},
+            {"seq", e.seq()},
+            {"workdir", s.session().workdir()},
+            {"model", s.session().model()},
+            {"title", s.session().title()},
+            {"message_count", s.session().message_count()}};
+  return DumpJson(j);
+}
 
 std::string EventJsonLine(const v1::Event& e) {
   std::string out;
@@ -98,6 +139,7 @@ std::string EventJsonLine(const v1::Event& e) {
   absl::StatusOr<Json> j = ParseJson(out);
   if (!j.ok()) return out;
   Unquote64(*j, v1::Event::descriptor(), 0);
+  (*j)["type"] = TypeOf(e);
   // A child's event is tagged at the top, so a script can follow one child with one key.
   if (e.has_child_progress()) {
     (*j)["child_id"] = e.child_progress().child_id();
@@ -123,9 +165,10 @@ std::string ResultJsonLine(const TurnResult& r) {
        {{"prompt_tokens", u.prompt_tokens()},
         {"completion_tokens", u.completion_tokens()},
         {"cached_tokens", u.cached_tokens()},
+        {"cache_write_tokens", u.cache_write_tokens()},
         {"requests", u.requests()},
         {"retries", u.retries()}}},
-      {"total_cost_usd", u.cost_usd()},
+      {"total_cost_usd", RoundedCost(u.cost_usd())},
       {"duration_ms", t.duration_ms()},
       {"denied_calls", t.denied_calls()},
       {"exit_code", r.exit_code},

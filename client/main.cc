@@ -15,11 +15,13 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
+#include "client/acp/acp_loop.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
 #include "client/mcp_command.h"
 #include "client/proxy.h"
 #include "client/remote.h"
+#include "client/sandbox_command.h"
 #include "client/session_client.h"
 #include "client/stdin_prompt.h"
 #include "client/subcommands.h"
@@ -43,7 +45,8 @@ void SetUtf8Locale() {
 
 struct Flags {
   bool version = false, json = false, yes = false, plain = false, cont = false;
-  bool deny_tools = false, print = false, usage = false;
+  bool deny_tools = false, print = false, usage = false, auto_mode = false;
+  bool json_snapshot = false;
   std::string resume_id, model;
   std::vector<std::string> words;
 };
@@ -53,9 +56,13 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_flag("--version", f.version, "print the version and exit");
   app.add_flag("-p,--print", f.print, "one turn, then exit (what a prompt argument does anyway)");
   app.add_flag("--json", f.json, "print every event as one JSON object per line");
+  app.add_flag("--json-snapshot", f.json_snapshot,
+               "with --json: the first line is the whole snapshot, not session_started");
   app.add_flag("--usage", f.usage, "print the turn's tokens and cost on stderr at the end");
   app.add_flag("-y,--yes", f.yes, "approve gated tools (write_file, edit_file, bash)");
   app.add_flag("--read-only", f.deny_tools, "deny every gated tool: the agent may only read");
+  app.add_flag("--auto", f.auto_mode,
+               "auto mode: commands in the sandbox and edits in the project run without asking");
   app.add_flag("--plain", f.plain, "no colour or styling");
   app.add_option("--model", f.model, "the model for this client's turns (instead of AGENT_MODEL)");
   app.add_option("-r,--resume", f.resume_id, "continue session ID (or unique prefix)");
@@ -63,16 +70,20 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.footer(
       "With stdin not a terminal, `agent \"question\"` sends the question followed by stdin,\n"
       "and `agent` (or `agent -`) sends stdin as the prompt.\n"
-      "Subcommands: ls [--all] [--json] [--long], attach [ID] [-r], resume [ID], fork ID,\n"
-      "rm ID... [--older-than 30d], status ID, undo [ID] [--turns N] [--yes],\n"
-      "diff [ID] [--turn N], daemon status|stop\n"
-      "Remote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
+      "\n" +
+      agent::client::SubcommandsHelp() +
+      "\nRemote: --host [user@]HOST (or AGENT_HOST) runs any command against HOST's daemon over\n"
       "ssh; --cd DIR (default AGENT_REMOTE_DIR, else the remote home), --remote-bin PATH.");
 }
 
+struct Prompt {
+  std::string text;   // empty: the run is interactive
+  std::string title;  // of a new session: the person's words (stdin_prompt.h)
+};
+
 // The one-shot prompt: the words, then stdin when it is not a terminal (or when "-" is
 // given). Empty when the run is interactive. An error exits kExitUsage.
-absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
+absl::StatusOr<Prompt> OneShotPrompt(const Flags& f) {
   std::vector<std::string> words = f.words;
   bool dash = !words.empty() && words.front() == "-";
   if (dash) words.erase(words.begin());
@@ -82,7 +93,7 @@ absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
     if (question.empty() && f.print) {
       return absl::InvalidArgumentError("-p/--print needs a prompt (or stdin with one)");
     }
-    return question;
+    return Prompt{question, agent::client::PromptTitle(question, "")};
   }
   auto input = agent::client::ReadInput(0, agent::client::kMaxStdinBytes, [] {
     Complain("reading stdin until it ends (Ctrl-D ends it; </dev/null gives none)", 0);
@@ -92,13 +103,14 @@ absl::StatusOr<std::string> OneShotPrompt(const Flags& f) {
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
     return absl::InvalidArgumentError("stdin is empty and there is no prompt: nothing to send");
   }
-  return prompt;
+  return Prompt{prompt, agent::client::PromptTitle(question, *input)};
 }
 
 // Commands that act on HOST's own files run there as they are (their arguments quoted).
 int RunOnHost(agent::client::RemoteTarget t, const std::vector<std::string>& args) {
   if (args[0] == "daemon") t.dir.clear();  // the daemon is the host's, not a directory's
-  const bool tty = args[0] == "mcp" && isatty(0) && isatty(1);  // `mcp approve` asks a person
+  // `mcp approve` and a `daemon stop` that would cancel turns ask a person.
+  const bool tty = (args[0] == "mcp" || args[0] == "daemon") && isatty(0) && isatty(1);
   return agent::client::RunRemoteCommand(t, args, tty);
 }
 
@@ -117,7 +129,10 @@ std::optional<int> ApplyRemote(int argc, char** argv, Args& out) {
   out.s = std::move(remote->argv);
   if (remote->target.has_value() && !out.s.empty()) {
     if (out.s[0] == "proxy") return Complain("agent proxy runs on the daemon's host", kExitUsage);
-    if (out.s[0] == "daemon" || out.s[0] == "mcp") return RunOnHost(*remote->target, out.s);
+    // `sandbox` too: the command runs in HOST's project, as HOST's bash tool would run it.
+    if (out.s[0] == "daemon" || out.s[0] == "mcp" || out.s[0] == "sandbox") {
+      return RunOnHost(*remote->target, out.s);
+    }
   }
   agent::client::SetRemoteTarget(std::move(remote->target));
   out.s.insert(out.s.begin(), argv[0]);
@@ -138,11 +153,15 @@ int main(int argc, char** argv) {
   if (std::optional<int> done = ApplyRemote(argc, argv, args)) return *done;
   argc = static_cast<int>(args.c.size()) - 1;
   argv = args.c.data();
+  if (argc > 1 && agent::client::IsAcpCommand(argv[1])) return agent::client::RunAcp(argc, argv);
   if (argc > 1 && agent::client::IsSubcommand(argv[1])) {
     return agent::client::RunSubcommand(argc, argv);
   }
   if (argc > 1 && std::string(argv[1]) == "mcp") {
     return agent::client::McpCommand(argc - 1, argv + 1);
+  }
+  if (argc > 1 && std::string(argv[1]) == "sandbox") {
+    return agent::client::SandboxCommand(argc - 1, argv + 1);
   }
   CLI::App app{
       "agent: a coding agent. `agent` alone is interactive; `agent \"prompt\"` runs one turn."};
@@ -162,6 +181,8 @@ int main(int argc, char** argv) {
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   ClientOptions& o = *options;
   o.deny_tools = f.deny_tools;
+  o.auto_mode = f.auto_mode;
+  o.json_snapshot = f.json_snapshot;
   o.model = f.model;
   // Read before connecting: a usage error or an oversized stdin starts no daemon.
   auto prompt = OneShotPrompt(f);
@@ -173,8 +194,9 @@ int main(int argc, char** argv) {
     f.resume_id = *newest;
   }
   o.session_id = f.resume_id;
-  if (prompt->empty()) agent::client::ExitWithoutTeardown(RunInteractive(daemon, o));
-  int code = RunOneShot(daemon, o, *prompt);
+  if (prompt->text.empty()) agent::client::ExitWithoutTeardown(RunInteractive(daemon, o));
+  o.title = prompt->title;
+  int code = RunOneShot(daemon, o, prompt->text);
   if (f.usage) agent::client::PrintTurnUsage();
   agent::client::ExitWithoutTeardown(code);
 }

@@ -1,8 +1,10 @@
 #include "client/mcp_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "CLI/CLI.hpp"
@@ -13,6 +15,7 @@
 #include "client/session_client.h"
 #include "client/yes_no.h"
 #include "common/atomic_file.h"
+#include "common/command_lookup.h"
 #include "common/json.h"
 #include "common/mcp_server_name.h"
 #include "common/paths.h"
@@ -63,6 +66,24 @@ int Usage(const std::string& message) {
   return kExitUsage;
 }
 
+// Why the daemon would not find `command` (empty when it would): looked up as the daemon
+// does (common/command_lookup.h), on the PATH a daemon this client starts gets (this
+// process's). A relative path with a slash runs from each project's directory: not checked.
+std::string MissingCommand(const std::string& command) {
+  const char* env_path = std::getenv("PATH");
+  const std::string path =
+      env_path != nullptr && env_path[0] != '\0' ? env_path : "/usr/local/bin:/usr/bin:/bin";
+  absl::StatusOr<std::string> found = FindCommandOnPath(command, path);
+  if (!found.ok()) return std::string(found.status().message());
+  if (command.front() != '/') return "";
+  struct stat st;
+  if (::stat(command.c_str(), &st) != 0) return "command not found: " + Visible(command);
+  if (!S_ISREG(st.st_mode) || ::access(command.c_str(), X_OK) != 0) {
+    return Visible(command) + " is not an executable file";
+  }
+  return "";
+}
+
 // What the daemon would reject is refused before it is written.
 int Add(const std::string& name, const std::string& url, const std::vector<std::string>& command,
         const std::vector<std::string>& env, bool eager) {
@@ -78,6 +99,9 @@ int Add(const std::string& name, const std::string& url, const std::vector<std::
         absl::StrCat("--url must be an http:// or https:// URL, not \"", Visible(url), "\""));
   }
   if (!command.empty() && command[0].empty()) return Usage("the command is empty");
+  if (!command.empty()) {
+    if (std::string missing = MissingCommand(command[0]); !missing.empty()) return Usage(missing);
+  }
   const std::string path = ConfigPath();
   absl::StatusOr<OrderedJson> config = ReadConfig(path);
   if (!config.ok()) return Error(std::string(config.status().message()));

@@ -1,6 +1,7 @@
 // `agent mcp …`: the user's MCP servers. `add NAME -- CMD ARGS…` and `add NAME --url URL` write
 // "mcp_servers" in $XDG_CONFIG_HOME/agent/config.json (every other setting kept as it was),
-// `rm NAME` removes one; the daemon reads the file again at the next model request. `ls` asks
+// `rm NAME` removes one; the daemon reads the file again at the next model request; `add`
+// refuses (exit 2) a command the daemon would not find. `ls` asks
 // the daemon what runs for the project here (client/project_root.h: the project sessions
 // started here use, so it works from a subdirectory): state, tools, last error and each
 // definition; `approve NAME` lets a person approve a server the project's

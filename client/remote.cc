@@ -16,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "client/show_controls.h"
+#include "client/terminal_text.h"
 #include "common/config.h"
 #include "common/tool_env.h"
 
@@ -191,7 +193,11 @@ absl::StatusOr<std::string> ReadReplyLine(int fd, absl::Time deadline, int cance
     if (line.rfind(kProxyMagic, 0) == 0) return line;
     chatter += line.size();
     if (chatter > kMaxChatter) return absl::InvalidArgumentError("no agent-proxy reply");
-    std::fwrite(line.data(), 1, line.size(), stderr);
+    // A remote's clear-screen or title escapes are shown, not applied to this terminal.
+    line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string shown = ShowControls(line) + "\n";
+    std::fwrite(shown.data(), 1, shown.size(), stderr);
     line.clear();
   }
 }

@@ -200,22 +200,6 @@ std::string Renderer::Text(const std::string& text, TextKind kind, RenderState& 
   return out;
 }
 
-std::string Renderer::CallLine(const std::string& name, const std::string& arguments) const {
-  return Colored("36",
-                 ForTerminal(absl::StrCat("→ ", name, "(", ArgsSummary(name, arguments), ")"))) +
-         "\n";
-}
-
-std::string Renderer::Clipped(const std::string& text) const {
-  std::vector<std::string> lines = absl::StrSplit(Sanitized(text), '\n');
-  while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  std::string out;
-  size_t shown = std::min<size_t>(lines.size(), static_cast<size_t>(options_.tool_output_lines));
-  for (size_t i = 0; i < shown; ++i) absl::StrAppend(&out, "  ", OneLine(lines[i], 200), "\n");
-  if (lines.size() > shown) absl::StrAppend(&out, "  … ", lines.size() - shown, " more lines\n");
-  return Dim(out);
-}
-
 std::string Renderer::UserLine(const std::string& text, const std::string& from) const {
   std::string out;
   bool first = true;
@@ -255,6 +239,7 @@ std::string Renderer::StatusLine(const StatusInfo& s) const {
                                  " (", absl::StrJoin(names, ", "), ")"));
   }
   if (s.read_only) parts.push_back("read-only");
+  if (!s.mode.empty()) parts.push_back("mode " + s.mode);
   return Dim(absl::StrCat("── ", absl::StrJoin(parts, " · "), " ──")) + "\n";
 }
 
@@ -335,6 +320,8 @@ std::string Renderer::Snapshot(const v1::Snapshot& s, absl::Time now, RenderStat
   st.pending_approval_.reset();
   st.queued_approvals_.clear();
   st.children_.Clear();  // the next ChildProgress of each brings its line back
+  st.ready_calls_.clear();
+  st.last_call_shown_.clear();
   if (s.state() == v1::SESSION_STATE_IDLE) {
     st.SetPhase(Phase::kIdle, now);
   } else {
@@ -349,26 +336,6 @@ std::string Renderer::Snapshot(const v1::Snapshot& s, absl::Time now, RenderStat
   return out;
 }
 
-std::string Renderer::ToolOutput(const std::string& chunk, RenderState& st) const {
-  if (!options_.live) return "";
-  st.tool_tail_open_ += Sanitized(chunk);
-  size_t nl;
-  while ((nl = st.tool_tail_open_.find('\n')) != std::string::npos) {
-    st.tool_tail_.push_back(st.tool_tail_open_.substr(0, nl));
-    st.tool_tail_open_.erase(0, nl + 1);
-    ++st.tool_lines_seen_;
-  }
-  // The open line of a program that never ends its lines must not grow without bound.
-  if (st.tool_tail_open_.size() > 4096) {
-    st.tool_tail_open_.erase(0, st.tool_tail_open_.size() - 4096);
-  }
-  size_t keep = static_cast<size_t>(std::max(1, options_.live_output_lines - 1));
-  if (st.tool_tail_.size() > keep) {
-    st.tool_tail_.erase(st.tool_tail_.begin(), st.tool_tail_.end() - static_cast<long>(keep));
-  }
-  return "";
-}
-
 // A child's approval asked while another is shown waits its turn (children run at once).
 std::string Renderer::ChildProgress(const v1::ChildProgress& p, absl::Time now,
                                     RenderState& st) const {
@@ -379,6 +346,8 @@ std::string Renderer::ChildProgress(const v1::ChildProgress& p, absl::Time now,
 
 std::string Renderer::TurnEnded(const v1::TurnEnded& t, absl::Time now, RenderState& st) const {
   std::string out = EndLine(st);
+  st.ready_calls_.clear();
+  st.last_call_shown_.clear();
   st.pending_approval_.reset();
   st.queued_approvals_.clear();
   st.children_.Clear();
@@ -423,24 +392,15 @@ std::string Renderer::Render(const v1::Event& e, absl::Time now, RenderState& st
       st.tool_tail_.clear();
       st.tool_tail_open_.clear();
       st.tool_lines_seen_ = 0;
-      return EndLine(st) + CallLine(c.name(), c.arguments());
+      std::string line = CallLine(c.name(), c.arguments());
+      if (st.ready_calls_.size() < 1024) st.ready_calls_[c.id()] = line;  // bounded anyway
+      st.last_call_shown_ = c.id();
+      return EndLine(st) + line;
     }
     case v1::Event::kToolOutput:
       return ToolOutput(e.tool_output().chunk(), st);
-    case v1::Event::kToolResult: {
-      st.tool_tail_.clear();
-      st.tool_tail_open_.clear();
-      st.tool_lines_seen_ = 0;
-      std::string out = EndLine(st);
-      st.markdown_.Reset();
-      st.SetPhase(Phase::kThinking, now);
-      if (e.tool_result().denied_by_policy()) {
-        // Refused by the mode or a rule, nobody asked: said as plainly as a person's "no".
-        return out + Colored("31", "✗ denied by the policy (nobody was asked)") + "\n" +
-               Clipped(e.tool_result().content());
-      }
-      return out + Clipped(e.tool_result().content()) + EditSummary(e.tool_result().diff());
-    }
+    case v1::Event::kToolResult:
+      return ToolResult(e.tool_result(), now, st);
     case v1::Event::kApprovalRequested:
       return ApprovalRequested(e.approval_requested().approval(), now, st);
     case v1::Event::kChildProgress:

@@ -18,6 +18,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ struct StatusInfo {
   std::vector<std::string> clients;
   std::string own_client;
   bool read_only = false;
+  std::string mode;  // the session's policy mode (client/policy_mode.h); empty: not shown
 };
 
 // What the events of a session have built up on the screen so far. Owned by the caller,
@@ -91,6 +93,11 @@ class RenderState {
   std::vector<std::string> tool_tail_;
   std::string tool_tail_open_;  // its incomplete last line
   int tool_lines_seen_ = 0;
+  // Calls ready and not yet answered (id -> their "→ name(args)" line), and the call whose
+  // line was written last: a result under another call's line (calls that ran at once) is
+  // written under its own line again. Cleared at each turn's end.
+  std::map<std::string, std::string> ready_calls_;
+  std::string last_call_shown_;
 
   Phase phase_ = Phase::kIdle;
   absl::Time phase_since_ = absl::InfinitePast();
@@ -155,6 +162,7 @@ class Renderer {
   std::string StyleLine(const std::string& line, TextKind kind, RenderState& state) const;
   std::string Markdown(const std::string& text) const;
   std::string Snapshot(const agent::v1::Snapshot& s, absl::Time now, RenderState& state) const;
+  std::string ToolResult(const agent::v1::ToolResult& r, absl::Time now, RenderState& state) const;
   std::string ToolOutput(const std::string& chunk, RenderState& state) const;
   std::string ApprovalRequested(const agent::v1::PendingApproval& a, absl::Time now,
                                 RenderState& state) const;

@@ -3,9 +3,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client/renderer.h"
 #include "client/renderer_text.h"
+#include "client/show_controls.h"
 #include "client/terminal_text.h"
 
 namespace agent::client {
@@ -22,13 +24,19 @@ std::string VisibleRules(const Rules& rules) {
   return out;
 }
 
+// A command or path as the person must judge it: what a terminal would act on or hide
+// (escapes, bidi overrides) shown, not applied and not dropped; lines kept, tabs as spaces.
+std::string ShownText(const std::string& text) {
+  return absl::StrReplaceAll(ShowControls(text), {{"\t", "    "}});
+}
+
 }  // namespace
 
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   std::string out;
   const char* verb = a.tool() == "bash" ? " wants to run: " : " wants to change: ";
   absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", ChildApprovalMark(a), a.tool(), verb)),
-                  Sanitized(a.summary()), "\n");
+                  ShownText(a.summary()), "\n");
   std::string diff = a.diff();
   while (!diff.empty() && diff.back() == '\n') diff.pop_back();
   if (diff.empty()) return out;
@@ -39,7 +47,7 @@ std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
 }
 
 std::string Renderer::DiffLine(const std::string& line) const {
-  std::string l = Sanitized(line);
+  std::string l = absl::StrReplaceAll(ShowControls(line), {{"\n", "\\n"}, {"\t", "    "}});
   if (l.rfind("+++", 0) == 0 || l.rfind("---", 0) == 0) return Colored("1", l);
   if (!l.empty() && l[0] == '+') return Colored("32", l);
   if (!l.empty() && l[0] == '-') return Colored("31", l);
@@ -73,8 +81,8 @@ std::string Renderer::EditSummary(const std::string& diff) const {
     }
   }
   if (hunks == 0) return "";
-  std::string out = absl::StrCat("  ", Colored("1", OneLine(Sanitized(path), kMaxArgsChars)), " ",
-                                 Colored("32", absl::StrCat("+", added)), " ",
+  std::string out = absl::StrCat("  ", Colored("1", OneLine(ShowControls(path), kMaxArgsChars)),
+                                 " ", Colored("32", absl::StrCat("+", added)), " ",
                                  Colored("31", absl::StrCat("-", removed)), cut ? " or more" : "");
   out += "\n" + hunk;
   if (hidden > 0) absl::StrAppend(&out, Dim(absl::StrCat("    … ", hidden, " more lines")), "\n");
@@ -90,7 +98,8 @@ std::string Renderer::ApprovalQuestion(const v1::PendingApproval& a) const {
   std::string rules = VisibleRules(a.proposed_rules());
   std::string always = rules.empty() ? "[a]lways" : absl::StrCat("[a]lways: ", rules);
   return absl::StrCat(Colored("1;33", "Allow?"), " ", Colored("1", "[y]es"), " / ",
-                      Colored("1", "[n]o"), " / ", Colored("1", always), " ");
+                      Colored("1", "[n]o"), " / ", Colored("1", "[t]ell it instead"), " / ",
+                      Colored("1", always), " ");
 }
 
 std::string Renderer::ApprovalOutcome(const v1::ApprovalResolved& r) const {

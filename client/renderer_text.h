@@ -1,5 +1,5 @@
-// Text helpers shared by the Renderer's files (renderer.cc, renderer_approval.cc); not for
-// other callers. Pure functions; thread-safe.
+// Text helpers shared by the Renderer's files (renderer.cc, renderer_approval.cc,
+// renderer_tools.cc); not for other callers. Pure functions; thread-safe.
 #pragma once
 
 #include <cstddef>

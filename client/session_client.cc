@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "client/child_view.h"
+#include "client/one_shot_runs.h"
 #include "client/remote.h"
 #include "client/session_view.h"
 #include "common/config.h"
@@ -26,6 +27,7 @@ v1::ModelConfig ModelFromEnv(const std::string& model) {
   c.set_api_key(m.api_key);
   c.set_model(model.empty() ? m.model : model);
   c.set_provider(m.provider);
+  c.set_cache_ttl(m.cache_ttl);
   return c;
 }
 
@@ -67,6 +69,7 @@ absl::StatusOr<v1::Session> CreateSessionHere(v1::AgentDaemon::Stub& stub, const
   *req.mutable_settings() = o.settings;
   req.set_max_steps(o.settings.max_steps());  // what a daemon older than ClientSettings reads
   req.set_policy(mode);
+  req.set_title(o.title);
   v1::Session s;
   grpc::Status st = stub.CreateSession(&ctx, req, &s);
   if (!st.ok()) return FromGrpcStatus(st);
@@ -98,11 +101,30 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub,
   return absl::NotFoundError("no session in this project yet (" + project_root + ")");
 }
 
+namespace {
+
+// Applies the mode this client chose to a session it continues (`-c`, `-r ID`, `resume`,
+// `attach`): a session that ran one-shot with --yes and is continued without a flag asks
+// again. An observer (attach --read-only) drives nothing and changes nothing.
+grpc::Status ApplyClientMode(v1::AgentDaemon::Stub& stub, const std::string& id,
+                             v1::PolicyMode mode, const std::string& client_name) {
+  grpc::ClientContext ctx;
+  v1::SetPolicyRequest req;
+  req.set_session_id(id);
+  req.set_mode(mode);
+  req.set_client_name(client_name);  // the mode change says who made it
+  v1::SetPolicyResponse resp;
+  return stub.SetPolicy(&ctx, req, &resp);
+}
+
+}  // namespace
+
 int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::string& prompt) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
   v1::PolicyMode mode = o.deny_tools     ? v1::POLICY_MODE_READ_ONLY
+                        : o.auto_mode    ? v1::POLICY_MODE_AUTO
                         : o.yes          ? v1::POLICY_MODE_YES
                         : isatty(0) != 0 ? v1::POLICY_MODE_ASK
                                          : v1::POLICY_MODE_DENY_UNRULED;
@@ -114,35 +136,37 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
       return kExitError;
     }
     id = s->id();
-  } else {
-    grpc::ClientContext ctx;
-    v1::SetPolicyRequest req;
-    req.set_session_id(id);
-    req.set_mode(mode);
-    v1::SetPolicyResponse resp;
-    grpc::Status st = stub.SetPolicy(&ctx, req, &resp);
-    if (!st.ok()) {
-      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
-      return kExitError;
-    }
+    RememberOneShot(OneShotRunsPath(), id);  // `agent ls` leaves it out once it is old
+  } else if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
+    std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+    return kExitError;
   }
   SessionView view(daemon, o);
-  return view.OneShot(id, prompt, /*ask=*/mode == v1::POLICY_MODE_ASK && !o.json);
+  // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths)
+  // when there is a terminal to ask on; without one those calls are denied.
+  const bool ask = mode == v1::POLICY_MODE_ASK || (mode == v1::POLICY_MODE_AUTO && isatty(0));
+  return view.OneShot(id, prompt, /*ask=*/ask && !o.json);
 }
 
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
+  const v1::PolicyMode mode = o.deny_tools  ? v1::POLICY_MODE_READ_ONLY
+                              : o.auto_mode ? v1::POLICY_MODE_AUTO
+                              : o.yes       ? v1::POLICY_MODE_YES
+                                            : v1::POLICY_MODE_ASK;
   std::string id = o.session_id;
   if (id.empty()) {
-    auto s = CreateSessionHere(stub, o,
-                               o.deny_tools ? v1::POLICY_MODE_READ_ONLY
-                               : o.yes      ? v1::POLICY_MODE_YES
-                                            : v1::POLICY_MODE_ASK);
+    auto s = CreateSessionHere(stub, o, mode);
     if (!s.ok()) {
       std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
       return kExitError;
     }
     id = s->id();
+  } else if (!o.read_only) {
+    if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
+      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+      return kExitError;
+    }
   }
   SessionView view(daemon, o);
   return view.Interactive(id);

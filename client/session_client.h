@@ -28,15 +28,18 @@ enum ExitCode {
 };
 
 struct ClientOptions {
-  bool json = false;        // events as JSON lines
-  bool color = false;       // colour and styling
-  bool plain = false;       // --plain: no styling and no spinner
-  bool yes = false;         // approve gated tools
-  bool deny_tools = false;  // --read-only: deny every gated tool (no writes, no commands)
-  bool read_only = false;   // attach as an observer
+  bool json = false;           // events as JSON lines
+  bool json_snapshot = false;  // --json-snapshot: the first line is the whole snapshot
+  bool color = false;          // colour and styling
+  bool plain = false;          // --plain: no styling and no spinner
+  bool yes = false;            // approve gated tools
+  bool auto_mode = false;      // --auto: sandboxed commands and edits in the project run unasked
+  bool deny_tools = false;     // --read-only: deny every gated tool (no writes, no commands)
+  bool read_only = false;      // attach as an observer
   std::string client_name;
   std::string session_id;              // resume this one instead of creating a session
   std::string model;                   // --model: replaces AGENT_MODEL
+  std::string title;                   // a new session's title; empty: the daemon's choice
   agent::v1::ClientSettings settings;  // this terminal's AGENT_* settings (client_settings.h)
   ProjectDirs project;                 // where sessions live, and where this client runs
 };

@@ -14,6 +14,7 @@
 #include "client/history.h"
 #include "client/json_events.h"
 #include "client/plan_view.h"
+#include "client/policy_mode.h"
 #include "client/prompt_echo.h"
 #include "client/remote.h"
 #include "client/session_table.h"
@@ -64,10 +65,20 @@ void SessionView::HandleItem(Mailbox::Item& item) {
 
 void SessionView::HandleEvent(const v1::Event& e) {
   absl::Time now = absl::Now();
-  if (o_.json) WriteOut(EventJsonLine(e) + "\n");
+  if (o_.json) {
+    // A snapshot holds the whole transcript and system prompt: a short line unless asked.
+    const bool brief = e.has_snapshot() && !o_.json_snapshot;
+    WriteOut((brief ? SessionStartedJsonLine(e) : EventJsonLine(e)) + "\n");
+  }
   if (!e.epoch().empty()) epoch_ = e.epoch();
   last_seq_ = std::max(last_seq_, e.seq());
   CountMessages(e);
+  if (answer_only_) {
+    AnswerFilter::Out out = answer_.OnEvent(e);
+    Trace(out.narration);
+    Emit(out.answer);
+    if (e.has_text_delta()) return;  // held by answer_
+  }
   switch (e.kind_case()) {
     case v1::Event::kSnapshot:
       OnSnapshot(e, now);
@@ -92,7 +103,14 @@ void SessionView::HandleEvent(const v1::Event& e) {
       OnTurnEnded(e, now);
       return;
     case v1::Event::kPlanUpdated:  // plan_view.h
-      if (!o_.json) Emit(PlanText(e.plan_updated()));
+      if (!o_.json) Trace(PlanText(e.plan_updated()));
+      return;
+    case v1::Event::kPolicyChanged:  // every client shows who changed the mode
+      turn_.mode = PolicyModeName(e.policy_changed().mode());
+      if (!o_.json && interactive_) {  // a one-shot's stdout is its answer
+        Emit(renderer_->Notice(
+            PolicyChangedLine(e.policy_changed().mode(), e.policy_changed().client_name())));
+      }
       return;
     case v1::Event::kNotice:
       if (o_.json) return;
@@ -134,13 +152,13 @@ void SessionView::HandleEvent(const v1::Event& e) {
       const v1::ToolCall& c = e.tool_call_ready().call();
       call_summary_ = absl::StrCat(c.name(), "(", ArgsSummary(c.name(), c.arguments()), ")");
       std::string text = renderer_->Render(e, now, screen_);
-      if (!o_.json) Emit(text);
+      if (!o_.json) Trace(text);
       return;
     }
     default: {
       // With --json the events are the output; the renderer still follows the turn.
       std::string text = renderer_->Render(e, now, screen_);
-      if (!o_.json) Emit(text);
+      if (!o_.json) Trace(text);
       return;
     }
   }
@@ -158,7 +176,9 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   }
   if (!s.session().id().empty()) turn_.session_id = s.session().id();
   turn_.workdir = s.session().workdir();
+  turn_.cwd = s.session().cwd();
   turn_.model = s.session().model();
+  turn_.mode = PolicyModeName(s.session().policy());
   turn_.clients.assign(s.clients().begin(), s.clients().end());
   if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());
   if (first && interactive_ && !o_.json && IsChildSession(s.session())) {
@@ -215,7 +235,7 @@ void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
 }
 
 void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
-  if (!o_.json) Emit(renderer_->Render(e, now, screen_));
+  if (!o_.json) Trace(renderer_->Render(e, now, screen_));
   const v1::PendingApproval& a = e.approval_requested().approval();
   if (o_.read_only) {
     if (o_.json) renderer_->Render(e, now, screen_);
@@ -223,7 +243,7 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
   } else if (ask_) {
     if (o_.json) renderer_->Render(e, now, screen_);
     screen_.SetApprovalLine(true);
-    if (!live_) Emit(renderer_->ApprovalQuestion(a) + "\n");
+    if (!live_) Trace(renderer_->ApprovalQuestion(a) + "\n");
     if (!editor_ && !cbreak_) cbreak_ = std::make_unique<CbreakMode>();
   } else {
     // No terminal to ask on: --yes allows, otherwise the call is denied with a reason. A call
@@ -238,19 +258,21 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
     }
     // A child's call is answered on the child (the daemon takes either session).
     const std::string& on = a.child_session_id().empty() ? turn_.session_id : a.child_session_id();
+    if (!allow) ++unasked_denials_;  // a denial nobody chose: the exit code says so (4)
     (void)commands_->Approve(on, a.call_id(), allow ? v1::DECISION_ALLOW_ONCE : v1::DECISION_DENY,
                              reason);
   }
 }
 
 void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
+  deny_message_.Stop();  // answered, here or by another client
   std::string text = renderer_->Render(e, now, screen_);
-  if (!o_.json) Emit(text);
+  if (!o_.json) Trace(text);
   turn_.answered_call.clear();
   if (screen_.pending_approval().has_value()) {
     // Another child's question, held back while this one was shown, is asked now.
     if (ask_ && !o_.read_only && !live_) {
-      Emit(renderer_->ApprovalQuestion(*screen_.pending_approval()) + "\n");
+      Trace(renderer_->ApprovalQuestion(*screen_.pending_approval()) + "\n");
     }
     return;
   }
@@ -283,7 +305,7 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
     shown.mutable_turn_ended()->set_outcome(v1::TURN_OUTCOME_UNSPECIFIED);
   }
   std::string rendered = renderer_->Render(shown, now, screen_);
-  if (!o_.json) Emit(rendered);
+  if (!o_.json) Trace(rendered);
   if (!interactive_) {
     if (turn_.OwnTurnEnds()) {
       RememberTurnUsage(e.turn_ended().usage());  // for --usage
@@ -298,6 +320,7 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
 
 void SessionView::OnOwnTurnEnded(const v1::TurnEnded& t) {
   exit_code_ = signal_exit_ != 0 ? signal_exit_ : ExitFor(t);
+  if (exit_code_ == kExitDone && unasked_denials_ > 0) exit_code_ = kExitDenied;
   Paint();  // stdout's text before stderr's lines
   if (t.outcome() == v1::TURN_OUTCOME_ERROR) std::fprintf(stderr, "agent: %s\n", t.error().c_str());
   if (t.denied_calls() > 0 && t.outcome() == v1::TURN_OUTCOME_DONE) {
@@ -314,7 +337,7 @@ void SessionView::OnOwnTurnEnded(const v1::TurnEnded& t) {
 // nobody was asked, and a script must not believe the change was made.
 void SessionView::OnToolResult(const v1::Event& e, absl::Time now) {
   std::string text = renderer_->Render(e, now, screen_);
-  if (!o_.json) Emit(text);
+  if (!o_.json) Trace(text);
   const v1::ToolResult& r = e.tool_result();
   if (interactive_ || !r.denied_by_policy()) return;
   Paint();

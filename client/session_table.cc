@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/child_view.h"
+#include "client/json_events.h"
 #include "client/session_client.h"
+#include "client/show_controls.h"
 #include "client/terminal_text.h"
 #include "common/json.h"
 #include "common/utf8.h"
@@ -42,8 +44,9 @@ std::vector<std::string> Row(const v1::Session& s, int level, int64_t now_ms,
   if (!s.load_error().empty()) row[1] = "damaged";
   if (o.long_form) {
     const v1::Usage& u = s.usage();
-    for (int64_t n : std::initializer_list<int64_t>{u.prompt_tokens(), u.completion_tokens(),
-                                                    u.cached_tokens(), u.requests(), u.retries()}) {
+    for (int64_t n :
+         std::initializer_list<int64_t>{u.prompt_tokens(), u.completion_tokens(), u.cached_tokens(),
+                                        u.cache_write_tokens(), u.requests(), u.retries()}) {
       row.push_back(Compact(n));
     }
     row.push_back(u.cost_usd() > 0 ? absl::StrFormat("$%.2f", u.cost_usd()) : "-");
@@ -99,10 +102,13 @@ std::vector<Placed> Tree(const std::vector<v1::Session>& sessions) {
 
 }  // namespace
 
+// Newlines and tabs become spaces; every other character a terminal could act on or hide
+// (escapes, bidi overrides) is shown as an escape, never applied or silently dropped: a title
+// is the user's first prompt, a path comes from the file system or the repository.
 std::string PrintableLine(const std::string& text) {
-  std::string out = StripAnsi(text);
+  std::string out = ShowControls(text);
   for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    if (c == '\n' || c == '\t') c = ' ';
   }
   return out;
 }
@@ -131,7 +137,8 @@ std::string Ago(int64_t unix_ms, int64_t now_ms) {
 std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_ms,
                          const TableOptions& o) {
   std::vector<std::string> header = {"ID", "STATE", "MSGS", "UPDATED", "ATTACHED"};
-  if (o.long_form) header.insert(header.end(), {"IN", "OUT", "CACHED", "REQS", "RETRIES", "COST"});
+  if (o.long_form)
+    header.insert(header.end(), {"IN", "OUT", "CACHED", "WRITTEN", "REQS", "RETRIES", "COST"});
   if (o.all) header.push_back("PROJECT");
   header.push_back("TITLE");
   std::vector<std::vector<std::string>> rows = {header};
@@ -153,6 +160,33 @@ std::string SessionTable(const std::vector<v1::Session>& sessions, int64_t now_m
   return out;
 }
 
+int DropOldOneShots(std::vector<v1::Session>& sessions, const std::set<std::string>& one_shots,
+                    int64_t now_ms) {
+  const size_t before = sessions.size();
+  std::set<std::string> dropped;
+  auto idle = [](const v1::Session& s) {
+    return s.attached_clients() == 0 &&
+           (s.state() == v1::SESSION_STATE_IDLE || s.state() == v1::SESSION_STATE_UNSPECIFIED);
+  };
+  for (const v1::Session& s : sessions) {
+    if (one_shots.count(s.id()) > 0 && s.updated_unix_ms() < now_ms - kOneShotKeptMs && idle(s)) {
+      dropped.insert(s.id());
+    }
+  }
+  // Their subagents go with them (children nest a few levels; bounded anyway).
+  for (int level = 0; level < 16; ++level) {
+    size_t n = dropped.size();
+    for (const v1::Session& s : sessions) {
+      if (!s.parent_id().empty() && dropped.count(s.parent_id()) > 0 && idle(s)) {
+        dropped.insert(s.id());
+      }
+    }
+    if (dropped.size() == n) break;
+  }
+  std::erase_if(sessions, [&](const v1::Session& s) { return dropped.count(s.id()) > 0; });
+  return static_cast<int>(before - sessions.size());
+}
+
 std::string SessionsJson(const std::vector<v1::Session>& sessions) {
   Json list = Json::array();
   for (const v1::Session& s : sessions) {
@@ -169,9 +203,10 @@ std::string SessionsJson(const std::vector<v1::Session>& sessions) {
                {{"prompt_tokens", s.usage().prompt_tokens()},
                 {"completion_tokens", s.usage().completion_tokens()},
                 {"cached_tokens", s.usage().cached_tokens()},
+                {"cache_write_tokens", s.usage().cache_write_tokens()},
                 {"requests", s.usage().requests()},
                 {"retries", s.usage().retries()},
-                {"cost_usd", s.usage().cost_usd()}}}};
+                {"cost_usd", RoundedCost(s.usage().cost_usd())}}}};
     if (!s.cwd().empty()) j["cwd"] = s.cwd();
     if (!s.parent_id().empty()) j["parent_id"] = s.parent_id();
     if (!s.agent().empty()) j["agent"] = s.agent();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,8 @@ namespace agent::client {
 
 struct TableOptions {
   bool all = false;  // a PROJECT column (--all lists every project)
-  // --long: the session's usage before TITLE: IN, OUT and CACHED tokens, REQS (requests),
-  // RETRIES and COST (Session.usage).
+  // --long: the session's usage before TITLE: IN, OUT, CACHED and WRITTEN (to the prompt
+  // cache) tokens, REQS (requests), RETRIES and COST (Session.usage).
   bool long_form = false;
 };
 
@@ -24,6 +25,13 @@ struct TableOptions {
 // reach the terminal).
 std::string SessionTable(const std::vector<agent::v1::Session>& sessions, int64_t now_ms,
                          const TableOptions& options);
+
+// Removes from `sessions` those one-shot runs made (`one_shots`, one_shot_runs.h) that nobody
+// has used for a day (kOneShotKeptMs before `now_ms`), unless one is running or a client is
+// attached, and their subagents; returns how many it removed.
+inline constexpr int64_t kOneShotKeptMs = 24 * 3600 * 1000LL;
+int DropOldOneShots(std::vector<agent::v1::Session>& sessions,
+                    const std::set<std::string>& one_shots, int64_t now_ms);
 
 // A JSON array, one object per session; integers are JSON numbers and times milliseconds
 // since the epoch.

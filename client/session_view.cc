@@ -68,6 +68,15 @@ SessionView::~SessionView() {
   std::fflush(stdout);
 }
 
+void SessionView::Trace(const std::string& text) {
+  if (!answer_only_) {
+    Emit(text);
+  } else if (!text.empty()) {
+    Paint();
+    std::fputs(text.c_str(), stderr);
+  }
+}
+
 void SessionView::WriteOut(const std::string& s) {
   if (!s.empty()) std::fwrite(s.data(), 1, s.size(), stdout);
 }
@@ -114,8 +123,12 @@ void SessionView::StreamLost(const grpc::Status& status) {
   std::string msg = status.ok() ? "agentd ended the stream" : status.error_message();
   const grpc::StatusCode code = status.error_code();
   const bool stopped = code == static_cast<grpc::StatusCode>(kDaemonStoppedCode);
+  // Reattaching after a restart, the session can still be locked by the daemon that went away
+  // (a SIGTERM'd one seals its turns before it exits): it is ending, so this is tried again.
+  const bool old_daemon_ending = restarting_ && code == grpc::StatusCode::FAILED_PRECONDITION;
   const bool daemon_gone = code == grpc::StatusCode::OK || code == grpc::StatusCode::UNAVAILABLE ||
-                           code == grpc::StatusCode::CANCELLED;
+                           code == grpc::StatusCode::CANCELLED || old_daemon_ending;
+  if (old_daemon_ending) reconnect_error_ = msg;
   if (!interactive_ || !daemon_gone || stopped) {
     Leave("");
     if (interactive_ && stopped) {
@@ -157,8 +170,10 @@ void SessionView::StreamLost(const grpc::Status& status) {
   turn_.answered_call.clear();
 }
 
-// Connects to the socket again (no daemon is started: whoever restarts it does that) and
-// attaches; the snapshot of the new epoch, or another end, says how it went.
+// Connects to the socket again, starting a daemon when none answers (as the first `agent`
+// does, under the same lock, so clients reconnecting at once start one) and attaches; the
+// snapshot of the new epoch, or another end, says how it went. A daemon stopped on purpose
+// (`agent daemon stop`) never gets here: its clients leave (StreamLost).
 void SessionView::TryReconnect() {
   absl::Time now = absl::Now();
   reconnect_at_ = absl::InfiniteFuture();
@@ -172,6 +187,7 @@ void SessionView::TryReconnect() {
                            absl::FormatDuration(kRemoteReconnectFor),
                            "; the session goes on there: ", AttachCommand())
             : absl::StrCat("agentd did not come back within ", absl::FormatDuration(kReconnectFor),
+                           reconnect_error_.empty() ? "" : " (" + reconnect_error_ + ")",
                            "; the session is saved: agent attach ", Short(turn_.session_id))));
     return;
   }
@@ -179,12 +195,12 @@ void SessionView::TryReconnect() {
                              remote != nullptr ? kRemoteReconnectMaxStep : kReconnectMaxStep);
   std::string socket = SocketPath();
   absl::StatusOr<Connection> c =
-      remote != nullptr       ? ConnectRemote(*remote, RemoteConnectOptions{/*autostart=*/false,
+      remote != nullptr ? ConnectRemote(*remote, RemoteConnectOptions{/*autostart=*/false,
                                                                       /*batch=*/true, kRemoteTryFor,
                                                                       SignalPipe::Get().fd()})
-            : DaemonAnswers(socket) ? Connect(ConnectOptions{socket, /*autostart=*/false})
-                              : absl::StatusOr<Connection>(absl::UnavailableError("not yet"));
+                        : Connect(ConnectOptions{socket, /*autostart=*/true});
   if (!c.ok()) {
+    reconnect_error_ = std::string(c.status().message());
     // A refused socket check, or no usable agent on HOST: trying again will not change it.
     if (absl::IsPermissionDenied(c.status()) || absl::IsFailedPrecondition(c.status())) {
       restarting_ = false;
@@ -264,7 +280,7 @@ void SessionView::CancelTurn() {
   if (!s.ok() && interactive_) Emit(renderer_->ErrorLine(s.error_message()));
 }
 
-void SessionView::Answer(char key) {
+void SessionView::Answer(char key, const std::string& reason) {
   const auto& pending = screen_.pending_approval();
   if (!pending.has_value() || turn_.answered_call == pending->call_id()) return;
   // A child's call (the `task` tool) is answered on the child; the daemon takes either id.
@@ -273,7 +289,8 @@ void SessionView::Answer(char key) {
   grpc::Status s = commands_->Approve(on, pending->call_id(),
                                       key == 'y'   ? v1::DECISION_ALLOW_ONCE
                                       : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
-                                                   : v1::DECISION_DENY);
+                                                   : v1::DECISION_DENY,
+                                      reason, /*person=*/true);
   // FAILED_PRECONDITION: another client answered first; its ApprovalResolved is on the way.
   if (s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
     turn_.answered_call = pending->call_id();
@@ -338,6 +355,8 @@ void SessionView::Paint(bool force) {
   absl::Time now = absl::Now();
   int cols = TerminalColumns();
   std::vector<std::string> lines = renderer_->LiveLines(screen_, now, cols);
+  // `t` at the question: the message being typed stands where the question was (its last line).
+  if (deny_message_.active() && !lines.empty()) lines.back() = deny_message_.Line(cols);
   if (!hint_.empty()) {
     if (now < hint_until_) {
       lines.push_back(renderer_->Dim(hint_));
@@ -459,9 +478,31 @@ void SessionView::HandleSignal(int sig) {
   }
 }
 
-// At an approval question: y / n / a answer; q and a lone Esc deny (as n: Claude Code's Esc
-// refuses too); Ctrl-D detaches and leaves the approval to another client.
+// After `t`: the message is typed on the question's line; Enter denies with it (the model is
+// told the person's words), Esc goes back to the question.
+void SessionView::HandleDenyMessageKeys(const std::string& bytes) {
+  switch (deny_message_.Feed(bytes)) {
+    case DenyMessageInput::Outcome::kSend: {
+      const std::string reason = deny_message_.text();
+      deny_message_.Stop();
+      Answer('n', reason);
+      break;
+    }
+    case DenyMessageInput::Outcome::kBack:
+    case DenyMessageInput::Outcome::kTyping:
+      break;
+  }
+  Paint(true);
+}
+
+// At an approval question: y / n / a answer; t denies with a message typed next; q and a lone
+// Esc deny (as n: Claude Code's Esc refuses too); Ctrl-D detaches and leaves the approval to
+// another client.
 void SessionView::HandleApprovalKeys(const std::string& bytes) {
+  if (deny_message_.active()) {
+    HandleDenyMessageKeys(bytes);
+    return;
+  }
   if (bytes == "\x1b") {
     Answer('n');
     return;
@@ -483,6 +524,12 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
     char k = static_cast<char>(c | 0x20);
     if (k == 'y' || k == 'n' || k == 'a' || k == 'q') {
       Answer(k == 'q' ? 'n' : k);
+      return;
+    }
+    if (k == 't') {
+      deny_message_.Start();
+      if (!live_) Emit(renderer_->Notice("tell it instead (Enter sends, Esc goes back):"));
+      Paint(true);
       return;
     }
   }
@@ -653,6 +700,7 @@ void SessionView::Start(bool interactive) {
 int SessionView::OneShot(const std::string& session_id, const std::string& prompt, bool ask) {
   ask_ = ask && !o_.json;
   live_ = isatty(1) && !o_.json;
+  answer_only_ = !live_ && !o_.json;
   turn_.own_prompt = prompt;
   Start(/*interactive=*/false);
   AttachTo(session_id, /*show_history=*/false);
@@ -678,7 +726,7 @@ void SessionView::StartEditor() {
   editor_->SetPrompt(o_.color ? "\1\x1b[1;36m\1›\1\x1b[0m\1 " : "› ");
   editor_->SetCompletion(
       [sources = DaemonCompletionSources(
-           [this]() -> auto& { return *stub_; }, dir),
+           [this]() -> auto& { return *stub_; }, dir, turn_.cwd),
        remote = remote != nullptr](const std::string& before) {
         return remote ? RemoteComplete(before, sources) : Complete(before, sources);
       },

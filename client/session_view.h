@@ -11,17 +11,21 @@
 //              Ctrl-D detaches (the approval stays pending for another client), Ctrl-C
 //              cancels the turn. ApprovalResolved, from us or from anyone, ends it.
 //   watching   read-only observer: no editor; Ctrl-D, Ctrl-C or q leave.
-//   restarting the daemon went away: "daemon restarting…", the editor keeps what is typed,
-//              and the view reconnects to the same socket (every kReconnectStep, growing to
-//              1 s) and attaches again, whose snapshot is of the new epoch. If no daemon
-//              answers within kReconnectFor (30 s) it leaves with a message saying how to
-//              come back: it does not start a daemon itself (someone may have stopped it).
+//   restarting the daemon went away (a crash, a kill): "daemon restarting…", the editor
+//              keeps what is typed, and the view reconnects to the same socket (every
+//              kReconnectStep, growing to 1 s), starting a daemon when none answers as the
+//              first `agent` does, and attaches again, whose snapshot is of the new epoch. If
+//              that fails for kReconnectFor (30 s) it leaves with the reason and how to come
+//              back. A daemon stopped with `agent daemon stop` is not restarted: the view
+//              leaves at once.
 //              Over ssh (remote.h) a lost link is this state too: "connection lost,
 //              reconnecting…", a new ssh per try (no prompts, up to 5 s apart, for 5 min),
 //              and the attach asks for the events after the last one seen, so the screen
 //              goes on with exactly what was missed; Ctrl-C stops trying.
 // One-shot runs the same loop without an editor and returns when its own turn ends; a lost
-// daemon ends it with the error code (its turn is lost).
+// daemon ends it with the error code (its turn is lost). When its stdout is not a terminal
+// (and not --json) stdout is the answer only (answer_filter.h); the trace (tool calls, their
+// output, approvals, retries, the plan) goes to stderr.
 //
 // Without a terminal on stdin there is no editor: nothing read there is a prompt (stdin for
 // a prompt is the one-shot's, main.cc), and its end detaches.
@@ -47,9 +51,11 @@
 
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/answer_filter.h"
 #include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
+#include "client/deny_message.h"
 #include "client/event_stream.h"
 #include "client/json_events.h"
 #include "client/line_editor.h"
@@ -102,7 +108,9 @@ class SessionView {
   void HandleApprovalKeys(const std::string& bytes);
   void HandleLine(const std::string& line);
   void RunCommand(const SlashCommand& c);
-  void Answer(char key);
+  void Answer(char key, const std::string& reason = "");
+  // Keys while the person types what the model should do instead of the denied call.
+  void HandleDenyMessageKeys(const std::string& bytes);
   void CancelTurn();
   bool SendPrompt(const std::string& text);
   void Leave(const std::string& why);
@@ -110,6 +118,9 @@ class SessionView {
 
   // Committed text to write at the next Paint.
   void Emit(const std::string& text) { output_ += text; }
+  // Text about the turn rather than the answer: committed like Emit, except in a one-shot
+  // whose stdout is not a terminal, where it goes to stderr (after stdout's text so far).
+  void Trace(const std::string& text);
   // Writes committed text and redraws the live area (and the editor) in one write.
   void Paint(bool force = false);
   void WriteOut(const std::string& s);
@@ -143,9 +154,11 @@ class SessionView {
   Connection reconnected_;  // the connection made after a daemon restart, once there is one
   ClientOptions o_;
   bool interactive_ = false;
-  bool live_ = false;  // stdout is a terminal and not --json: live area, spinner
-  bool ask_ = false;   // approvals are asked here
-  Mailbox mailbox_;    // before the stream and the commands, which post to it
+  bool live_ = false;         // stdout is a terminal and not --json: live area, spinner
+  bool ask_ = false;          // approvals are asked here
+  bool answer_only_ = false;  // one-shot, stdout not a terminal, no --json: stdout is the answer
+  AnswerFilter answer_;       // with answer_only_: holds each reply's text until it is known
+  Mailbox mailbox_;           // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
   CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
   TrustDialog trust_;                        // /trust and its question
@@ -164,6 +177,8 @@ class SessionView {
   std::string output_;
 
   int exit_code_ = 0;
+
+  int unasked_denials_ = 0;  // calls this client denied because nobody could be asked
   bool done_ = false;
   int interrupts_ = 0;                            // one-shot: the second Ctrl-C leaves
   int signal_exit_ = 0;                           // one-shot: 128+signal after SIGTERM/SIGHUP
@@ -178,7 +193,8 @@ class SessionView {
   absl::Time reconnect_at_ = absl::InfiniteFuture();
   absl::Time reconnect_until_ = absl::InfiniteFuture();
   absl::Duration reconnect_step_;
-  bool removed_ = false;  // SessionRemoved: the session is gone
+  std::string reconnect_error_;  // why the last try failed, said when the view gives up
+  bool removed_ = false;         // SessionRemoved: the session is gone
 
   // How far this view followed the session (seen_mark.h).
   std::string epoch_;
@@ -189,6 +205,7 @@ class SessionView {
   std::string final_text_;
   std::string call_summary_;  // the gated call last ready, for a denial's line
   std::unique_ptr<CbreakMode> cbreak_;
+  DenyMessageInput deny_message_;  // `t` at a question: "no, and tell it…"
 };
 
 }  // namespace agent::client

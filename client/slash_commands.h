@@ -24,6 +24,8 @@ struct SlashCommand {
     kRewind,
     kDiff,
     kTrust,
+    kMode,
+    kMcp,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed

@@ -61,4 +61,25 @@ std::string PromptWithInput(const std::string& question, const std::string& inpu
   return absl::StrCat(question, "\n\n", fence, "\n", body, fence, "\n");
 }
 
+std::string PromptTitle(const std::string& question, const std::string& input) {
+  const std::string& from =
+      question.find_first_not_of(" \t\r\n") != std::string::npos ? question : input;
+  std::string line;
+  for (size_t at = 0; at < from.size() && line.empty();) {
+    size_t nl = from.find('\n', at);
+    if (nl == std::string::npos) nl = from.size();
+    line = from.substr(at, nl - at);
+    at = nl + 1;
+    size_t first = line.find_first_not_of(" \t\r");
+    line = first == std::string::npos ? "" : line.substr(first);
+  }
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) {
+    line.pop_back();
+  }
+  if (line.size() <= kMaxTitleBytes) return line;
+  size_t cut = kMaxTitleBytes;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return line.substr(0, cut);
+}
+
 }  // namespace agent::client

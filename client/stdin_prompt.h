@@ -29,4 +29,10 @@ absl::StatusOr<std::string> ReadInput(int fd, size_t cap = kMaxStdinBytes,
 // `question` is.
 std::string PromptWithInput(const std::string& question, const std::string& input);
 
+// The title of a session started with PromptWithInput(question, input): the person's own
+// words (the question's first line), not the fenced input; without a question, the input's
+// first non-blank line. At most kMaxTitleBytes, cut at a character boundary.
+inline constexpr size_t kMaxTitleBytes = 80;
+std::string PromptTitle(const std::string& question, const std::string& input);
+
 }  // namespace agent::client

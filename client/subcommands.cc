@@ -1,14 +1,9 @@
 #include "client/subcommands.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +13,8 @@
 #include "client/child_view.h"
 #include "client/cli.h"
 #include "client/context_commands.h"
+#include "client/daemon_command.h"
+#include "client/one_shot_runs.h"
 #include "client/session_picker.h"
 #include "client/session_table.h"
 #include "client/trust_command.h"
@@ -28,13 +25,10 @@ namespace {
 
 namespace v1 = agent::v1;
 
-// How long `agent daemon stop` waits for the daemon to exit (it seals running turns first).
-constexpr int kStopWaitMs = 15000;
-
 struct Args {
   std::string cmd;
   bool all = false, json = false, long_form = false, read_only = false, yes = false;
-  bool plain = false;
+  bool plain = false, force = false;
   std::string id, what = "status", older_than;
   std::vector<std::string> ids;
 };
@@ -59,11 +53,18 @@ int List(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
     if (!listed.ok()) return Complain(std::string(listed.status().message()));
     sessions = *std::move(listed);
   }
+  // One-shot runs pile up: past a day they are left out here (--all lists everything).
+  const int hidden =
+      a.all ? 0 : DropOldOneShots(sessions, OneShotSessions(OneShotRunsPath()), NowMs());
   if (a.json) {
     std::fputs(SessionsJson(sessions).c_str(), stdout);
     return kExitDone;
   }
   std::fputs(SessionTable(sessions, NowMs(), {a.all, a.long_form}).c_str(), stdout);
+  if (hidden > 0) {
+    std::printf("(%d one-shot run%s older than a day not shown: agent ls --all)\n", hidden,
+                hidden == 1 ? "" : "s");
+  }
   return kExitDone;
 }
 
@@ -135,68 +136,6 @@ int Remove(v1::AgentDaemon::Stub& stub, const Args& a, const ClientOptions& o) {
   return ok ? kExitDone : kExitError;
 }
 
-// True while process `pid` exists and is not a zombie (a daemon whose parent never reaps it
-// has exited all the same).
-bool ProcessRuns(int pid) {
-  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
-  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  size_t paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
-}
-
-int StopDaemon(v1::AgentDaemon::Stub& stub, const std::string& socket) {
-  grpc::ClientContext status_ctx;
-  v1::DaemonStatusResponse st;
-  if (!stub.DaemonStatus(&status_ctx, v1::DaemonStatusRequest(), &st).ok()) st.Clear();
-  if (st.socket_activated()) {
-    std::printf(
-        "agentd runs under systemd (socket activation); stop it with:\n"
-        "  systemctl --user stop agentd.socket agentd.service\n");
-    return kExitError;
-  }
-  grpc::ClientContext ctx;
-  v1::ShutdownResponse resp;
-  grpc::Status s = stub.Shutdown(&ctx, v1::ShutdownRequest(), &resp);
-  if (!s.ok()) return Complain(s.error_message());
-  // Returns once the daemon is gone, so that the next command starts a fresh one and no
-  // client connects to a daemon on its way out. Polled: it is not our child.
-  const int pid = st.pid();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopWaitMs);
-  while (std::chrono::steady_clock::now() < deadline) {
-    bool running = pid > 0 ? ProcessRuns(pid) : DaemonAnswers(socket);
-    if (!running) {
-      std::printf("agentd stopped\n");
-      return kExitDone;
-    }
-    ::usleep(10000);
-  }
-  return Complain(absl::StrCat("agentd (pid ", pid, ") has not exited after ", kStopWaitMs / 1000,
-                               " s; it may still be ending a turn (see agentd.log)"));
-}
-
-int DaemonCommand(const std::string& what) {
-  std::string socket = SocketPath();
-  if (!DaemonAnswers(socket)) {
-    std::printf("agentd is not running (socket %s)\n", socket.c_str());
-    return what == "status" ? kExitError : kExitDone;
-  }
-  Connection daemon = ConnectOrExit(false);
-  v1::AgentDaemon::Stub& stub = *daemon.stub;
-  if (what == "stop") return StopDaemon(stub, socket);
-  grpc::ClientContext ctx;
-  v1::DaemonStatusResponse st;
-  grpc::Status s = stub.DaemonStatus(&ctx, v1::DaemonStatusRequest(), &st);
-  if (!s.ok()) return Complain(s.error_message());
-  std::printf("agentd %s  pid %d  up %llds  sessions %d  clients %d  protocol %d\nsocket %s\n",
-              st.version().c_str(), st.pid(), static_cast<long long>(st.uptime_ms() / 1000),
-              st.sessions_loaded(), st.clients_attached(), st.protocol_version(), socket.c_str());
-  std::printf("%s\n", StoreSizeLine(st.checkpoint_store_bytes()).c_str());
-  for (const std::string& p : st.problems()) std::printf("problem: %s\n", p.c_str());
-  return kExitDone;
-}
-
 // The session `agent attach`/`agent resume` opens when none is named: the only or newest
 // one here, or the one picked from a list when there are several and a terminal to ask on.
 absl::StatusOr<std::string> ChooseSession(v1::AgentDaemon::Stub& stub, const Args& a,
@@ -239,15 +178,59 @@ void AddFlags(CLI::App& app, Args& a) {
                    "also every idle session here not used for this long (30d, 12h, 90m, 45s)");
   } else if (cmd == "daemon") {
     app.add_option("what", a.what, "status | stop")->check(CLI::IsMember({"status", "stop"}));
+    app.add_flag("-f,--force", a.force, "stop: cancel running turns without asking");
   }
 }
 
 }  // namespace
 
+namespace {
+
+struct Help {
+  const char* name;
+  const char* usage;
+  const char* what;
+};
+
+// Every subcommand, in the order `agent --help` lists them. `mcp` is main.cc's (mcp_command.h).
+const std::vector<Help>& Subcommands() {
+  static const std::vector<Help>* h = new std::vector<Help>{
+      {"ls", "ls [--all] [--json] [--long]", "the sessions here (--all: of every project)"},
+      {"attach", "attach [ID] [-r]", "attach to a session (-r: watch only)"},
+      {"resume", "resume [ID]", "continue a session here (several: choose from a list)"},
+      {"fork", "fork ID", "copy a session"},
+      {"rm", "rm ID... [--older-than 30d]", "delete sessions"},
+      {"status", "status ID", "a session's instruction files, tokens and cost"},
+      {"undo", "undo [ID] [--turns N] [--yes]", "put the files back as before the last turns"},
+      {"diff", "diff [ID] [--turn N]", "what the session's turns changed in the files"},
+      {"trust", "trust [--yes] [--revoke]", "trust this project's shared allow rules"},
+      {"mcp", "mcp add|ls|rm|approve …", "MCP tool servers (agent mcp --help)"},
+      {"daemon", "daemon status|stop [--force]", "the daemon: its state, or stop it"},
+      {"sandbox", "sandbox [--network] -- CMD | --check", "run CMD as the bash tool would"},
+      {"acp", "acp", "speak the Agent Client Protocol on stdio (editors)"},
+  };
+  return *h;
+}
+
+}  // namespace
+
 bool IsSubcommand(const std::string& word) {
-  static const std::set<std::string> kSubcommands = {"ls",     "attach", "resume", "fork", "rm",
-                                                     "daemon", "status", "undo",   "diff", "trust"};
-  return kSubcommands.count(word) > 0;
+  // main.cc runs these itself (McpCommand, SandboxCommand, RunAcp); they are listed for --help.
+  if (word == "mcp" || word == "sandbox" || word == "acp") return false;
+  for (const Help& h : Subcommands()) {
+    if (word == h.name) return true;
+  }
+  return false;
+}
+
+std::string SubcommandsHelp() {
+  std::string out = "Subcommands:\n";
+  for (const Help& h : Subcommands()) {
+    std::string usage = h.usage;
+    usage.resize(std::max<size_t>(usage.size(), 31), ' ');
+    absl::StrAppend(&out, "  agent ", usage, " ", h.what, "\n");
+  }
+  return out;
 }
 
 int RunSubcommand(int argc, char** argv) {
@@ -273,7 +256,7 @@ int RunSubcommand(int argc, char** argv) {
         "--older-than takes a number and a unit s, m, h or d (e.g. 30d), not " + a.older_than,
         kExitUsage);
   }
-  if (a.cmd == "daemon") return DaemonCommand(a.what);
+  if (a.cmd == "daemon") return DaemonCommand(a.what, a.force);
   auto options = BaseOptions(false, a.yes, a.plain);
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   ClientOptions& o = *options;

@@ -6,8 +6,12 @@
 
 namespace agent::client {
 
-// True when `word` (the first argument) names a subcommand.
+// True when `word` (the first argument) names a subcommand RunSubcommand runs (not `mcp`,
+// which McpCommand runs).
 bool IsSubcommand(const std::string& word);
+
+// "Subcommands:" and one line for each, `mcp` included, for `agent --help`.
+std::string SubcommandsHelp();
 
 // Runs argv[1] with its arguments; returns (or exits with) the exit code.
 int RunSubcommand(int argc, char** argv);

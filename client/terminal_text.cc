@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "client/show_controls.h"
 #include "common/utf8.h"
 
 namespace agent::client {
@@ -182,6 +183,23 @@ std::string Visible(std::string_view text) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += Hex("\\x%02x", static_cast<unsigned>(c));
+    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
+      out += Hex("\\u%04x", static_cast<unsigned>(c));
+    } else {
+      AppendUtf8(c, &out);
+    }
+  }
+  return out;
+}
+
+std::string ShowControls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char32_t c : DecodeUtf8(text)) {
+    if (c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7F) {
       out += Hex("\\x%02x", static_cast<unsigned>(c));
     } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {

@@ -60,11 +60,14 @@ absl::Status CheckpointsFromJson(const Json& j, const std::string& path, Checkpo
     return absl::InvalidArgumentError(
         path +
         ": \"checkpoints\" must be false or {\"max_age_days\", \"max_count\", "
-        "\"max_project_mb\"}");
+        "\"max_project_mb\", \"max_file_mb\", \"max_files\", \"max_store_mb\"}");
   }
   IntFromJson(*it, "max_age_days", &out->max_age_days);
   IntFromJson(*it, "max_count", &out->max_count);
   IntFromJson(*it, "max_project_mb", &out->max_project_mb);
+  IntFromJson(*it, "max_file_mb", &out->max_file_mb);
+  IntFromJson(*it, "max_files", &out->max_files);
+  IntFromJson(*it, "max_store_mb", &out->max_store_mb);
   return absl::OkStatus();
 }
 
@@ -79,7 +82,7 @@ bool IsPerClientSetting(std::string_view env_name) {
   for (const char* name :
        {"AGENT_BASE_URL", "AGENT_API_KEY", "AGENT_MODEL", "AGENT_PROVIDER", "AGENT_MAX_STEPS",
         "AGENT_MAX_ATTEMPTS", "AGENT_COMPACT_AT", "AGENT_CONTEXT_TOKENS", "AGENT_IDLE_TIMEOUT_MS",
-        "AGENT_CONNECT_TIMEOUT_MS", "AGENT_BASH_TIMEOUT"}) {
+        "AGENT_CONNECT_TIMEOUT_MS", "AGENT_BASH_TIMEOUT", "AGENT_CACHE_TTL"}) {
     if (env_name == name) return true;
   }
   return false;
@@ -93,6 +96,7 @@ ModelSettings ModelSettingsFromEnv() {
   if (m.api_key.empty()) m.api_key = Env("ANTHROPIC_API_KEY");
   m.model = Env("AGENT_MODEL");
   m.provider = Env("AGENT_PROVIDER");
+  m.cache_ttl = Env("AGENT_CACHE_TTL");
   return m;
 }
 
@@ -106,6 +110,7 @@ ModelSettings MergeModelSettings(const ModelSettings& primary, const ModelSettin
   if (m.api_key.empty() && same_endpoint) m.api_key = fallback.api_key;
   if (m.model.empty()) m.model = fallback.model;
   if (m.provider.empty() && same_endpoint) m.provider = fallback.provider;
+  if (m.cache_ttl.empty()) m.cache_ttl = fallback.cache_ttl;
   if (m.provider.empty()) {
     m.provider = absl::StrContains(m.base_url, "anthropic.com") ? "anthropic" : "openai";
   }
@@ -127,6 +132,7 @@ absl::StatusOr<Config> LoadConfig() {
     c.model.api_key = GetString(*j, "api_key");
     c.model.model = GetString(*j, "model");
     c.model.provider = GetString(*j, "provider");
+    c.model.cache_ttl = GetString(*j, "cache_ttl");
     IntFromJson(*j, "compact_at", &c.compact_at_chars);
     IntFromJson(*j, "context_tokens", &c.context_tokens);
     IntFromJson(*j, "max_steps", &c.max_steps);
@@ -136,6 +142,7 @@ absl::StatusOr<Config> LoadConfig() {
     if (absl::Status s = CheckpointsFromJson(*j, path, &c.checkpoints); !s.ok()) return s;
     IntFromJson(*j, "subagent_max_concurrent", &c.subagent_max_concurrent);
     IntFromJson(*j, "subagent_max_depth", &c.subagent_max_depth);
+    if (absl::Status s = SandboxConfigFromJson(*j, path, &c.sandbox); !s.ok()) return s;
   } else if (!absl::IsNotFound(text.status())) {
     return text.status();
   }
@@ -150,6 +157,7 @@ absl::StatusOr<Config> LoadConfig() {
   IntFromEnv("AGENT_SESSION_IDLE_UNLOAD_S", &c.session_idle_unload_s);
   IntFromEnv("AGENT_SUBAGENT_MAX_CONCURRENT", &c.subagent_max_concurrent);
   IntFromEnv("AGENT_SUBAGENT_MAX_DEPTH", &c.subagent_max_depth);
+  if (absl::Status s = SandboxConfigFromEnv(&c.sandbox); !s.ok()) return s;
   // Bounded: every level is a session and a thread, and an approval travels one hop per level.
   c.subagent_max_depth = std::clamp(c.subagent_max_depth, 0, kMaxSubagentDepth);
   c.subagent_max_concurrent = std::clamp(c.subagent_max_concurrent, 1, kMaxSubagentConcurrent);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/sandbox_config.h"
 #include "common/tool_env.h"
 
 namespace agent {
@@ -16,6 +17,8 @@ struct ModelSettings {
   std::string api_key;   // never written anywhere by us
   std::string model;
   std::string provider;  // "openai" or "anthropic"; derived from base_url when empty
+  // Anthropic prompt-cache lifetime: "" or "5m" (the default), "1h" (writes cost 2x input).
+  std::string cache_ttl = "";
 };
 
 // "checkpoints": false, or {"max_age_days", "max_count", "max_project_mb"}: file checkpoints
@@ -25,7 +28,10 @@ struct CheckpointConfig {
   bool enabled = true;
   int max_age_days = 14;
   int max_count = 100;
-  int64_t max_project_mb = 200;
+  int64_t max_project_mb = 200;  // the files a snapshot records, together
+  int64_t max_file_mb = 20;      // a larger file is left out of the checkpoints
+  int64_t max_files = 50000;     // a project with more files gets no checkpoint
+  int64_t max_store_mb = 200;    // the project's store on disk, loose objects included
 };
 
 // Upper bounds of the subagent settings, whatever the config says.
@@ -53,6 +59,8 @@ struct Config {
   // 0: no `task` tool at all).
   int subagent_max_concurrent = 4;
   int subagent_max_depth = 1;
+  // How tool commands are confined (common/sandbox_config.h, daemon/sandbox/).
+  SandboxConfig sandbox;
 };
 
 // Only the model settings found in the environment (AGENT_BASE_URL, AGENT_API_KEY falling

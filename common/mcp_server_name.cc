@@ -9,7 +9,14 @@ bool ValidMcpServerName(std::string_view name) {
   for (char c : name) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
   }
-  return name.find("__") == std::string_view::npos;
+  return name.find("__") == std::string_view::npos && name.back() != '_';
+}
+
+std::string McpServerNameKey(std::string_view name) {
+  while (!name.empty() && (name.back() == '_' || name.back() == '-')) name.remove_suffix(1);
+  std::string key(name);
+  absl::AsciiStrToLower(&key);
+  return key;
 }
 
 bool ValidMcpServerUrl(std::string_view url) {

@@ -30,8 +30,9 @@ bool AnyGlobMatches(const std::vector<std::string>& globs, const std::string& na
   });
 }
 
-bool BuiltInDrop(std::string_view name) {
-  return name.substr(0, 6) == "AGENT_" || NameLooksSecret(name);
+bool BuiltInAllows(std::string_view name) {
+  if (name.substr(0, 6) == "AGENT_" || NameLooksSecret(name)) return false;
+  return AnyGlobMatches(ToolEnvAllowed(), std::string(name));
 }
 
 std::string HomeDir() {
@@ -52,11 +53,42 @@ bool NameLooksSecret(std::string_view name) {
                      [&](std::string_view w) { return ContainsIgnoringCase(name, w); });
 }
 
+const std::vector<std::string>& ToolEnvAllowed() {
+  // What a build, a test run or a shell needs; nothing that names a socket of another agent
+  // (SSH_AUTH_SOCK, GPG_AGENT_INFO, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR, DISPLAY) or
+  // may carry a credential (URLs, proxies, registries' configs).
+  static const auto* kAllowed = new std::vector<std::string>{
+      // the shell and the terminal
+      "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "HOSTNAME", "TERM", "COLORTERM",
+      "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "COLUMNS", "LINES", "EDITOR", "VISUAL", "PAGER",
+      "LESS", "MANPATH", "INFOPATH", "TZ", "TMPDIR", "TEMP", "TMP",
+      // locale
+      "LANG", "LANGUAGE", "LC_*",
+      // the user's directories (not XDG_RUNTIME_DIR: the agent's socket and other agents')
+      "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_DIRS",
+      "XDG_DATA_DIRS",
+      // C and C++ builds
+      "CC", "CXX", "CPP", "LD", "AR", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS",
+      "PKG_CONFIG_PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
+      "CPLUS_INCLUDE_PATH", "CMAKE_PREFIX_PATH", "CMAKE_GENERATOR", "CMAKE_BUILD_PARALLEL_LEVEL",
+      "CCACHE_DIR", "CCACHE_BASEDIR", "CCACHE_NOHASHDIR",
+      // language toolchains
+      "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
+      "PYTHONUNBUFFERED", "GOPATH", "GOROOT", "GOBIN", "GOFLAGS", "GOCACHE", "GOMODCACHE",
+      "CARGO_HOME", "RUSTUP_HOME", "RUSTFLAGS", "JAVA_HOME", "GRADLE_USER_HOME", "NODE_PATH",
+      "NODE_ENV", "NVM_DIR", "NVM_BIN",
+      // git's identity and tools, certificates, CI markers
+      "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+      "GIT_EDITOR", "GIT_PAGER", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+      "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CI", "DEBIAN_FRONTEND", "SOURCE_DATE_EPOCH"};
+  return *kAllowed;
+}
+
 bool ToolEnvDrops(std::string_view name, const ToolEnvPolicy& policy) {
   const std::string n(name);
   if (AnyGlobMatches(policy.drop, n)) return true;
-  if (!BuiltInDrop(name)) return false;
-  return !AnyGlobMatches(policy.keep, n);
+  if (AnyGlobMatches(policy.keep, n)) return false;
+  return !BuiltInAllows(name);
 }
 
 std::vector<std::string> BuildToolEnvironment(const std::vector<std::string>& env,

@@ -1,13 +1,16 @@
 // The environment tool commands (bash) run with, and the policy that builds it.
 //
-// Policy: the environment of the client that asked (so PATH, virtualenvs and the user's tools
-// work as in their shell), minus
-//   - every variable whose name contains KEY, SECRET, TOKEN, PASSWORD or PASSWD (any case),
-//   - the agent's own AGENT_* variables (AGENT_API_KEY, AGENT_BASE_URL, ...),
-//   - the variables the user's `drop` globs name,
-// except that a name matched by one of the user's `keep` globs stays even if a built-in rule
-// would drop it (an explicit `drop` always wins over `keep`). Globs match the whole name, case
-// sensitively: `*` is any run of characters, `?` one character.
+// Policy: an allow-list over the environment of the client that asked (so PATH, virtualenvs
+// and the user's tools work as in their shell). A variable passes when
+//   - the user's `drop` globs do not name it (drop always wins), and
+//   - the user's `keep` globs name it (anything, even a secret: the user chose), or it is on
+//     the built-in list (kToolEnvAllowed: locale, terminal, paths, build and language tool
+//     settings) and its name holds none of KEY, SECRET, TOKEN, PASSWORD or PASSWD (any case)
+//     and is not one of the agent's own AGENT_* variables.
+// Everything else stays out: credentials come in more shapes than a name filter can know
+// (SSH_AUTH_SOCK, DATABASE_URL=postgres://user:pass@..., GOOGLE_APPLICATION_CREDENTIALS,
+// DOCKER_AUTH_CONFIG, *_WEBHOOK_URL, COOKIE, proxies with a password). Globs match the whole
+// name, case sensitively: `*` is any run of characters, `?` one character.
 //
 // Config ($XDG_CONFIG_HOME/agent/config.json):  "tool_env": {"keep": [...], "drop": [...]}.
 // The client applies the policy before it sends its environment (a secret never crosses the
@@ -29,6 +32,9 @@ struct ToolEnvPolicy {
 // Whether a variable's name marks a secret: it contains KEY, SECRET, TOKEN, PASSWORD or PASSWD,
 // in any case. Such variables reach neither tools nor the daemon's own environment.
 bool NameLooksSecret(std::string_view name);
+
+// The built-in allow-list, as globs (README "Security model" lists it).
+const std::vector<std::string>& ToolEnvAllowed();
 
 // Whether a variable called `name` is dropped under `policy`.
 bool ToolEnvDrops(std::string_view name, const ToolEnvPolicy& policy);

@@ -6,9 +6,11 @@
 #include "common/grpc_status.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "daemon/answer_origin.h"
 #include "daemon/attach_reactor.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/llm/model_list.h"
+#include "daemon/peer_origin.h"
 
 namespace agent::daemon {
 namespace {
@@ -41,7 +43,7 @@ class FinishThen : public grpc::ServerUnaryReactor {
 };
 
 ModelSettings FromProto(const v1::ModelConfig& m) {
-  return ModelSettings{m.base_url(), m.api_key(), m.model(), m.provider()};
+  return ModelSettings{m.base_url(), m.api_key(), m.model(), m.provider(), m.cache_ttl()};
 }
 
 }  // namespace
@@ -131,10 +133,14 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
                                                 const v1::ApproveRequest* req,
                                                 v1::ApproveResponse* resp) {
+  if (absl::Status t = RefuseToolProcess(*ctx, "answer approvals"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> rules(req->rules().begin(), req->rules().end());
   std::shared_ptr<Session> target = *s;
+  PersonAnswerScope person(AnsweredByPerson(*ctx));  // for ApprovalGate::Resolve
   absl::Status st =
       target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
   // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
@@ -202,10 +208,13 @@ grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
                                                   const v1::SetPolicyRequest* req,
                                                   v1::SetPolicyResponse* resp) {
+  if (absl::Status t = RefuseToolProcess(*ctx, "change a session's policy"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
   auto s = sessions_->Find(req->session_id());
   if (!s.ok()) return FinishUnary(ctx, s.status());
   std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
-  absl::Status st = (*s)->SetPolicy(req->mode(), allow);
+  absl::Status st = (*s)->SetPolicy(req->mode(), allow, req->client_name());
   if (st.ok()) (*s)->SetModel(req->model());
   return FinishUnary(ctx, st);
 }
@@ -224,6 +233,10 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
   resp->set_checkpoint_store_bytes(
       static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
+  if (sandbox_ != nullptr) {
+    resp->set_sandbox(sandbox_->Describe());
+    resp->set_sandbox_confines(sandbox_->Confines());
+  }
   return FinishUnary(ctx, absl::OkStatus());
 }
 

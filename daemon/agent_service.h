@@ -97,8 +97,15 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
                                               const agent::v1::TrustProjectRulesRequest* req,
                                               agent::v1::TrustProjectRulesResponse* resp) override;
 
+  // agent_service_sandbox.cc
+  grpc::ServerUnaryReactor* RunSandboxed(grpc::CallbackServerContext* ctx,
+                                         const agent::v1::RunSandboxedRequest* req,
+                                         agent::v1::RunSandboxedResponse* resp) override;
+
   // The daemon's MCP servers; unset: the MCP RPCs answer UNAVAILABLE.
   void set_mcp(mcp::Registry* mcp) { mcp_ = mcp; }
+  // How commands are confined; unset: RunSandboxed answers UNAVAILABLE.
+  void set_sandbox(std::shared_ptr<const sandbox::Sandbox> s) { sandbox_ = std::move(s); }
 
   // Finishes the waiting calls (sessions should be shut down first, which cancels their
   // summaries) and joins the workers; later waiting calls are refused.
@@ -119,6 +126,7 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   // @mentions): never on a gRPC thread, and never behind a summary request in `workers_`.
   WorkerPool disk_workers_{4};
   mcp::Registry* mcp_ = nullptr;
+  std::shared_ptr<const sandbox::Sandbox> sandbox_;
 };
 
 }  // namespace agent::daemon

@@ -4,6 +4,7 @@
 #include "common/grpc_status.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
+#include "daemon/peer_origin.h"
 
 namespace agent::daemon {
 namespace {
@@ -25,6 +26,9 @@ grpc::ServerUnaryReactor* AgentService::ListMcpServers(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* AgentService::ApproveMcpServer(grpc::CallbackServerContext* ctx,
                                                          const v1::ApproveMcpServerRequest* req,
                                                          v1::ApproveMcpServerResponse*) {
+  if (absl::Status t = RefuseToolProcess(*ctx, "approve an MCP server"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
   if (mcp_ == nullptr) return FinishUnary(ctx, absl::UnavailableError("MCP is not available"));
   absl::StatusOr<std::string> project = ProjectDirectory(req->workdir());
   if (!project.ok()) return FinishUnary(ctx, project.status());

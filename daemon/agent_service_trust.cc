@@ -3,6 +3,8 @@
 #include "common/grpc_status.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
+#include "daemon/peer_origin.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 
@@ -14,8 +16,10 @@ namespace v1 = agent::v1;
 // The project's untrusted allow rules, read as a session reads them (no symlink followed).
 absl::StatusOr<std::vector<std::string>> Untrusted(const std::string& project) {
   const std::string settings = ProjectSettingsPath(project);
+  const std::string mine = policy::ProjectLocalSettingsPath(project);
   policy::FileRuleSource source(
-      {settings}, {}, policy::ProjectTrust{settings, policy::TrustedRulesPath(), project});
+      {settings, mine}, {},
+      policy::ProjectTrust{settings, policy::TrustedRulesPath(), project, mine});
   if (absl::Status s = source.Rules().status(); !s.ok()) return s;
   return source.UntrustedRules();
 }
@@ -47,6 +51,12 @@ absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRul
 grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerContext* ctx,
                                                           const v1::TrustProjectRulesRequest* req,
                                                           v1::TrustProjectRulesResponse* resp) {
+  // Listing is harmless; recording or revoking trust is a person's act.
+  if (req->revoke() || req->rules_size() > 0) {
+    if (absl::Status t = RefuseToolProcess(*ctx, "trust a project's rules"); !t.ok()) {
+      return FinishUnary(ctx, t);
+    }
+  }
   return FinishUnary(ctx, Answer(*req, resp));
 }
 

@@ -115,15 +115,28 @@ std::string CutAtLine(std::string_view text, size_t max_bytes) {
   return std::string(kept);
 }
 
+// `from` relative to `workdir` ("sub/dir"), or "" when it is the root or not inside it.
+std::string RelativeFrom(const std::string& workdir, const std::string& from) {
+  if (from.size() <= workdir.size() + 1 || from.compare(0, workdir.size(), workdir) != 0 ||
+      from[workdir.size()] != '/') {
+    return "";
+  }
+  return from.substr(workdir.size() + 1);
+}
+
 class Expander {
  public:
   Expander(const std::string& workdir, const absl::StatusOr<policy::RuleSet>& rules,
-           const MentionLimits& limits)
-      : workdir_(workdir), rules_(rules), limits_(limits) {}
+           const MentionLimits& limits, const std::string& from)
+      : workdir_(workdir), rules_(rules), limits_(limits), from_(RelativeFrom(workdir, from)) {}
 
   void Add(const std::string& typed) {
     const std::string label = "@" + typed;
-    absl::StatusOr<std::optional<Target>> r = ResolveMention(workdir_, typed, rules_);
+    absl::StatusOr<std::optional<Target>> r = std::optional<Target>();
+    if (!from_.empty() && !typed.empty() && typed.front() != '/') {
+      r = ResolveMention(workdir_, absl::StrCat(from_, "/", typed), rules_);
+    }
+    if (r.ok() && !r->has_value()) r = ResolveMention(workdir_, typed, rules_);
     if (!r.ok()) return Warn(label, absl::StrCat("not attached: ", r.status().message()));
     if (!r->has_value()) return Warn(label, "no such file or directory in the project");
     const Target& t = **r;
@@ -211,6 +224,7 @@ class Expander {
   const std::string& workdir_;
   const absl::StatusOr<policy::RuleSet>& rules_;
   const MentionLimits& limits_;
+  const std::string from_;  // the session's directory relative to workdir_; "": the root
   std::vector<std::string> seen_;
   tools::FileTracker shown_;  // what read_file showed of each attached file
   size_t tracked_ = 0;
@@ -254,8 +268,8 @@ std::vector<std::string> FindMentions(std::string_view text) {
 
 MentionExpansion ExpandMentions(const std::string& workdir, std::string_view text,
                                 const absl::StatusOr<policy::RuleSet>& rules,
-                                const MentionLimits& limits) {
-  Expander e(workdir, rules, limits);
+                                const MentionLimits& limits, const std::string& from) {
+  Expander e(workdir, rules, limits, from);
   for (const std::string& typed : FindMentions(text)) e.Add(typed);
   return e.Take();
 }

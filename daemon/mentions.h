@@ -53,10 +53,14 @@ struct MentionExpansion {
 // The mentions of `text` as typed (without the `@`), in order, outside code.
 std::vector<std::string> FindMentions(std::string_view text);
 
-// Attaches the mentions of `text` for the project `workdir` (absolute, canonical).
+// Attaches the mentions of `text` for the project `workdir` (absolute, canonical). A relative
+// mention resolves from `from` first (the directory, absolute and canonical, inside `workdir`,
+// the session was started in: `@notes.txt` typed in `sub/` is `sub/notes.txt`, as the tools'
+// own paths), then from the project root (so a path the completion offered, relative to the
+// root, works from anywhere). Empty `from`: the root.
 MentionExpansion ExpandMentions(const std::string& workdir, std::string_view text,
                                 const absl::StatusOr<policy::RuleSet>& rules,
-                                const MentionLimits& limits = {});
+                                const MentionLimits& limits = {}, const std::string& from = "");
 
 // Where the attachments of a user message start ("\n\n<mention path="), so a view can show
 // the prompt as typed.

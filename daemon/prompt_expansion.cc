@@ -15,7 +15,7 @@ PromptExpansion ExpandPrompt(const ExpansionContext& ctx, std::string_view text)
   if (!warning.empty()) out.warnings.push_back(ToValidUtf8(warning));
   // A command file need not be UTF-8; the transcript must be.
   const std::string base = command.has_value() ? ToValidUtf8(*command) : std::string(text);
-  MentionExpansion m = ExpandMentions(ctx.workdir, base, ctx.rules, ctx.limits);
+  MentionExpansion m = ExpandMentions(ctx.workdir, base, ctx.rules, ctx.limits, ctx.cwd);
   out.reads = std::move(m.reads);
   for (std::string& w : m.warnings) out.warnings.push_back(std::move(w));
   if (command.has_value() || !m.attachments.empty()) {

@@ -25,6 +25,7 @@ struct PromptExpansion {
 
 struct ExpansionContext {
   std::string workdir;       // the project root, absolute and canonical
+  std::string cwd;           // where the session was started, inside workdir; "": workdir
   std::string commands_dir;  // the user's commands (UserCommandsDir())
   absl::StatusOr<policy::RuleSet> rules = policy::RuleSet{};
   MentionLimits limits;

@@ -19,6 +19,7 @@
 #include "common/protocol.h"
 #include "common/socket_dir.h"
 #include "daemon/checkpoints/shadow_store.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/subagents/subagents.h"
@@ -132,20 +133,27 @@ absl::Status Server::Run() {
   deps.tools = &CoreTools();
   deps.config = options_.config;
   deps.checkpoint_stores = checkpoints::StoresRoot();
+  auto confinement = std::make_shared<const sandbox::Sandbox>(
+      sandbox::DaemonPolicy(options_.config.sandbox, options_.socket_path));
+  deps.sandbox = confinement;
   deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
     // The user's config may be a dotfile manager's symlink; the project's settings are
     // repository content and are never followed through one.
     // Its allow rules count only as far as a person trusted them (policy/trusted_rules.h).
     std::string user = ConfigDir() + "/config.json";
     std::string project = ProjectSettingsPath(workdir);
+    std::string mine = policy::ProjectLocalSettingsPath(workdir);
     return std::make_shared<policy::FileRuleSource>(
-        std::vector<std::string>{user, project}, std::vector<std::string>{user},
-        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir});
+        std::vector<std::string>{user, project, mine}, std::vector<std::string>{user},
+        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine});
   };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};
   deps.make_model_client = [transport] { return llm::MakeCurlModelClient(transport); };
   mcp::Registry::Options mcp_options;
+  mcp_options.make_transport = [confinement](const mcp::ServerDef& def) {
+    return mcp::MakeConfinedTransport(def, confinement.get());
+  };
   mcp_options.base_tools = [] { return tools::ToolRegistry::CreateCore(); };
   mcp_ = std::make_unique<mcp::Registry>(std::move(mcp_options));
   subagents::SubagentOptions sub_options;
@@ -167,6 +175,7 @@ absl::Status Server::Run() {
       sessions_.get(), epoch_, [this] { RequestShutdown(Stop::kStop); },
       options_.inherited_fd >= 0);
   service_->set_mcp(mcp_.get());
+  service_->set_sandbox(confinement);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -17,6 +17,7 @@
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
 #include "common/status_macros.h"
+#include "daemon/sessions_dir.h"
 #include "daemon/transcript_journal.h"
 
 namespace agent::daemon {
@@ -66,7 +67,7 @@ SessionMeta SessionMeta::FromJson(const Json& j) {
   return m;
 }
 
-std::string SessionsDir(const std::string& workdir) { return workdir + "/.agent/sessions"; }
+std::string SessionsDir(const std::string& workdir) { return ProjectSessionsDir(workdir); }
 std::string TranscriptPath(const std::string& workdir, const std::string& id) {
   return absl::StrCat(SessionsDir(workdir), "/", id, ".json");
 }
@@ -76,23 +77,8 @@ std::string MetaPath(const std::string& workdir, const std::string& id) {
 
 namespace {
 
-// <workdir>/.agent/sessions, opened without following a symlink at `.agent` or `sessions`:
-// a cloned repository could plant one to make us write outside the project.
 absl::StatusOr<DirFd> OpenSessionsDir(const std::string& workdir, bool create) {
-  ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, create));
-  ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", create));
-  return agent_dir.OpenSubdir("sessions", create);
-}
-
-// `.agent/.gitignore`, added when missing (never replaced: the user may have edited it), so
-// that `git add -A` leaves transcripts out while settings.json stays committable.
-void EnsureAgentGitignore(const DirFd& agent_dir) {
-  struct stat st;
-  if (::fstatat(agent_dir.fd(), ".gitignore", &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) {
-    return;
-  }
-  // Best effort: a project where it cannot be written still works.
-  (void)WriteFileAtomically(agent_dir, ".gitignore", kAgentGitignore, Durability::kUnsynced);
+  return OpenProjectSessionsDir(workdir, create);
 }
 
 absl::Status WriteSessionFile(const std::string& workdir, const std::string& name,
@@ -219,12 +205,6 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
 
 absl::StatusOr<SessionLock> SessionLock::Acquire(const std::string& workdir,
                                                  const std::string& id) {
-  {
-    // Once per session kept, which is when `.agent/sessions` gets its first files.
-    ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, /*create=*/true));
-    ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", /*create=*/true));
-    EnsureAgentGitignore(agent_dir);
-  }
   ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
   const std::string name = id + ".lock";
   ASSIGN_OR_RETURN(const int fd, dir.OpenFile(name, O_RDWR | O_CREAT));

@@ -1,14 +1,15 @@
-// Store: a session's files in <workdir>/.agent/sessions/.
+// Store: a session's files in the project's sessions directory (daemon/sessions_dir.h,
+// $XDG_STATE_HOME/agent/projects/<project key>/sessions/).
 //   <id>.json             the transcript, exactly the message list sent to the model
 //   <id>.journal          the messages appended since <id>.json was written whole
 //                         (daemon/transcript_journal.h); replayed by LoadTranscript
 //   <id>.meta.json        title, model, workdir, times, parent, counters
 //   <id>.compacted.jsonl  what compaction removed, with the summary that replaced it
 //   <id>.lock             advisory lock: one daemon owns a session at a time
-// Every write is atomic (common/atomic_file.h). `.agent` and `.agent/sessions` must be real
-// directories owned by us, and no file in them is opened through a symlink: a cloned
-// repository controls their content (PermissionDenied naming the path). Stateless functions;
-// thread-safe.
+// Every write is atomic (common/atomic_file.h). The directories below the state directory must
+// be real directories owned by us, and no file in them is opened through a symlink
+// (PermissionDenied naming the path). `workdir` is the canonical project path. Stateless
+// functions; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -46,11 +47,6 @@ struct SessionMeta {
   static SessionMeta FromJson(const Json& j);
 };
 
-// What `.agent/.gitignore` holds when the daemon adds it (SessionLock::Acquire, when missing).
-inline constexpr std::string_view kAgentGitignore =
-    "# Added by agentd: session transcripts stay out of commits; settings stay committable.\n"
-    "sessions/\n";
-
 std::string SessionsDir(const std::string& workdir);
 std::string TranscriptPath(const std::string& workdir, const std::string& id);
 std::string MetaPath(const std::string& workdir, const std::string& id);
@@ -83,7 +79,7 @@ std::vector<std::string> ListSessionIds(const std::string& workdir);
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id);
 
 // An exclusive advisory lock on <id>.lock, held while the object lives. FailedPrecondition
-// when another process holds it. Acquire also adds `.agent/.gitignore` when it is missing.
+// when another process holds it.
 class SessionLock {
  public:
   static absl::StatusOr<SessionLock> Acquire(const std::string& workdir, const std::string& id);

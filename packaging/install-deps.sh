@@ -14,8 +14,12 @@ packages=(
   # tests and checks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-grpcio tmux zsh
   clang libclang-rt-14-dev clang-format
+  # Node.js: the MCP reference servers, the example client and the ACP test client (npm ci)
+  nodejs
   # test_remote.py runs its own sshd on 127.0.0.1 (agent --host); never the system's
   openssh-server openssh-client
+  # the sandbox of tool commands (daemon/sandbox/), run by agentd and its tests
+  bubblewrap
   # packaging
   dpkg-dev file
 )
@@ -26,6 +30,12 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+
+# Debian's nodejs has npm in a package of its own; other builds (NodeSource) ship it inside
+# nodejs, where Debian's npm would conflict: asked for only when the command is missing.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"

@@ -7,15 +7,10 @@
 #include "common/dir_fd.h"
 #include "common/json.h"
 #include "common/status_macros.h"
+#include "daemon/sessions_dir.h"
 
 namespace agent::daemon::checkpoints {
 namespace {
-
-absl::StatusOr<DirFd> OpenSessionsDir(const std::string& workdir, bool create) {
-  ASSIGN_OR_RETURN(DirFd work, DirFd::Open(workdir, create));
-  ASSIGN_OR_RETURN(DirFd agent_dir, work.OpenSubdir(".agent", create));
-  return agent_dir.OpenSubdir("sessions", create);
-}
 
 bool IsObjectId(const std::string& s) {
   return s.size() == 40 &&
@@ -32,7 +27,7 @@ absl::StatusOr<std::vector<CheckpointRecord>> LoadCheckpoints(const std::string&
                                                               const std::string& session_id) {
   RETURN_IF_ERROR(CheckFileName(session_id));
   std::vector<CheckpointRecord> out;
-  auto dir = OpenSessionsDir(workdir, /*create=*/false);
+  auto dir = OpenProjectSessionsDir(workdir, /*create=*/false);
   if (absl::IsNotFound(dir.status())) return out;
   if (!dir.ok()) return dir.status();
   auto text = ReadFileToString(*dir, CheckpointsFileName(session_id));
@@ -55,6 +50,12 @@ absl::StatusOr<std::vector<CheckpointRecord>> LoadCheckpoints(const std::string&
     r.before = GetString(c, "before");
     r.after = GetString(c, "after");
     r.undone = GetBool(c, "undone", false);
+    if (auto it = c.find("left_out"); it != c.end() && it->is_array()) {
+      for (const Json& p : *it) {
+        if (p.is_string() && r.left_out.size() < kMaxLeftOut)
+          r.left_out.push_back(p.get<std::string>());
+      }
+    }
     if (IsObjectId(r.before) && IsObjectId(r.after) && r.at_message >= 0) out.push_back(r);
   }
   return out;
@@ -73,8 +74,9 @@ absl::Status SaveCheckpoints(const std::string& workdir, const std::string& sess
                     {"before", r.before},
                     {"after", r.after},
                     {"undone", r.undone}});
+    if (!r.left_out.empty()) list.back()["left_out"] = r.left_out;
   }
-  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/true));
+  ASSIGN_OR_RETURN(DirFd dir, OpenProjectSessionsDir(workdir, /*create=*/true));
   return WriteFileAtomically(dir, CheckpointsFileName(session_id),
                              Json{{"checkpoints", list}}.dump(1), Durability::kUnsynced);
 }

@@ -1,8 +1,9 @@
-// A session's checkpoints: one record per turn that changed files, kept in
-// <project>/.agent/sessions/<id>.checkpoints (JSON; not *.json, which names transcripts) beside the
-// transcript (opened without following symlinks, like every session file). The file is repository
-// content: a record whose tree ids are not object ids is dropped on load, and the trees are only
-// ever looked up in our own store. Stateless functions; thread-safe.
+// A session's checkpoints: one record per turn that changed files, kept in <id>.checkpoints
+// (JSON; not *.json, which names transcripts) beside the transcript in the project's sessions
+// directory (daemon/sessions_dir.h; opened without following symlinks, like every session
+// file). A record whose tree ids are not object ids is dropped on load (the file may have been
+// edited by hand), and the trees are only ever looked up in our own store. Stateless
+// functions; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,8 @@
 
 namespace agent::daemon::checkpoints {
 
+inline constexpr size_t kMaxLeftOut = 200;
+
 struct CheckpointRecord {
   int turn = 0;        // the session's turn number, 1-based
   int at_message = 0;  // transcript length before the turn's prompt
@@ -22,6 +25,10 @@ struct CheckpointRecord {
   std::string before;  // tree ids
   std::string after;
   bool undone = false;  // Undo restored `before`
+  // Files over the size limit when the turn ended: not in its checkpoint (shadow_store.h),
+  // so /diff does not show their changes and undo leaves them as they are. At most a few
+  // hundred names are kept.
+  std::vector<std::string> left_out;
 };
 
 std::string CheckpointsFileName(const std::string& session_id);

@@ -18,6 +18,15 @@ namespace v1 = agent::v1;
 
 constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 
+// What a diff ends with when files were left out for their size.
+std::string LeftOutNote(const std::vector<std::string>& left_out, int64_t max_file_mb) {
+  if (left_out.empty()) return "";
+  std::string out = absl::StrCat("# not checkpointed (over ", max_file_mb,
+                                 " MB; undo leaves them as they are):\n");
+  for (const std::string& p : left_out) absl::StrAppend(&out, "#   ", ToValidUtf8(p), "\n");
+  return out;
+}
+
 std::string FirstLine(std::string_view text) {
   std::string line(text.substr(0, std::min(text.find('\n'), size_t{200})));
   return ToValidUtf8(line);
@@ -74,16 +83,13 @@ absl::StatusOr<std::shared_ptr<const ShadowStore>> Checkpointer::Store() {
   absl::Status why = opened.status();
   std::shared_ptr<const ShadowStore> store;
   if (opened.ok()) {
+    // The limits are checked by every snapshot (shadow_store.h), not once here: a project
+    // that grows past them mid-session costs a turn no more than the limits allow.
+    opened->set_limits(
+        SnapshotLimits{static_cast<uint64_t>(config_.max_file_mb) << 20,
+                       static_cast<uint64_t>(config_.max_project_mb) << 20,
+                       static_cast<size_t>(std::max<int64_t>(config_.max_files, 0))});
     store = std::make_shared<const ShadowStore>(*std::move(opened));
-    const uint64_t limit = static_cast<uint64_t>(config_.max_project_mb) << 20;
-    auto bytes = store->ProjectBytes(limit);
-    if (!bytes.ok()) {
-      why = bytes.status();
-    } else if (*bytes > limit) {
-      why = absl::FailedPreconditionError(absl::StrCat(
-          "checkpoints skipped: this project's files exceed ", config_.max_project_mb,
-          " MB (config.json \"checkpoints\": {\"max_project_mb\": N}); undo is not available"));
-    }
   }
   agent::MutexLock l(&mu_);
   if (!why.ok()) {
@@ -155,14 +161,19 @@ std::vector<std::string> Checkpointer::EndTurn(int64_t now_ms) {
     off_told_ = true;
     return notices;
   }
-  absl::StatusOr<std::string> after = (*store)->Snapshot();
+  std::vector<std::string> left_out;
+  absl::StatusOr<std::string> after = (*store)->Snapshot(&left_out);
   if (!after.ok()) {
-    notices.push_back(absl::StrCat("checkpoint failed: ", after.status().message()));
+    const bool limit = absl::IsFailedPrecondition(after.status());
+    notices.push_back(limit ? std::string(after.status().message())
+                            : absl::StrCat("checkpoint failed: ", after.status().message()));
     return notices;
   }
   if (*after == *before) return notices;
   pending->record.before = *before;
   pending->record.after = *after;
+  if (left_out.size() > kMaxLeftOut) left_out.resize(kMaxLeftOut);
+  pending->record.left_out = std::move(left_out);
   Record(**store, std::move(pending->record), now_ms);
   return notices;
 }
@@ -179,7 +190,23 @@ void Checkpointer::Record(const ShadowStore& store, CheckpointRecord record, int
     copy = records_;
   }
   (void)SaveCheckpoints(workdir_, session_id_, copy);
-  (void)store.Prune(now_ms, static_cast<int64_t>(config_.max_age_days) * kDayMs, config_.max_count);
+  const int64_t max_age = static_cast<int64_t>(config_.max_age_days) * kDayMs;
+  (void)store.Prune(now_ms, max_age, config_.max_count);
+  LimitStoreSize(store, now_ms, max_age);
+}
+
+// The store's real disk use (loose objects included) within max_store_mb: packed first, then
+// the oldest checkpoints of the project are forgotten, half of them at a time (so at most
+// log2(max_count) rounds), the newest always kept.
+void Checkpointer::LimitStoreSize(const ShadowStore& store, int64_t now_ms, int64_t max_age_ms) {
+  const uint64_t cap = static_cast<uint64_t>(std::max<int64_t>(config_.max_store_mb, 0)) << 20;
+  if (cap == 0 || DirectoryBytes(store.dir()) <= cap) return;
+  (void)store.Pack();
+  for (int keep = config_.max_count; keep > 1 && DirectoryBytes(store.dir()) > cap;) {
+    keep /= 2;
+    (void)store.Prune(now_ms, max_age_ms, std::max(keep, 1));
+    (void)store.Pack();
+  }
 }
 
 void Checkpointer::Compacted(int first, int removed) {
@@ -347,6 +374,16 @@ absl::StatusOr<UndoResult> Checkpointer::RestoreRange(std::vector<size_t> indexe
     return std::move(plan.result);
   }
   RETURN_IF_ERROR(ApplyRestore(*store, plan));
+  std::set<std::string> left_out;
+  {
+    agent::MutexLock l(&mu_);
+    for (size_t i : indexes)
+      left_out.insert(records_[i].left_out.begin(), records_[i].left_out.end());
+  }
+  if (!left_out.empty()) {
+    absl::StrAppend(&plan.result.message, "; left as they are (over ", config_.max_file_mb,
+                    " MB, not checkpointed): ", absl::StrJoin(left_out, ", "));
+  }
   std::vector<CheckpointRecord> copy;
   {
     // With files kept or not written, the turns stay in effect: another undo (with overwrite,
@@ -374,9 +411,14 @@ absl::StatusOr<std::string> Checkpointer::Diff(int turn) {
     }
   }
   if (!any) return std::string();
-  if (turn != 0) return store->Diff(found.before, found.after);
-  ASSIGN_OR_RETURN(std::string now, store->Snapshot());
-  return store->Diff(found.before, now);
+  if (turn != 0) {
+    ASSIGN_OR_RETURN(std::string diff, store->Diff(found.before, found.after));
+    return diff + LeftOutNote(found.left_out, config_.max_file_mb);
+  }
+  std::vector<std::string> left_out;
+  ASSIGN_OR_RETURN(std::string now, store->Snapshot(&left_out));
+  ASSIGN_OR_RETURN(std::string diff, store->Diff(found.before, now));
+  return diff + LeftOutNote(left_out, config_.max_file_mb);
 }
 
 }  // namespace agent::daemon::checkpoints

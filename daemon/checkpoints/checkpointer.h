@@ -2,7 +2,11 @@
 // project in the background (the first model request runs meanwhile); the turn's first tool
 // waits for it (BeforeTool). At the end of a turn that ran a tool it snapshots again and, when
 // the files changed, records a checkpoint (checkpoint_log.h) and keeps both trees in the store
-// (shadow_store.h), pruned by age and count. Undo, RestoreFrom and Diff work from the records.
+// (shadow_store.h), pruned by age and count and, past max_store_mb on disk, packed and pruned
+// further. Every snapshot checks the limits first (files over max_file_mb are left out, and
+// said so in Diff and Undo; a project over max_project_mb or max_files is skipped for that
+// turn), so a turn's checkpoint cost is bounded. Undo, RestoreFrom and Diff work from the
+// records.
 //
 // Threading: the turn thread calls BeginTurn and EndTurn; tool threads BeforeTool; RPC
 // threads the rest (the session makes sure no turn runs during Undo/RestoreFrom). `mu_` is
@@ -78,6 +82,8 @@ class Checkpointer {
   absl::StatusOr<UndoResult> RestoreRange(std::vector<size_t> indexes, bool dry_run, bool overwrite)
       ABSL_LOCKS_EXCLUDED(mu_);
   void Record(const ShadowStore& store, CheckpointRecord record, int64_t now_ms)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void LimitStoreSize(const ShadowStore& store, int64_t now_ms, int64_t max_age_ms)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string workdir_;

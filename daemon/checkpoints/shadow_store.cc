@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -103,6 +104,62 @@ std::vector<absl::string_view> SplitZ(absl::string_view text) {
   return out;
 }
 
+// What a snapshot would record: counted from the store's index (`cached`: `ls-files -z -t`,
+// each entry "<tag> <path>") and the project's other files not ignored (`others`).
+struct Survey {
+  std::vector<std::string> tracked_big, untracked_big;  // over limits.max_file_bytes
+  std::vector<std::string> tracked_skipped;             // left out before (skip-worktree)
+  bool over_count = false, over_bytes = false;
+};
+
+Survey TakeSurvey(const std::string& root, absl::string_view cached, absl::string_view others,
+                  const SnapshotLimits& limits) {
+  Survey s;
+  uint64_t bytes = 0;
+  size_t files = 0;
+  auto count = [&](absl::string_view rel, bool tracked) {
+    struct stat st;
+    const std::string path = absl::StrCat(root, "/", rel);
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    if (limits.max_file_bytes > 0 && size > limits.max_file_bytes) {
+      (tracked ? s.tracked_big : s.untracked_big).emplace_back(rel);
+      return;
+    }
+    bytes += size;
+    ++files;
+  };
+  for (absl::string_view entry : SplitZ(cached)) {
+    if (entry.size() < 3) continue;
+    if (entry[0] == 'S') s.tracked_skipped.emplace_back(entry.substr(2));
+    count(entry.substr(2), true);
+  }
+  for (absl::string_view f : SplitZ(others)) count(f, false);
+  s.over_count = limits.max_files > 0 && files > limits.max_files;
+  s.over_bytes = limits.max_total_bytes > 0 && bytes > limits.max_total_bytes;
+  return s;
+}
+
+// `path` as an exclude pattern that matches exactly it, from the top ("/a\\*b" for a*b); ""
+// when no pattern can (a newline in the name).
+std::string LiteralPattern(const std::string& path) {
+  if (path.find('\n') != std::string::npos) return "";
+  std::string out = "/";
+  for (char c : path) {
+    if (c == '\\' || c == '*' || c == '?' || c == '[' || c == '!' || c == '#' || c == ' ') {
+      out += '\\';
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string JoinZ(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const std::string& p : paths) absl::StrAppend(&out, p, std::string(1, '\0'));
+  return out;
+}
+
 }  // namespace
 
 std::string TreeChange::Kind() const {
@@ -153,12 +210,13 @@ absl::StatusOr<std::string> ShadowStore::Git(std::vector<std::string> args,
   return RunGit(GitCall{dir_, root_, std::move(args), std::move(input)});
 }
 
-absl::Status ShadowStore::WriteExcludes() const {
+absl::Status ShadowStore::WriteExcludes(const std::string& extra) const {
   std::string rules = kOwnExcludes;
   // The user's own excludes of a plain .git directory, when it is one (not through a link).
   if (std::string user = ReadUserExcludes(root_); !user.empty()) {
     absl::StrAppend(&rules, "# ", root_, "/.git/info/exclude\n", user, "\n");
   }
+  rules += extra;
   if (auto old = ReadFileToString(dir_ + "/info/exclude"); !old.ok() || *old != rules) {
     RETURN_IF_ERROR(WriteFileAtomically(dir_ + "/info/exclude", rules, Durability::kUnsynced));
   }
@@ -170,9 +228,30 @@ absl::Status ShadowStore::WriteExcludes() const {
   return WriteFileAtomically(dir_ + "/info/attributes", kAttributes, Durability::kUnsynced);
 }
 
-absl::StatusOr<std::string> ShadowStore::Snapshot() const {
+absl::StatusOr<std::string> ShadowStore::Snapshot(std::vector<std::string>* left_out) const {
   StoreLock lock(dir_);
   RETURN_IF_ERROR(WriteExcludes());
+  // What the project holds now, before anything is read: the limits hold for every snapshot.
+  ASSIGN_OR_RETURN(std::string cached, Git({"ls-files", "-z", "-t", "--cached"}));
+  ASSIGN_OR_RETURN(std::string others, Git({"ls-files", "-z", "--others", "--exclude-standard"}));
+  Survey s = TakeSurvey(root_, cached, others, limits_);
+  if (s.over_count) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "checkpoint skipped: this project has more than ", limits_.max_files,
+        " files (config.json \"checkpoints\": {\"max_files\": N}); undo covers no such turn"));
+  }
+  if (s.over_bytes) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "checkpoint skipped: this project's files exceed ", limits_.max_total_bytes >> 20,
+        " MB (config.json \"checkpoints\": {\"max_project_mb\": N}); undo covers no "
+        "such turn"));
+  }
+  RETURN_IF_ERROR(LeaveOut(s.tracked_big, s.untracked_big, s.tracked_skipped));
+  if (left_out != nullptr) {
+    *left_out = s.tracked_big;
+    left_out->insert(left_out->end(), s.untracked_big.begin(), s.untracked_big.end());
+    std::sort(left_out->begin(), left_out->end());
+  }
   // --ignore-errors: an unreadable file is left out, not the whole snapshot; git still exits
   // non-zero then, so only a fatal error counts.
   auto added = Git({"add", "--all", "--ignore-errors", "--", "."});
@@ -304,21 +383,43 @@ absl::StatusOr<int> ShadowStore::Prune(int64_t now_ms, int64_t max_age_ms, int m
   return forgotten;
 }
 
-absl::StatusOr<uint64_t> ShadowStore::ProjectBytes(uint64_t limit) const {
-  StoreLock lock(dir_);
-  RETURN_IF_ERROR(WriteExcludes());
-  ASSIGN_OR_RETURN(std::string files,
-                   Git({"ls-files", "-z", "--cached", "--others", "--exclude-standard"}));
-  uint64_t total = 0;
-  for (absl::string_view f : SplitZ(files)) {
-    struct stat st;
-    std::string path = absl::StrCat(root_, "/", f);
-    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      total += static_cast<uint64_t>(st.st_size);
+absl::Status ShadowStore::LeaveOut(const std::vector<std::string>& tracked_big,
+                                   const std::vector<std::string>& untracked_big,
+                                   const std::vector<std::string>& tracked_skipped) const {
+  // A new file over the limit is never added: an exclude rule for exactly it.
+  std::string extra;
+  for (const std::string& p : untracked_big) {
+    std::string pattern = LiteralPattern(p);
+    if (pattern.empty()) {
+      return absl::FailedPreconditionError(
+          "checkpoint skipped: a file over the size limit has a newline in its name");
     }
-    if (total > limit) break;
+    if (extra.empty()) extra = "# agentd checkpoints: over the size limit\n";
+    absl::StrAppend(&extra, pattern, "\n");
   }
-  return total;
+  RETURN_IF_ERROR(WriteExcludes(extra));
+  // One recorded before keeps the content recorded (git leaves a skip-worktree entry alone);
+  // one back under the limit is recorded again.
+  std::set<std::string> big(tracked_big.begin(), tracked_big.end());
+  std::vector<std::string> back;
+  for (const std::string& p : tracked_skipped) {
+    if (big.count(p) == 0) back.push_back(p);
+  }
+  if (!back.empty()) {
+    RETURN_IF_ERROR(
+        Git({"update-index", "--no-skip-worktree", "-z", "--stdin"}, JoinZ(back)).status());
+  }
+  if (!tracked_big.empty()) {
+    RETURN_IF_ERROR(
+        Git({"update-index", "--skip-worktree", "-z", "--stdin"}, JoinZ(tracked_big)).status());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ShadowStore::Pack() const {
+  StoreLock lock(dir_);
+  RETURN_IF_ERROR(Git({"repack", "-a", "-d", "-q"}).status());
+  return Git({"prune", "--expire=now"}).status();
 }
 
 namespace {

@@ -4,7 +4,11 @@
 // cache makes a snapshot of an unchanged project cheap. The user's repository (its .git, index,
 // branches, stash) is never read or written, except .git/info/exclude, copied as ignore rules.
 // What is recorded: the project's files that its .gitignore files do not ignore, never .git/
-// or .agent/sessions/. Regular files with their exec bit, symlinks as symlinks.
+// or .agent/sessions/. Regular files with their exec bit, symlinks as symlinks. Within limits
+// (SnapshotLimits), checked before every snapshot: a file over the size limit is left out
+// (never read or hashed: a new one is excluded, one recorded before keeps its recorded
+// content, so no checkpoint says it changed and no restore writes it), and a project over the
+// total size or file count gets no snapshot at all. So one snapshot hashes at most the total.
 // Thread-safe: every call takes an flock on the store, so sessions (and daemons) sharing a
 // project serialise; calls block on git.
 #pragma once
@@ -27,6 +31,12 @@ struct TreeChange {
   std::string Kind() const;
 };
 
+struct SnapshotLimits {
+  uint64_t max_file_bytes = 0;   // a larger file is left out; 0: none is
+  uint64_t max_total_bytes = 0;  // of the files recorded, together; 0: no limit
+  size_t max_files = 0;          // files recorded; 0: no limit
+};
+
 class ShadowStore {
  public:
   // The store of the project at `project_root` (an existing directory) under `stores_root`
@@ -34,8 +44,14 @@ class ShadowStore {
   static absl::StatusOr<ShadowStore> Open(const std::string& project_root,
                                           const std::string& stores_root);
 
-  // The project's files now, as a tree id.
-  absl::StatusOr<std::string> Snapshot() const;
+  // What Snapshot records (set before the store is shared).
+  void set_limits(const SnapshotLimits& limits) { limits_ = limits; }
+  const SnapshotLimits& limits() const { return limits_; }
+
+  // The project's files now, as a tree id; `left_out`, when given, gets the files left out
+  // for their size (sorted). FailedPrecondition when the project is over the total size or
+  // the file count (nothing was hashed).
+  absl::StatusOr<std::string> Snapshot(std::vector<std::string>* left_out = nullptr) const;
   // The paths that differ from tree `from` to tree `to`.
   absl::StatusOr<std::vector<TreeChange>> Changes(const std::string& from,
                                                   const std::string& to) const;
@@ -54,8 +70,9 @@ class ShadowStore {
   // Forgets what Keep recorded before `now_ms - max_age_ms`, and all but the newest
   // `max_count`, then deletes the objects nothing keeps. Returns how many were forgotten.
   absl::StatusOr<int> Prune(int64_t now_ms, int64_t max_age_ms, int max_count) const;
-  // Bytes of the files a snapshot would record, counting stops once past `limit`.
-  absl::StatusOr<uint64_t> ProjectBytes(uint64_t limit) const;
+  // Packs the loose objects and deletes those nothing keeps: the store's disk use, after
+  // Prune, is then close to what its kept trees need.
+  absl::Status Pack() const;
 
   const std::string& dir() const { return dir_; }
   const std::string& project_root() const { return root_; }
@@ -63,11 +80,17 @@ class ShadowStore {
  private:
   ShadowStore(std::string root, std::string dir) : root_(std::move(root)), dir_(std::move(dir)) {}
   absl::StatusOr<std::string> Git(std::vector<std::string> args, std::string input = "") const;
-  // Writes info/exclude (our rules and the user's .git/info/exclude) and info/attributes.
-  absl::Status WriteExcludes() const;
+  // Writes info/exclude (our rules, the user's .git/info/exclude, then `extra`) and
+  // info/attributes.
+  absl::Status WriteExcludes(const std::string& extra = "") const;
+  // Leaves the files over the size limit out of the next `git add` (store lock held).
+  absl::Status LeaveOut(const std::vector<std::string>& tracked_big,
+                        const std::vector<std::string>& untracked_big,
+                        const std::vector<std::string>& tracked_skipped) const;
 
   std::string root_;  // canonical
   std::string dir_;
+  SnapshotLimits limits_;
 };
 
 // $XDG_STATE_HOME/agent/checkpoints: where the daemon's project stores live.

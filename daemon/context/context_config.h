@@ -5,7 +5,8 @@
 //   "system_prompt_append": "text"           added to the end of the built-in prompt
 //   "system_prompt_file": "/path"            replaces the built-in prompt (relative: to the
 //                                            config directory)
-//   "prices": {"MODEL": {"input", "output", "cached_input"}}   USD per million tokens
+//   "prices": {"MODEL": {"input", "output", "cached_input", "cache_write"}}   USD per million
+//   tokens
 // A malformed value is reported in `problem` and the default kept: a session still starts.
 // Thread-safe (no shared state).
 #pragma once

@@ -1,5 +1,7 @@
 #include "daemon/context/usage.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace agent::daemon::context {
@@ -27,6 +29,7 @@ v1::Usage FromReply(const std::optional<llm::Usage>& u, double cost) {
     out.set_prompt_tokens(u->prompt_tokens);
     out.set_completion_tokens(u->completion_tokens);
     out.set_cached_tokens(u->cached_tokens);
+    out.set_cache_write_tokens(u->cache_write_tokens);
   }
   out.set_cost_usd(cost);
   return out;
@@ -46,7 +49,8 @@ absl::StatusOr<PriceTable> PriceTable::FromJson(const Json& prices) {
     Price p;
     for (auto [key, required, field] :
          {std::tuple{"input", true, &p.input}, std::tuple{"output", true, &p.output},
-          std::tuple{"cached_input", false, &p.cached_input}}) {
+          std::tuple{"cached_input", false, &p.cached_input},
+          std::tuple{"cache_write", false, &p.cache_write}}) {
       if (absl::Status s = ReadPrice(it.value(), key, required, field); !s.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("\"prices\".\"", it.key(), "\": ", s.message()));
@@ -65,10 +69,14 @@ const Price* PriceTable::Find(const std::string& model) const {
 double PriceTable::Cost(const std::string& model, const llm::Usage& u) const {
   const Price* p = Find(model);
   if (p == nullptr) return 0;
-  const int64_t cached = std::min(u.cached_tokens, u.prompt_tokens);
+  // Clamped so that counts a provider got wrong never price a negative number of tokens.
+  const int64_t prompt = std::max<int64_t>(u.prompt_tokens, 0);
+  const int64_t cached = std::clamp<int64_t>(u.cached_tokens, 0, prompt);
+  const int64_t written = std::clamp<int64_t>(u.cache_write_tokens, 0, prompt - cached);
   const double cached_price = p->cached_input >= 0 ? p->cached_input : p->input;
-  return (static_cast<double>(u.prompt_tokens - cached) * p->input +
-          static_cast<double>(cached) * cached_price +
+  const double write_price = p->cache_write >= 0 ? p->cache_write : p->input * 1.25;
+  return (static_cast<double>(prompt - cached - written) * p->input +
+          static_cast<double>(cached) * cached_price + static_cast<double>(written) * write_price +
           static_cast<double>(u.completion_tokens) * p->output) /
          1e6;
 }
@@ -77,6 +85,7 @@ void Add(v1::Usage* total, const v1::Usage& more) {
   total->set_prompt_tokens(total->prompt_tokens() + more.prompt_tokens());
   total->set_completion_tokens(total->completion_tokens() + more.completion_tokens());
   total->set_cached_tokens(total->cached_tokens() + more.cached_tokens());
+  total->set_cache_write_tokens(total->cache_write_tokens() + more.cache_write_tokens());
   total->set_requests(total->requests() + more.requests());
   total->set_retries(total->retries() + more.retries());
   total->set_cost_usd(total->cost_usd() + more.cost_usd());
@@ -97,6 +106,7 @@ Json UsageMeter::ToJson() const {
   return Json{{"prompt_tokens", session_.prompt_tokens()},
               {"completion_tokens", session_.completion_tokens()},
               {"cached_tokens", session_.cached_tokens()},
+              {"cache_write_tokens", session_.cache_write_tokens()},
               {"requests", session_.requests()},
               {"retries", session_.retries()},
               {"cost_usd", session_.cost_usd()}};
@@ -108,6 +118,7 @@ void UsageMeter::LoadJson(const Json& j) {
   session_.set_prompt_tokens(GetInt(j, "prompt_tokens"));
   session_.set_completion_tokens(GetInt(j, "completion_tokens"));
   session_.set_cached_tokens(GetInt(j, "cached_tokens"));
+  session_.set_cache_write_tokens(GetInt(j, "cache_write_tokens"));
   session_.set_requests(static_cast<int32_t>(GetInt(j, "requests")));
   session_.set_retries(static_cast<int32_t>(GetInt(j, "retries")));
   auto it = j.find("cost_usd");

@@ -17,10 +17,11 @@ struct Price {
   double input = 0;
   double output = 0;
   double cached_input = -1;  // < 0: same as input
+  double cache_write = -1;   // < 0: 1.25 x input (Anthropic's price for a 5-minute write)
 };
 
-// Config "prices": {"MODEL": {"input": …, "output": …, "cached_input": …}}. A model absent
-// from the table costs 0.
+// Config "prices": {"MODEL": {"input": …, "output": …, "cached_input": …, "cache_write": …}}.
+// A model absent from the table costs 0.
 class PriceTable {
  public:
   // InvalidArgument for a malformed table (a price that is not a non-negative number).

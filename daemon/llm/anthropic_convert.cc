@@ -154,10 +154,54 @@ Json ToolResultContent(const Json* content) {
   return "";
 }
 
+// Each breakpoint of BreakpointMessages on its message's last markable block.
+void MarkMessages(Json* messages, const Json& cache_control) {
+  for (size_t i : BreakpointMessages(messages->size())) {
+    Json& blocks = (*messages)[i]["content"];
+    for (size_t k = blocks.size(); k-- > 0;) {
+      if (MarkableBlock(blocks[k])) {
+        blocks[k]["cache_control"] = cache_control;
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+Json CacheControl(const AnthropicCache& cache) {
+  Json cc = {{"type", "ephemeral"}};
+  if (cache.ttl == "1h") cc["ttl"] = "1h";
+  return cc;
+}
+
+Json SystemBlocks(const std::string& system, const AnthropicCache& cache) {
+  Json block = TextBlock(system);
+  if (cache.breakpoints) block["cache_control"] = CacheControl(cache);
+  return Json::array({std::move(block)});
+}
+
+std::vector<size_t> BreakpointMessages(size_t count) {
+  std::vector<size_t> out;
+  if (count >= 1) out.push_back(count - 1);
+  if (count >= 3) out.push_back(count - 3);
+  return out;
+}
+
+bool MarkableBlock(const Json& block) {
+  const std::string type = GetString(block, "type");
+  return type != "thinking" && type != "redacted_thinking";
+}
 
 Json BuildAnthropicRequest(const std::string& model, const Json& openai_messages,
                            const Json& openai_tools, int max_tokens, bool stream) {
+  return BuildAnthropicRequest(model, openai_messages, openai_tools, max_tokens, stream,
+                               AnthropicCache());
+}
+
+Json BuildAnthropicRequest(const std::string& model, const Json& openai_messages,
+                           const Json& openai_tools, int max_tokens, bool stream,
+                           const AnthropicCache& cache) {
   std::string system;
   Json messages = Json::array();
   if (openai_messages.is_array()) {
@@ -201,10 +245,13 @@ Json BuildAnthropicRequest(const std::string& model, const Json& openai_messages
     }
   }
 
+  if (cache.breakpoints) MarkMessages(&messages, CacheControl(cache));
   Json request = Json::object();
   request["model"] = model;
   request["max_tokens"] = max_tokens;
-  if (!system.empty()) request["system"] = system;
+  if (!system.empty()) {
+    request["system"] = cache.breakpoints ? SystemBlocks(system, cache) : Json(system);
+  }
   request["messages"] = std::move(messages);
   if (openai_tools.is_array() && !openai_tools.empty()) {
     Json tools = Json::array();
@@ -219,6 +266,7 @@ Json BuildAnthropicRequest(const std::string& model, const Json& openai_messages
           (params != nullptr && params->is_object()) ? *params : Json{{"type", "object"}};
       tools.push_back(std::move(tool));
     }
+    if (!tools.empty() && cache.breakpoints) tools.back()["cache_control"] = CacheControl(cache);
     if (!tools.empty()) request["tools"] = std::move(tools);
   }
   request["stream"] = stream;

@@ -21,6 +21,15 @@
 //   [{name, description, input_schema}] (input_schema {"type":"object"} when missing).
 // Content is always sent as a block array.
 //
+// Prompt caching (AnthropicCache::breakpoints): Anthropic caches a prefix only up to a block
+// marked with `cache_control`, at most four per request. We mark the last tool definition,
+// the system prompt (then sent as one text block), the last block of the newest message
+// (which writes the entry) and the last block of the message three from the end: the one the
+// previous step's request ended with, so this request reads exactly the entry that one wrote
+// however many blocks the step added (Anthropic's own look-back stops after 20 blocks).
+// Thinking blocks are never marked (Anthropic rejects cache_control on them); a message
+// whose last blocks are thinking has its last other block marked.
+//
 // Anthropic → OpenAI (OpenAiMessagesFromAnthropic) is the inverse: `system` → one system
 // message; tool_result blocks → tool messages (before the user text of the same message);
 // thinking/redacted_thinking → the assistant's `anthropic_thinking`; text → content (a
@@ -30,14 +39,36 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/json.h"
 
 namespace agent::daemon::llm {
 
-// The body of POST /v1/messages. `stream` is sent as given.
+struct AnthropicCache {
+  bool breakpoints = false;
+  std::string ttl;  // "" (Anthropic's default, 5 minutes) or "1h"
+};
+
+// The `cache_control` value a breakpoint carries: {"type":"ephemeral"} plus "ttl" for "1h".
+Json CacheControl(const AnthropicCache& cache);
+
+// The body of POST /v1/messages. `stream` is sent as given; no breakpoints.
 Json BuildAnthropicRequest(const std::string& model, const Json& openai_messages,
                            const Json& openai_tools, int max_tokens, bool stream);
+Json BuildAnthropicRequest(const std::string& model, const Json& openai_messages,
+                           const Json& openai_tools, int max_tokens, bool stream,
+                           const AnthropicCache& cache);
+
+// The top-level `system` for a breakpoint: [{"type":"text","text":system,"cache_control"}].
+Json SystemBlocks(const std::string& system, const AnthropicCache& cache);
+
+// The messages (indexes into an Anthropic `messages` array of `count`) whose last markable
+// block gets a breakpoint: count-1 and count-3 when they exist, newest first.
+std::vector<size_t> BreakpointMessages(size_t count);
+
+// True for a block type that may carry cache_control (not thinking/redacted_thinking).
+bool MarkableBlock(const Json& block);
 
 // The OpenAI chat messages of an Anthropic request body (its `system` and `messages`).
 Json OpenAiMessagesFromAnthropic(const Json& anthropic_request);

@@ -59,6 +59,7 @@ void AnthropicStreamAssembler::ApplyUsage(const Json& usage) {
   u.prompt_tokens = input_tokens_ + cache_creation_tokens_ + cache_read_tokens_;
   u.completion_tokens = output;
   u.cached_tokens = cache_read_tokens_;
+  u.cache_write_tokens = cache_creation_tokens_;
   usage_ = u;
 }
 

@@ -26,6 +26,8 @@ struct ModelRequest {
   // When set, the messages already in wire form (a session's RequestCache): the body is built
   // from them and `messages` is not read.
   std::shared_ptr<const PreparedMessages> prepared;
+  // Which prompt cache the request belongs to (the session id); "" for none.
+  std::string cache_key;
   // The sending client's transport settings for this request; 0: the client's own
   // TransportOptions.
   int connect_timeout_ms = 0;

@@ -27,6 +27,10 @@ struct Usage {
   // Part of prompt_tokens served from the provider's prompt cache (OpenAI
   // prompt_tokens_details.cached_tokens, Anthropic cache_read_input_tokens).
   int64_t cached_tokens = 0;
+  // Part of prompt_tokens written to the prompt cache by this request (Anthropic
+  // cache_creation_input_tokens, billed above the input price); 0 where the provider caches
+  // for free (OpenAI).
+  int64_t cache_write_tokens = 0;
 };
 
 // One assembled assistant reply.

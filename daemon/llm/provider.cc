@@ -39,8 +39,18 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
         absl::StrCat("no API key: set AGENT_API_KEY (or OPENAI_API_KEY) for ", m.base_url));
   }
 
+  if (!m.cache_ttl.empty() && m.cache_ttl != "5m" && m.cache_ttl != "1h") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("unknown cache TTL \"", m.cache_ttl,
+                     "\": set AGENT_CACHE_TTL (or \"cache_ttl\") to 5m or 1h"));
+  }
+
   WireRequest wire;
   wire.provider = *provider;
+  OpenAiRequestOptions openai = OpenAiOptionsFor(m);
+  openai.prompt_cache_key = request.cache_key;
+  // "5m" is Anthropic's default: sent as no ttl, so both spellings give the same bytes.
+  const AnthropicCache cache{.breakpoints = true, .ttl = m.cache_ttl == "1h" ? "1h" : ""};
   wire.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
   Json body;
   const bool prepared = request.prepared != nullptr && request.prepared->provider == *provider;
@@ -48,20 +58,19 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
     wire.url = m.base_url + "/messages";
     if (!prepared) {
       body = BuildAnthropicRequest(m.model, request.messages, request.tools, kAnthropicMaxTokens,
-                                   /*stream=*/true);
+                                   /*stream=*/true, cache);
     }
     wire.headers.push_back("anthropic-version: 2023-06-01");
     wire.headers.push_back("x-api-key: " + m.api_key);
   } else {
     wire.url = m.base_url + "/chat/completions";
     if (!prepared) {
-      body = BuildOpenAiRequest(m.model, request.messages, request.tools, /*stream=*/true,
-                                OpenAiOptionsFor(m));
+      body = BuildOpenAiRequest(m.model, request.messages, request.tools, /*stream=*/true, openai);
     }
     if (!m.api_key.empty()) wire.headers.push_back("Authorization: Bearer " + m.api_key);
   }
-  wire.payload =
-      prepared ? PreparedBody(*request.prepared, m.model, request.tools) : DumpJson(body);
+  wire.payload = prepared ? PreparedBody(*request.prepared, m.model, request.tools, openai, cache)
+                          : DumpJson(body);
   return wire;
 }
 

@@ -38,9 +38,11 @@ struct WireRequest {
 inline constexpr int kAnthropicMaxTokens = 8192;
 
 // Checks the settings and builds the request. FailedPrecondition, with what to set, for: no
-// base_url, no model, an unknown provider, no api_key for a cloud endpoint (api.openai.com,
-// anthropic.com). DeepSeek endpoints (a base_url containing "deepseek") get their
-// reasoning_content back inside a tool loop (WIRE.md §8); other servers reject the field.
+// base_url, no model, an unknown provider, a cache_ttl other than "", "5m" or "1h", no
+// api_key for a cloud endpoint (api.openai.com, anthropic.com). Anthropic requests carry
+// cache breakpoints (anthropic_convert.h) with the settings' TTL; OpenAI requests carry
+// request.cache_key as prompt_cache_key. DeepSeek endpoints (a base_url containing "deepseek") get
+// their reasoning_content back inside a tool loop (WIRE.md §8); other servers reject the field.
 absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request);
 
 // A fresh assembler for one answer of `provider`, holding at most `max_reply_bytes`. `sink` is

@@ -50,6 +50,7 @@ Json BuildOpenAiRequest(const std::string& model, const Json& messages, const Js
   }
   request["messages"] = std::move(out_messages);
   if (tools.is_array() && !tools.empty()) request["tools"] = tools;
+  if (!options.prompt_cache_key.empty()) request["prompt_cache_key"] = options.prompt_cache_key;
   request["stream"] = stream;
   if (stream) request["stream_options"] = {{"include_usage", true}};
   return request;

@@ -23,10 +23,14 @@ namespace agent::daemon::llm {
 
 struct OpenAiRequestOptions {
   bool send_reasoning_content = false;
+  // Sent as `prompt_cache_key` when not empty (the session id), so the provider routes a
+  // session's requests to the same prompt cache. Servers that do not know it ignore it.
+  std::string prompt_cache_key;
 };
 
 // {"model", "messages", "stream", "tools" (only when `tools` is a non-empty array),
-//  "stream_options": {"include_usage": true} (only when streaming)}.
+//  "stream_options": {"include_usage": true} (only when streaming),
+//  "prompt_cache_key" (only when set)}.
 // `messages` is the transcript (a JSON array in the OpenAI chat shape).
 Json BuildOpenAiRequest(const std::string& model, const Json& messages, const Json& tools,
                         bool stream);

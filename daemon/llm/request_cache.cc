@@ -1,5 +1,6 @@
 #include "daemon/llm/request_cache.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/hash/hash.h"
@@ -31,6 +32,27 @@ std::string Splice(std::string head, const std::string& messages, const Json& re
   return out;
 }
 
+// The messages text with `cache_control` first in each breakpoint's block: the key sorts
+// before every key a block has, so this is where DumpJson of the marked block puts it.
+std::string WithBreakpoints(const PreparedMessages& prepared, const AnthropicCache& cache) {
+  const std::string marker = absl::StrCat("\"cache_control\":", DumpJson(CacheControl(cache)), ",");
+  std::vector<size_t> at;
+  for (size_t i : BreakpointMessages(prepared.marks.size())) {
+    if (prepared.marks[i] != std::string::npos) at.push_back(prepared.marks[i] + 1);
+  }
+  std::sort(at.begin(), at.end());
+  std::string out;
+  out.reserve(prepared.messages.size() + at.size() * marker.size());
+  size_t from = 0;
+  for (size_t pos : at) {
+    out.append(prepared.messages, from, pos - from);
+    out += marker;
+    from = pos;
+  }
+  out.append(prepared.messages, from, std::string::npos);
+  return out;
+}
+
 }  // namespace
 
 RequestCache::Entry RequestCache::Convert(const Json& message, const std::string& source) const {
@@ -57,6 +79,7 @@ RequestCache::Entry RequestCache::Convert(const Json& message, const std::string
   e.role = GetString(msgs[0], "role");
   for (const Json& block : msgs[0]["content"]) {
     if (!e.text.empty()) e.text += ',';
+    if (MarkableBlock(block)) e.mark = e.text.size();
     e.text += DumpJson(block);
   }
   return e;
@@ -121,13 +144,14 @@ void RequestCache::AppendAnthropic(PreparedMessages* out) const {
     }
     if (e.role == open_role) {
       m += ',';
-      m += e.text;
-      continue;
+    } else {
+      if (!open_role.empty()) absl::StrAppend(&m, "],\"role\":\"", open_role, "\"},");
+      m += "{\"content\":[";
+      open_role = e.role;
+      out->marks.push_back(std::string::npos);
     }
-    if (!open_role.empty()) absl::StrAppend(&m, "],\"role\":\"", open_role, "\"},");
-    m += "{\"content\":[";
+    if (e.mark != std::string::npos) out->marks.back() = m.size() + e.mark;
     m += e.text;
-    open_role = e.role;
   }
   if (!open_role.empty()) absl::StrAppend(&m, "],\"role\":\"", open_role, "\"}");
   m += ']';
@@ -140,17 +164,24 @@ size_t RequestCache::bytes() const {
 }
 
 std::string PreparedBody(const PreparedMessages& prepared, const std::string& model,
-                         const Json& tools) {
+                         const Json& tools, const OpenAiRequestOptions& openai,
+                         const AnthropicCache& anthropic) {
   if (prepared.provider == Provider::kAnthropic) {
     Json rest = BuildAnthropicRequest(model, Json::array(), tools, kAnthropicMaxTokens,
-                                      /*stream=*/true);
+                                      /*stream=*/true, anthropic);
     rest.erase("messages");
     rest.erase("max_tokens");
-    if (!prepared.system.empty()) rest["system"] = prepared.system;
-    return Splice(absl::StrCat("{\"max_tokens\":", kAnthropicMaxTokens, ","), prepared.messages,
-                  rest);
+    if (!prepared.system.empty()) {
+      rest["system"] =
+          anthropic.breakpoints ? SystemBlocks(prepared.system, anthropic) : Json(prepared.system);
+    }
+    const std::string head = absl::StrCat("{\"max_tokens\":", kAnthropicMaxTokens, ",");
+    if (!anthropic.breakpoints) return Splice(head, prepared.messages, rest);
+    return Splice(head, WithBreakpoints(prepared, anthropic), rest);
   }
-  Json rest = BuildOpenAiRequest(model, Json::array(), tools, /*stream=*/true, prepared.options);
+  OpenAiRequestOptions options = prepared.options;
+  options.prompt_cache_key = openai.prompt_cache_key;
+  Json rest = BuildOpenAiRequest(model, Json::array(), tools, /*stream=*/true, options);
   rest.erase("messages");
   return Splice("{", prepared.messages, rest);
 }

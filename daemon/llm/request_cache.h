@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "daemon/llm/anthropic_convert.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/provider.h"
 #include "daemon/llm/request_builder.h"
@@ -30,6 +31,9 @@ struct PreparedMessages {
   OpenAiRequestOptions options;
   std::string messages = "[]";  // the request's "messages" array, JSON text
   std::string system;           // Anthropic: the top-level `system` text (empty: none)
+  // Anthropic: per message of `messages`, the offset in it of the '{' of the message's last
+  // block that may carry a cache breakpoint (std::string::npos: none).
+  std::vector<size_t> marks;
 };
 
 class RequestCache {
@@ -49,6 +53,7 @@ class RequestCache {
     bool same_as_source = false;  // OpenAI: the wire form is the serialisation itself
     std::string role;             // Anthropic: "user", "assistant", "system"; "": sends nothing
     std::string text;             // the wire form (OpenAI), the blocks or system text (Anthropic)
+    size_t mark = std::string::npos;  // Anthropic: offset in `text` of the last markable block
   };
   Entry Convert(const Json& message, const std::string& source) const;
   void AppendOpenAi(const std::vector<std::string>& serialized, PreparedMessages* out) const;
@@ -60,9 +65,12 @@ class RequestCache {
 };
 
 // The request body BuildWireRequest sends for `prepared`: byte for byte the body
-// BuildOpenAiRequest / BuildAnthropicRequest would give for the same messages (streaming).
+// BuildOpenAiRequest / BuildAnthropicRequest would give for the same messages (streaming),
+// with `openai`'s prompt_cache_key (its other options are the prepared ones) or `anthropic`'s
+// breakpoints.
 std::string PreparedBody(const PreparedMessages& prepared, const std::string& model,
-                         const Json& tools);
+                         const Json& tools, const OpenAiRequestOptions& openai,
+                         const AnthropicCache& anthropic);
 
 // The OpenAI-shaped messages a request carries (for tests and diagnostics): `messages`, or
 // when the request was prepared, parsed back from its text.

@@ -52,6 +52,11 @@ std::string NeedsApproval(const ServerDef& def) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def) {
+  return MakeConfinedTransport(def, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<Transport>> MakeConfinedTransport(const ServerDef& def,
+                                                                 const sandbox::Sandbox* box) {
   if (def.is_http()) {
     HttpOptions o;
     o.url = def.url;
@@ -73,6 +78,11 @@ absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def) {
   const std::string base = def.scope == "project" ? def.project : HomeCwd();
   o.cwd = def.cwd.empty() ? base : (def.cwd.front() == '/' ? def.cwd : base + "/" + def.cwd);
   o.log_name = def.name;
+  if (box != nullptr && box->Confines() && def.scope == "project") {
+    sandbox::SandboxTarget target{def.project, o.cwd, /*own_session=*/false};
+    o.wrapper = box->Options(target, def.network);
+    o.env = sandbox::SandboxEnvironment(o.env);
+  }
   return std::unique_ptr<Transport>(std::make_unique<StdioTransport>(std::move(o)));
 }
 

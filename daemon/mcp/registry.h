@@ -21,12 +21,17 @@
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
 #include "daemon/mcp/managed_server.h"
+#include "daemon/sandbox/sandbox.h"
 #include "daemon/tools/tool_registry.h"
 
 namespace agent::daemon::mcp {
 
 // Stdio for a "command", Streamable HTTP for a "url".
 absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def);
+// The same, with a project's stdio servers confined by `box` when it confines (network as
+// the definition's "network" says); the user's own servers run as the user defined them.
+absl::StatusOr<std::unique_ptr<Transport>> MakeConfinedTransport(const ServerDef& def,
+                                                                 const sandbox::Sandbox* box);
 
 class Registry {
  public:

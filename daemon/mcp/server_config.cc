@@ -70,6 +70,10 @@ absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
     return absl::InvalidArgumentError("\"start\" must be \"lazy\" or \"eager\"");
   }
   s.eager = start == "eager";
+  if (auto n = def.find("network"); n != def.end()) {
+    if (!n->is_boolean()) return absl::InvalidArgumentError("\"network\" must be true or false");
+    s.network = n->get<bool>();
+  }
   s.timeout_ms =
       static_cast<int>(std::clamp<int64_t>(GetInt(def, "timeout_ms", 120000), 100, 3600000));
   s.startup_timeout_ms =
@@ -105,7 +109,8 @@ std::string ServerDef::Identity() const {
   for (const auto& [k, v] : headers) headers_j[k] = v;
   j["env"] = env_j;
   j["headers"] = headers_j;
-  return DumpJson(j);  // nlohmann sorts keys: canonical
+  if (network) j["network"] = true;  // absent when false: earlier approvals stay valid
+  return DumpJson(j);                // nlohmann sorts keys: canonical
 }
 
 ParsedServers ParseServers(const Json& settings, const std::string& scope,
@@ -149,21 +154,31 @@ ParsedServers LoadProjectServers(const std::string& project) {
 }
 
 ParsedServers ServersFor(const std::string& project) {
-  ParsedServers all = LoadUserServers();
+  ParsedServers all;
+  ParsedServers user = LoadUserServers();
   ParsedServers mine = LoadProjectServers(project);
-  for (ServerDef& s : mine.servers) {
-    auto same = std::find_if(all.servers.begin(), all.servers.end(),
-                             [&](const ServerDef& u) { return u.name == s.name; });
-    // Your rules name your servers (`mcp__github__*`): a repository's server must not take over
-    // a name, and with it what those rules allow.
-    if (same != all.servers.end()) {
+  all.problems = std::move(user.problems);
+  // Your rules name your servers (`mcp__github__*`): no other server may take a name, or one a
+  // person would take for it (`GH`, `github_`), and with it what those rules allow.
+  auto add = [&](ServerDef s, const std::string& source) {
+    auto same = std::find_if(all.servers.begin(), all.servers.end(), [&](const ServerDef& u) {
+      return McpServerNameKey(u.name) == McpServerNameKey(s.name);
+    });
+    if (same == all.servers.end()) {
+      all.servers.push_back(std::move(s));
+    } else if (same->name == s.name && same->scope != s.scope) {
       all.problems.push_back(absl::StrCat(
-          ProjectSettingsPath(project), " defines the MCP server \"", s.name,
+          source, " defines the MCP server \"", s.name,
           "\", which is the name of one of yours; yours is used (rename the project's)"));
-      continue;
+    } else {
+      all.problems.push_back(
+          absl::StrCat(source, " defines the MCP server \"", s.name, "\", which differs from \"",
+                       same->name, "\" only by case or trailing punctuation; refused (rename it)"));
     }
-    all.servers.push_back(std::move(s));
-  }
+  };
+  const std::string user_source = ConfigDir() + "/config.json";
+  for (ServerDef& s : user.servers) add(std::move(s), user_source);
+  for (ServerDef& s : mine.servers) add(std::move(s), ProjectSettingsPath(project));
   all.problems.insert(all.problems.end(), mine.problems.begin(), mine.problems.end());
   return all;
 }

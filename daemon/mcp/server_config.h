@@ -25,6 +25,8 @@ struct ServerDef {
   std::string url;  // http
   std::vector<std::pair<std::string, std::string>> headers;
   bool eager = false;
+  // "network": true: a project's stdio server confined by the sandbox keeps the network.
+  bool network = false;
   int timeout_ms = 120000;
   int startup_timeout_ms = 30000;
 
@@ -52,8 +54,9 @@ ParsedServers LoadUserServers();
 // The project's, from <project>/.agent/settings.json, opened without following symlinks.
 ParsedServers LoadProjectServers(const std::string& project);
 
-// What a session in `project` sees: the user's servers, then the project's; a project server
-// with the name of a user server replaces it.
+// What a session in `project` sees: the user's servers, then the project's. A server whose
+// name shares its McpServerNameKey with an earlier one (same name, other case, trailing `_` or
+// `-`) is left out with a problem naming both: the user's server keeps its name.
 ParsedServers ServersFor(const std::string& project);
 
 }  // namespace agent::daemon::mcp

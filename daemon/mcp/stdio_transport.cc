@@ -83,15 +83,18 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
   }
   ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 
-  std::vector<std::string> argv_store = {options_.command};
+  std::vector<std::string> argv_store = options_.wrapper;
+  if (!argv_store.empty()) argv_store.push_back("--");
+  argv_store.push_back(options_.wrapper.empty() ? options_.command : *path);
   argv_store.insert(argv_store.end(), options_.args.begin(), options_.args.end());
+  const std::string program = options_.wrapper.empty() ? *path : options_.wrapper.front();
   std::vector<char*> argv, envp;
   for (std::string& a : argv_store) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env = options_.env;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const int rc = ::posix_spawn(&pid_, path->c_str(), &actions, &attr, argv.data(), envp.data());
+  const int rc = ::posix_spawn(&pid_, program.c_str(), &actions, &attr, argv.data(), envp.data());
   ::posix_spawnattr_destroy(&attr);
   ::posix_spawn_file_actions_destroy(&actions);
   ::close(in[0]);

@@ -30,6 +30,9 @@ struct StdioOptions {
   std::string cwd;               // must exist
   std::string search_path;       // empty: the daemon's PATH; never the PATH of `env`
   std::string log_name;          // prefix of the stderr lines in the daemon's log
+  // When set, the program runs as `wrapper… -- <command's path> args…` (the sandbox's bwrap
+  // options, daemon/sandbox/): wrapper[0] is an absolute path.
+  std::vector<std::string> wrapper;
   size_t max_message_bytes = kMaxMessageBytes;
 };
 

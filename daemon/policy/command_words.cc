@@ -18,6 +18,10 @@ class WordScanner {
  public:
   explicit WordScanner(std::string_view s) : s_(s) {}
 
+  // The target words of the output redirections seen by Run (`> f`, `>> f`, `&> f`, `2> f`,
+  // `>| f`, `<> f`), in order.
+  std::vector<ShellWord> TakeOutputTargets() { return std::move(targets_); }
+
   std::vector<ShellWord> Run() {
     // Each step consumes at least one character.
     while (i_ < s_.size() && s_[i_] != '\n') {
@@ -258,7 +262,9 @@ class WordScanner {
     } else {
       Flush();
     }
+    bool writes = false;
     while (i_ < s_.size() && std::string_view("<>&|-").find(s_[i_]) != std::string_view::npos) {
+      writes = writes || s_[i_] == '>';
       ++i_;
     }
     if (s_[i_ - 1] == '&' || s_[i_ - 1] == '-') {  // `>&2`, `2>&-`: the target is attached
@@ -270,8 +276,9 @@ class WordScanner {
       }
     }
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-    // The target: one word, scanned like any other and dropped.
+    // The target: one word, scanned like any other and dropped (kept aside when written to).
     while (i_ < s_.size() && s_[i_] != ' ' && s_[i_] != '\t' && s_[i_] != '\n') ScanChar();
+    if (writes && in_word_) targets_.push_back(word_);
     Discard();
   }
 
@@ -284,6 +291,7 @@ class WordScanner {
   std::string_view s_;
   size_t i_ = 0;
   std::vector<ShellWord> words_;
+  std::vector<ShellWord> targets_;
   ShellWord word_;
   bool in_word_ = false;
   size_t open_bracket_ = std::string::npos;  // first unquoted `[` / `{` in word_.value
@@ -293,5 +301,24 @@ class WordScanner {
 }  // namespace
 
 std::vector<ShellWord> SplitWords(std::string_view part) { return WordScanner(part).Run(); }
+
+bool TargetMayLeaveProject(const ShellWord& t) {
+  if (t.expands || t.globs || t.unsure || t.value.empty()) return true;
+  const std::string& v = t.value;
+  if (v == "/dev/null" || v == "/dev/stdout" || v == "/dev/stderr") return false;
+  if (v.rfind("/dev/fd/", 0) == 0 && v.size() > 8 &&
+      v.find_first_not_of("0123456789", 8) == std::string::npos) {
+    return false;
+  }
+  if (v.front() == '/' || v.front() == '~') return true;
+  const std::string padded = "/" + v + "/";
+  return padded.find("/../") != std::string::npos;
+}
+
+std::vector<ShellWord> OutputRedirectionTargets(std::string_view part) {
+  WordScanner scanner(part);
+  scanner.Run();
+  return scanner.TakeOutputTargets();
+}
 
 }  // namespace agent::daemon::policy

@@ -24,4 +24,13 @@ struct ShellWord {
 // newline (what follows it is here-document bodies). An unterminated quote runs to the end.
 std::vector<ShellWord> SplitWords(std::string_view part);
 
+// The target words of `part`'s output redirections (`> f`, `>> f`, `&> f`, `2> f`, `>| f`,
+// `<> f`; not `>&2`, which duplicates a descriptor), in order, scanned as SplitWords scans.
+std::vector<ShellWord> OutputRedirectionTargets(std::string_view part);
+
+// Whether writing the redirection target `target` could land outside the project the command
+// runs in: an absolute path (but /dev/null, /dev/stdout, /dev/stderr, /dev/fd/N), `~`, a `..`
+// component, or a word whose value is only known at run time (`$HOME/x`, a glob).
+bool TargetMayLeaveProject(const ShellWord& target);
+
 }  // namespace agent::daemon::policy

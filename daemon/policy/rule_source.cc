@@ -143,12 +143,17 @@ void FileRuleSource::Update() {
       merged_ = entry.rules.status();
       return;
     }
-    if (!trust_.has_value() || entry.path != trust_->settings) {
+    if (!trust_.has_value() ||
+        (entry.path != trust_->settings && entry.path != trust_->local_settings)) {
       MergeRules(*entry.rules, &merged);
       continue;
     }
     RuleSet kept = *entry.rules;
-    untrusted_ = UntrustedAllowRules(kept, trusted);
+    for (std::string& r : UntrustedAllowRules(kept, trusted)) {
+      if (std::find(untrusted_.begin(), untrusted_.end(), r) == untrusted_.end()) {
+        untrusted_.push_back(std::move(r));
+      }
+    }
     std::erase_if(kept.allow, [&](const Rule& r) { return trusted.count(CanonicalRule(r)) == 0; });
     MergeRules(kept, &merged);
   }
@@ -193,7 +198,13 @@ bool FileRuleSource::Refresh(Entry& entry) {
               static_cast<int64_t>(st.st_size),
               static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
               static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
-  if (entry.loaded && entry.stamp == stamp) return false;  // unchanged: the cached result stands
+  // The store's rules hold for one project directory: one re-created at the same path (an
+  // unchanged store) is read again, and trusts nothing it did not trust itself.
+  const std::string identity = entry.is_trust_store ? ProjectIdentity(trust_->project) : "";
+  if (entry.loaded && entry.stamp == stamp && entry.identity == identity) {
+    return false;  // unchanged: the cached result stands
+  }
+  entry.identity = identity;
 
   entry.loaded = false;
   entry.trusted.clear();
@@ -224,7 +235,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
   entry.loaded = true;
   entry.stamp = stamp;
   if (entry.is_trust_store) {
-    entry.trusted = TrustedRulesFromText(*text, trust_->project);
+    entry.trusted = TrustedRulesFromText(*text, trust_->project, identity);
     entry.rules = RuleSet{};
     return true;
   }

@@ -37,6 +37,9 @@ struct ProjectTrust {
   std::string settings;  // the project's settings file: one of FileRuleSource's `paths`
   std::string store;     // the trust store (TrustedRulesPath())
   std::string project;   // the project's key in the store (its canonical directory)
+  // The person's own settings.local.json, when among `paths`: also repository content (a clone
+  // can force-add one), so its allow rules count only as trusted too.
+  std::string local_settings = "";
 };
 
 class FileRuleSource : public RuleSource {
@@ -78,6 +81,7 @@ class FileRuleSource : public RuleSource {
     Stamp stamp;
     absl::StatusOr<RuleSet> rules = RuleSet{};
     std::set<std::string> trusted;  // the trust store's rules for the project
+    std::string identity;           // the project's ProjectIdentity when `trusted` was read
   };
 
   // Brings `entry` up to date with the file on disk; false when nothing changed.

@@ -8,6 +8,7 @@
 #include "daemon/policy/bash_split.h"
 #include "daemon/policy/command_analysis.h"
 #include "daemon/policy/command_pattern.h"
+#include "daemon/policy/command_words.h"
 #include "daemon/policy/path_glob.h"
 
 namespace agent::daemon::policy {
@@ -50,10 +51,25 @@ bool IsMcpWildcard(std::string_view rule_tool) {
          rule_tool.substr(rule_tool.size() - 3) == "__*";
 }
 
+bool IsMcpTool(std::string_view tool) {
+  return tool.size() > 5 && SameTool(tool.substr(0, 5), "mcp__");
+}
+
+// The server part of `mcp__<server>__<tool>` (server names hold no "__" and do not end in "_",
+// common/mcp_server_name.h, so the first "__" after the prefix ends it); empty when none.
+std::string_view McpServerOf(std::string_view tool) {
+  const size_t end = tool.find("__", 5);
+  return end == std::string_view::npos ? std::string_view() : tool.substr(5, end - 5);
+}
+
+// Built-in tools match in any case (`Bash`); an MCP rule names one server exactly, in its
+// case: `mcp__gh__*` covers neither `gh_`'s tools nor `GH`'s.
 bool RuleCoversTool(std::string_view rule_tool, std::string_view tool) {
-  if (!IsMcpWildcard(rule_tool)) return SameTool(rule_tool, tool);
-  const std::string_view prefix = rule_tool.substr(0, rule_tool.size() - 1);
-  return tool.size() > prefix.size() && SameTool(tool.substr(0, prefix.size()), prefix);
+  if (!IsMcpTool(rule_tool) && !IsMcpTool(tool)) return SameTool(rule_tool, tool);
+  if (!IsMcpTool(rule_tool) || !IsMcpTool(tool)) return false;
+  if (!IsMcpWildcard(rule_tool)) return rule_tool.substr(5) == tool.substr(5);
+  const std::string_view server = rule_tool.substr(5, rule_tool.size() - 8);
+  return !server.empty() && McpServerOf(tool) == server && tool.size() > 5 + server.size() + 2;
 }
 
 ToolRules RulesFor(const RuleSet& rules, std::string_view tool) {
@@ -199,11 +215,23 @@ bool DenyMatchesCall(const ToolRules& rules, const BashCall& call, bool* opaque)
   return denied;
 }
 
+// Whether `part` writes through a redirection to a file that may be outside the project: a
+// redirection is a write, and a rule allowing the command (`bash(git status *)`) does not
+// allow writing `/tmp/out.txt` or `~/.bashrc` with it.
+bool WritesOutsideProject(const AnalyzedPart& part) {
+  for (const ShellWord& target : OutputRedirectionTargets(part.text)) {
+    if (TargetMayLeaveProject(target)) return true;
+  }
+  return false;
+}
+
 bool PartAllowed(const std::vector<CommandPattern>& allow, const BashCall& call,
                  const AnalyzedPart& part) {
   // A command that could not be split, or runs a command or string it did not name, or whose
-  // command is only known at run time: only an exact rule vouches for it.
-  const bool exact_only = call.split.exact_only || part.analysis.runs_other || part.analysis.opaque;
+  // command is only known at run time, or writes outside the project through a redirection:
+  // only an exact rule vouches for it.
+  const bool exact_only = call.split.exact_only || part.analysis.runs_other ||
+                          part.analysis.opaque || WritesOutsideProject(part);
   return std::any_of(allow.begin(), allow.end(), [&](const CommandPattern& p) {
     if (p.exact()) return p.pieces[0] == part.text;
     return !exact_only && MatchCommandPattern(p, part.text);

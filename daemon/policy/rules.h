@@ -15,7 +15,10 @@
 // `*` elsewhere any run of characters, `[*]` a literal star. Redirections and leading
 // assignments are part of the text, so `bash(make *)` does not allow `FOO=1 make` (a variable
 // such as LD_PRELOAD or PATH changes what runs), while `bash(echo *)` does allow
-// `echo x > file`. A command that cannot be split safely is one part only an exact rule allows.
+// `echo x > file`. An output redirection is a write: one to a file that may be outside the
+// project (`> /tmp/out`, `>> ~/.bashrc`, `> ../x`, `> $HOME/x`) is allowed only by an exact rule
+// (or `bash` without pattern, or a person), never by a pattern such as `bash(git status *)`. A
+// command that cannot be split safely is one part only an exact rule allows.
 //
 // File tools: the pattern is a glob (path_glob.h) over the normalised workdir-relative path
 // (`./a//b` -> `a/b`): `*` within a segment, `**` across, `*.md` top level only. A path with

@@ -1,5 +1,8 @@
 #include "daemon/policy/trusted_rules.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -48,14 +51,27 @@ absl::StatusOr<std::vector<std::string>> Canonical(const std::vector<std::string
   return out;
 }
 
-std::vector<std::string> ListOf(const Json& projects, const std::string& project) {
+// The rules recorded for `project` when they were recorded for the directory `identity`
+// names; none for an entry of another directory or of an older version (a bare list).
+std::vector<std::string> ListOf(const Json& projects, const std::string& project,
+                                const std::string& identity) {
   std::vector<std::string> out;
   auto it = projects.find(project);
-  if (it == projects.end() || !it->is_array()) return out;
-  for (const Json& r : *it) {
+  if (it == projects.end() || !it->is_object()) return out;
+  auto id = it->find("identity");
+  auto rules = it->find("rules");
+  if (id == it->end() || !id->is_string() || id->get<std::string>() != identity ||
+      rules == it->end() || !rules->is_array()) {
+    return out;
+  }
+  for (const Json& r : *rules) {
     if (r.is_string()) out.push_back(r.get<std::string>());
   }
   return out;
+}
+
+Json Entry(const std::string& identity, const std::vector<std::string>& rules) {
+  return Json{{"identity", identity}, {"rules", rules}};
 }
 
 // `text` with its control characters visible (`^[`, `\u009b`): rules are repository content
@@ -82,13 +98,25 @@ std::string Visible(std::string_view text) {
 
 std::string TrustedRulesPath() { return StateDir() + "/trusted-rules.json"; }
 
-std::set<std::string> TrustedRulesFromText(std::string_view text, const std::string& project) {
+std::string ProjectIdentity(const std::string& project) {
+  struct statx st;
+  if (::statx(AT_FDCWD, project.c_str(), 0, STATX_INO | STATX_BTIME, &st) != 0) return "";
+  std::string id = absl::StrCat(st.stx_dev_major, ",", st.stx_dev_minor, ":", st.stx_ino);
+  if ((st.stx_mask & STATX_BTIME) != 0) {
+    absl::StrAppend(&id, ":", st.stx_btime.tv_sec, ".",
+                    absl::Dec(st.stx_btime.tv_nsec, absl::kZeroPad9));
+  }
+  return id;
+}
+
+std::set<std::string> TrustedRulesFromText(std::string_view text, const std::string& project,
+                                           const std::string& identity) {
   std::set<std::string> out;
   absl::StatusOr<Json> j = ParseJson(text);
   if (!j.ok() || !j->is_object()) return out;
   auto it = j->find("projects");
   if (it == j->end() || !it->is_object()) return out;
-  for (std::string& r : ListOf(*it, project)) out.insert(std::move(r));
+  for (std::string& r : ListOf(*it, project, identity)) out.insert(std::move(r));
   return out;
 }
 
@@ -96,18 +124,20 @@ absl::StatusOr<std::vector<std::string>> TrustRules(const std::string& path,
                                                     const std::string& project,
                                                     const std::vector<std::string>& rules) {
   absl::StatusOr<std::vector<std::string>> add = Canonical(rules);
-  if (!add.ok()) return add.status();
+  if (!add.ok() || add->empty()) return add;
+  const std::string identity = ProjectIdentity(project);
   MutexLock l(&StoreMutex());
   Json projects = ReadProjects(path);
-  std::vector<std::string> list = ListOf(projects, project);
-  bool changed = false;
+  std::vector<std::string> list = ListOf(projects, project, identity);
+  // Another directory's (or an older version's) entry at this path is replaced.
+  bool changed = !projects.contains(project) || list.empty();
   for (const std::string& r : *add) {
     if (std::find(list.begin(), list.end(), r) != list.end()) continue;
     list.push_back(r);
     changed = true;
   }
   if (changed) {
-    projects[project] = list;
+    projects[project] = Entry(identity, list);
     if (auto s = WriteProjects(path, projects); !s.ok()) return s;
   }
   return add;
@@ -118,11 +148,12 @@ absl::StatusOr<std::vector<std::string>> RevokeRules(const std::string& path,
                                                      const std::vector<std::string>& rules) {
   absl::StatusOr<std::vector<std::string>> drop = Canonical(rules);
   if (!drop.ok()) return drop.status();
+  const std::string identity = ProjectIdentity(project);
   MutexLock l(&StoreMutex());
   Json projects = ReadProjects(path);
   std::vector<std::string> kept;
   std::vector<std::string> dropped;
-  for (std::string& r : ListOf(projects, project)) {
+  for (std::string& r : ListOf(projects, project, identity)) {
     const bool match = drop->empty() || std::find(drop->begin(), drop->end(), r) != drop->end();
     (match ? dropped : kept).push_back(std::move(r));
   }
@@ -130,7 +161,7 @@ absl::StatusOr<std::vector<std::string>> RevokeRules(const std::string& path,
   if (kept.empty()) {
     projects.erase(project);
   } else {
-    projects[project] = kept;
+    projects[project] = Entry(identity, kept);
   }
   if (auto s = WriteProjects(path, projects); !s.ok()) return s;
   return dropped;

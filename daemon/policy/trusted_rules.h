@@ -5,7 +5,11 @@
 // user's own config.json needs no trust.
 //
 // The record lives outside every repository: $XDG_STATE_HOME/agent/trusted-rules.json,
-// `{"projects": {"/abs/project": ["bash(make *)", ...]}}`, rules in CanonicalRule form.
+// `{"projects": {"/abs/project": {"identity": "...", "rules": ["bash(make *)", ...]}}}`, rules
+// in CanonicalRule form. Trust is bound to the project directory itself, not only its path:
+// `identity` is its device, inode and birth time (ProjectIdentity), so a project removed and
+// another cloned at the same path (which may even get the same inode) inherits nothing. An
+// entry of an older version (a bare list, no identity) trusts nothing.
 // Writers are serialised by a process-wide lock; readers go through FileRuleSource's
 // stat-cache (rule_source.h). Thread-safe.
 #pragma once
@@ -23,11 +27,18 @@ namespace agent::daemon::policy {
 // StateDir()/trusted-rules.json.
 std::string TrustedRulesPath();
 
-// The canonical rules trusted for `project` in the store's text. A store that does not parse
-// (or has the wrong shape) trusts nothing.
-std::set<std::string> TrustedRulesFromText(std::string_view text, const std::string& project);
+// What binds trust to the directory `project` is now: "dev:ino:birth-seconds.nanoseconds"
+// (statx), or "dev:ino" where the filesystem keeps no birth time; empty when it cannot be
+// read.
+std::string ProjectIdentity(const std::string& project);
 
-// Records `rules` as trusted for `project` in the store at `path` (its directory created 0700,
+// The canonical rules trusted for `project` in the store's text, when the entry's identity is
+// `identity`. A store that does not parse (or has the wrong shape) trusts nothing.
+std::set<std::string> TrustedRulesFromText(std::string_view text, const std::string& project,
+                                           const std::string& identity);
+
+// Records `rules` as trusted for `project` as it is now (ProjectIdentity; what was trusted for
+// another directory at that path is dropped) in the store at `path` (its directory created 0700,
 // the file 0600, written atomically: a symlink at `path` is replaced, never written through).
 // Returns the rules as recorded (CanonicalRule form, in order, without repeats).
 // InvalidArgument naming the rule, and the store untouched, when one does not parse.

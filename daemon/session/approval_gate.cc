@@ -1,6 +1,10 @@
 #include "daemon/session/approval_gate.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "daemon/answer_origin.h"
 
 namespace agent::daemon {
 
@@ -28,6 +32,9 @@ std::optional<ApprovalGate::Answer> ApprovalGate::Await(agent::Mutex* mu,
   return answer;
 }
 
+// Besides what the header says: InvalidArgument for an "always" rule the daemon did not propose
+// for this call, PermissionDenied for an allow of a call that requires a person without a
+// person's answer (answer_origin.h). The daemon checks both, whatever the client did.
 absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
   if (pending() == nullptr || open_->call_id() != call_id) {
     return absl::FailedPreconditionError(
@@ -35,6 +42,24 @@ absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
   }
   if (answer.decision == v1::DECISION_UNSPECIFIED) {
     return absl::InvalidArgumentError("decision missing");
+  }
+  const bool allows = answer.decision != v1::DECISION_DENY;
+  // What needs a person is checked here, whatever the client did (daemon/answer_origin.h).
+  if (allows && open_->requires_person() && !PersonAnswerScope::Current()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("only a person may allow this call (", open_->person_reason(),
+                     "): answer it at the agent's prompt in a terminal"));
+  }
+  if (answer.decision == v1::DECISION_ALLOW_ALWAYS) {
+    // The API chooses among the rules the daemon proposed; it cannot invent `bash(*)`.
+    const auto& proposed = open_->proposed_rules();
+    for (const std::string& r : answer.rules) {
+      if (std::find(proposed.begin(), proposed.end(), r) == proposed.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("rule ", r, " was not proposed for this call (proposed: ",
+                         absl::StrJoin(proposed, ", "), "); /allow adds a rule of your own"));
+      }
+    }
   }
   answer_ = std::move(answer);
   cv_.SignalAll();

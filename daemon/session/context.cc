@@ -6,6 +6,7 @@
 #include "common/paths.h"
 #include "daemon/context/context_report.h"
 #include "daemon/context/first_use.h"
+#include "daemon/legacy_sessions.h"
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
 #include "daemon/session/session.h"
@@ -45,6 +46,12 @@ void Session::InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceT
     notice = prompt.instructions.cut_note;
   }
   if (!prompt.problem.empty()) absl::StrAppend(&notice, notice.empty() ? "" : "\n", prompt.problem);
+  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {
+    absl::StrAppend(&notice, notice.empty() ? "" : "\n", moved);
+  }
+  if (std::string why = sandbox::SandboxNotice(deps_.sandbox.get()); !why.empty()) {
+    absl::StrAppend(&notice, notice.empty() ? "" : "\n", why);  // never a silent fallback
+  }
   ctx_.pending_notice = std::move(notice);
 }
 
@@ -52,6 +59,9 @@ void Session::LoadContextLocked(bool forked, context::PriceTable prices) {
   ctx_.LoadJson(meta_.context);
   ctx_.prices = std::move(prices);
   if (forked) ctx_.usage = context::UsageMeter();  // a fork's own use starts at zero
+  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {  // legacy_sessions.h
+    absl::StrAppend(&ctx_.pending_notice, ctx_.pending_notice.empty() ? "" : "\n", moved);
+  }
 }
 
 void Session::BeginTurnContextLocked() {

@@ -9,6 +9,10 @@ namespace agent::daemon {
 PromptExpansion Session::ExpandPrompt(std::string_view text) const {
   ExpansionContext ctx;
   ctx.workdir = workdir_;
+  {
+    SessionMutexLock l(&mu_);
+    ctx.cwd = meta_.cwd;  // @path resolves from where the session was started
+  }
   ctx.commands_dir = UserCommandsDir();
   ctx.rules = rules_->Rules();
   return agent::daemon::ExpandPrompt(ctx, text);

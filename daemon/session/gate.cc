@@ -3,6 +3,7 @@
 // thread waits for the first answer (approval_gate.h).
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
+#include "daemon/escalation.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session/call_policy.h"
 #include "daemon/session/deferred_writes.h"
@@ -26,7 +27,9 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
     }
   }
   CallFacts facts = GatherCallFacts(workdir_, call.name, args);
-  CallVerdict verdict = DecideCall(mode, rules, facts);
+  // Auto mode and escalations (daemon/escalation.h) depend on the sandbox.
+  const bool confines = deps_.sandbox != nullptr && deps_.sandbox->Confines();
+  CallVerdict verdict = DecideGatedCall(mode, rules, args, confines, &facts);
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
       RememberUnaskedDiff(call, args);
@@ -63,7 +66,7 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
   approval.set_tool(call.name);
   approval.set_summary(preview->summary);
   approval.set_diff(preview->diff);
-  for (std::string& r : policy::ProposeRules(call.name, facts.rule_args)) {
+  for (std::string& r : ProposedRules(call.name, args, facts)) {
     approval.add_proposed_rules(std::move(r));
   }
   if (facts.protected_reason.has_value()) {

@@ -410,7 +410,8 @@ absl::StatusOr<bool> Session::Cancel(const std::string& client) {
   return true;
 }
 
-absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::string>& add_allow) {
+absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::string>& add_allow,
+                                const std::string& client) {
   if (!add_allow.empty()) {
     for (const std::string& r : add_allow) {
       if (auto p = policy::ParseRule(r); !p.ok()) return p.status();
@@ -422,6 +423,12 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
   std::vector<std::shared_ptr<Session>> children;
   {
     SessionMutexLock l(&mu_);
+    if (settings_.policy != mode) {  // every client shows the change and who made it
+      v1::Event changed;
+      changed.mutable_policy_changed()->set_mode(mode);
+      changed.mutable_policy_changed()->set_client_name(client);
+      Emit(std::move(changed));
+    }
     settings_.policy = mode;
     for (const std::weak_ptr<Session>& w : running_children_) {
       if (std::shared_ptr<Session> c = w.lock()) children.push_back(std::move(c));

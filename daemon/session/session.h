@@ -58,8 +58,10 @@
 #include "daemon/event_log.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/request_cache.h"
+#include "daemon/llm/tool_offer.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
+#include "daemon/sandbox/sandbox.h"
 #include "daemon/session/approval_gate.h"
 #include "daemon/session/call_policy.h"
 #include "daemon/session/events.h"
@@ -98,6 +100,8 @@ struct SessionDeps {
   // The session's files (the disk seam); unset: DiskSessionFiles.
   std::function<std::unique_ptr<SessionFiles>(const std::string& workdir, const std::string& id)>
       files_for;
+  // How commands are confined (daemon/sandbox/sandbox.h); null: not at all (tests).
+  std::shared_ptr<const sandbox::Sandbox> sandbox;
 };
 
 struct SessionSettings {
@@ -198,8 +202,9 @@ class Session : private TurnHost, private llm::StreamSink {
   absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(mu_);
   // Sets the policy mode (unless UNSPECIFIED) and records `add_allow` in the project's
   // settings; InvalidArgument for a malformed rule, and then nothing changes.
-  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // A change of mode is a PolicyChanged event naming `client`.
+  absl::Status SetPolicy(agent::v1::PolicyMode mode, const std::vector<std::string>& add_allow,
+                         const std::string& client = {}) ABSL_LOCKS_EXCLUDED(mu_);
   // Switches the model of the next requests (an empty name changes nothing).
   void SetModel(const std::string& model) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the turn, seals, saves and waits for the turn thread.
@@ -294,7 +299,8 @@ class Session : private TurnHost, private llm::StreamSink {
   llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- TurnHost (turn_thread.cc; Authorize in gate.cc) ----
-  absl::StatusOr<llm::ModelRequest> NextRequest() override ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) override
+      ABSL_LOCKS_EXCLUDED(mu_);
   llm::StreamSink* Stream() override { return this; }
   void KeepStreamedText() override ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status AppendReply(const llm::ModelReply& reply) override ABSL_LOCKS_EXCLUDED(mu_);
@@ -432,7 +438,8 @@ class Session : private TurnHost, private llm::StreamSink {
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
   // The transcript in wire form, for the next request (filled by BuildRequestLocked).
   mutable llm::RequestCache request_cache_ ABSL_GUARDED_BY(mu_);
-  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);                           // of the turn running
+  llm::ToolOffer tool_offer_ ABSL_GUARDED_BY(mu_);  // the tools' order and cap (tool_offer.h)
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);    // of the turn running
   std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
   std::once_flag checkpointer_once_;
   std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe

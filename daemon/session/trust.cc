@@ -1,6 +1,7 @@
 // A session and the project's own allow rules: ignored until a person trusted them
 // (policy/trusted_rules.h), never silently.
 #include "common/paths.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rules.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/session/session.h"
@@ -25,7 +26,7 @@ absl::Status Session::RecordPersonsRules(const std::vector<std::string>& rules) 
       !trusted.ok()) {
     return trusted.status();
   }
-  return policy::AppendAllowRules(ProjectSettingsPath(workdir_), rules);
+  return policy::RecordPersonalAllowRules(workdir_, rules);
 }
 
 }  // namespace agent::daemon

@@ -34,12 +34,11 @@ std::optional<v1::TurnOutcome> Turn::Step(std::string* error) {
   // A failed summary leaves the transcript as it was; the request below may still fit.
   if (host_->ShouldCompact()) (void)host_->CompactTranscript();
   const std::shared_ptr<const tools::ToolRegistry> tools = host_->StepTools();
-  absl::StatusOr<llm::ModelRequest> request = host_->NextRequest();
+  absl::StatusOr<llm::ModelRequest> request = host_->NextRequest(*tools);
   if (!request.ok()) {
     *error = std::string(request.status().message());
     return v1::TURN_OUTCOME_ERROR;
   }
-  request->tools = tools->Schemas();
   absl::StatusOr<llm::ModelReply> reply = model_->Complete(*request, host_->Stream(), cancelled_);
   if (!reply.ok()) {
     host_->KeepStreamedText();

@@ -27,9 +27,9 @@ class TurnHost {
   virtual ~TurnHost() = default;
 
   // ---- The transcript ----
-  // The request for the next step (the transcript in wire form, no tools yet). An error when
-  // the transcript cannot be sent (the rule is broken: an internal error).
-  virtual absl::StatusOr<llm::ModelRequest> NextRequest() = 0;
+  // The request for the next step: the transcript in wire form and the offer of `tools` (the
+  // step's). An error when the transcript cannot be sent (the rule is broken: an internal error).
+  virtual absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) = 0;
   // Where the model's reply streams to (text and reasoning the clients see as it comes).
   virtual llm::StreamSink* Stream() = 0;
   // A request failed: the text the clients already saw stays in the transcript, so the model

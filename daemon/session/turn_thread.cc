@@ -164,6 +164,7 @@ llm::ModelRequest Session::BuildRequestLocked() const {
   } else {
     req.messages = transcript_.messages();
   }
+  req.cache_key = id_;  // one prompt cache per session (OpenAI prompt_cache_key)
   req.connect_timeout_ms = turn_.connect_timeout_ms;
   req.idle_timeout_ms = turn_.idle_timeout_ms;
   req.max_attempts = turn_.max_attempts;
@@ -181,7 +182,7 @@ bool Session::ShouldCompactLocked() const {
 
 // ---- The transcript (TurnHost) ------------------------------------------------------------------
 
-absl::StatusOr<llm::ModelRequest> Session::NextRequest() {
+absl::StatusOr<llm::ModelRequest> Session::NextRequest(const tools::ToolRegistry& tools) {
   SessionMutexLock l(&mu_);
   // Every mutation of a Transcript keeps the rule (debug builds re-check it whole after
   // each), so a step only needs nothing pending: a walk of the whole transcript per step
@@ -199,7 +200,11 @@ absl::StatusOr<llm::ModelRequest> Session::NextRequest() {
   }
   partial_text_.clear();
   partial_reasoning_.clear();
-  return BuildRequestLocked();
+  llm::ModelRequest req = BuildRequestLocked();
+  v1::Event left_out;  // tools over the cap, told when that changes
+  req.tools = tool_offer_.Arrange(tools.Schemas(), left_out.mutable_notice()->mutable_text());
+  if (!left_out.notice().text().empty()) Emit(std::move(left_out));
+  return req;
 }
 
 void Session::KeepStreamedText() {
@@ -257,6 +262,7 @@ tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   ctx.workdir = workdir_;
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
+  ctx.sandbox = deps_.sandbox.get();
   std::string cwd;
   {
     SessionMutexLock l(&mu_);

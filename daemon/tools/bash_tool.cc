@@ -1,12 +1,17 @@
-// bash {command, timeout_s?}: runs the command with /bin/bash -c in the project directory
-// (see subprocess.h) with the environment ctx.env. Output streams to ctx.on_output while it
-// runs; the result holds the capped output, valid UTF-8, and how the command ended. Cancel
-// (ctx.cancelled) kills the process group.
+// bash {command, timeout_s?, escalate?, justification?}: runs the command with /bin/bash -c in
+// the project directory (see subprocess.h) with the environment ctx.env, inside the sandbox
+// (daemon/sandbox/) whenever it confines; `escalate: true` runs it outside, which the policy
+// lets happen only with a person's answer (daemon/escalation.h). Output streams to
+// ctx.on_output while it runs; the result holds the capped output, valid UTF-8, and how the
+// command ended. Cancel (ctx.cancelled) kills the process group (with bwrap, its --die-with-parent
+// takes the sandbox along). Commands started in the background end with the command, as before
+// the sandbox: there is no `background` argument yet.
 #include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "daemon/sandbox/sandbox.h"
 #include "daemon/tools/core_tools.h"
 #include "daemon/tools/subprocess.h"
 #include "daemon/tools/tool_args.h"
@@ -35,9 +40,12 @@ class BashTool : public Tool {
   Json Schema() const override {
     return FunctionSchema(
         Name(),
-        "Run a bash command in the project directory; returns its output "
-        "and exit code. No stdin.",
-        {{"command", Property("string")}, {"timeout_s", Property("integer", "seconds")}},
+        "Run a bash command in the project dir (no stdin); returns output and exit code. "
+        "Sandboxed: writes only in the project and /tmp, no network, no secrets.",
+        {{"command", Property("string")},
+         {"timeout_s", Property("integer", "seconds")},
+         {"escalate", Property("boolean", "run outside the sandbox (a person approves)")},
+         {"justification", Property("string", "why, with escalate")}},
         {"command"});
   }
 
@@ -58,10 +66,17 @@ class BashTool : public Tool {
     if (timeout_s <= 0) timeout_s = ctx.default_timeout_s > 0 ? ctx.default_timeout_s : 120;
     timeout_s = std::min(timeout_s, kMaxTimeoutS);
 
+    ASSIGN_OR_RETURN(std::optional<bool> escalate, OptionalBool(args, "escalate", Name()));
     SubprocessOptions options;
     options.command = std::move(command);
     options.cwd = ctx.cwd.empty() ? ctx.workdir : ctx.cwd;
     options.env = ctx.env;  // empty: the minimal environment, never the daemon's
+    const bool confined =
+        ctx.sandbox != nullptr && ctx.sandbox->Confines() && !escalate.value_or(false);
+    if (confined) {
+      options.argv = ctx.sandbox->Wrap({ctx.workdir, options.cwd}, options.command, false);
+      options.env = sandbox::SandboxEnvironment(options.env);
+    }
     options.timeout = std::chrono::seconds(timeout_s);
     options.cancelled = ctx.cancelled;
     options.on_output = ctx.on_output;
@@ -70,7 +85,12 @@ class BashTool : public Tool {
     std::string text = r.output.empty() ? "(no output)\n" : std::move(r.output);
     if (text.back() != '\n') text.push_back('\n');
     absl::StrAppend(&text, Ending(r, timeout_s));
-    return ToolOutcome{std::move(text), !(r.exited && r.exit_code == 0)};
+    const bool failed = !(r.exited && r.exit_code == 0);
+    // What the sandbox refused shows as the command's own errors; the model is told why.
+    if (confined && failed && !r.cancelled && !r.timed_out) {
+      absl::StrAppend(&text, "\n", sandbox::RefusalHint(ctx.sandbox->policy()));
+    }
+    return ToolOutcome{std::move(text), failed};
   }
 };
 

@@ -109,7 +109,7 @@ absl::StatusOr<PlannedChange> PlanEditFile(const Json& args, const ToolContext& 
 }
 
 absl::Status CommitChange(const PlannedChange& change, const ToolContext& ctx) {
-  RETURN_IF_ERROR(ReplaceFileContent(change.abs_path, change.new_content));
+  RETURN_IF_ERROR(ReplaceFileContent(ctx.workdir, change.abs_path, change.new_content));
   if (ctx.files != nullptr) ctx.files->RecordWrite(change.abs_path, change.new_content);
   return absl::OkStatus();
 }

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "common/atomic_file.h"
+#include "daemon/tools/beneath.h"
 #include "daemon/tools/text_util.h"
 
 namespace agent::daemon::tools {
@@ -47,13 +49,6 @@ class FdCloser {
  private:
   int fd_;
 };
-
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 }  // namespace
 
@@ -104,28 +99,40 @@ bool LooksBinary(std::string_view content) {
   return content.substr(0, kBinarySniffBytes).find('\0') != std::string_view::npos;
 }
 
-absl::Status ReplaceFileContent(const std::string& abs_path, std::string_view content) {
+absl::Status ReplaceFileContent(const std::string& root, const std::string& abs_path,
+                                std::string_view content) {
   static std::atomic<uint64_t> counter{0};
-  const std::string dir = DirName(abs_path);
-  if (absl::Status s = MakeDirs(dir, 0777); !s.ok()) return s;
+  char buf[PATH_MAX];
+  if (::realpath(root.c_str(), buf) == nullptr) return ErrnoError(errno, "resolve", root);
+  const std::string real_root = buf;
+  const std::string prefix = real_root == "/" ? "/" : real_root + "/";
+  if (abs_path.size() <= prefix.size() || abs_path.compare(0, prefix.size(), prefix) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(abs_path, " is outside ", real_root));
+  }
+  // Every directory from the root down is opened without following a symlink, and the file is
+  // made and renamed relative to the last one: a swap after the path check cannot redirect it.
+  const std::string rel = abs_path.substr(prefix.size());
+  absl::StatusOr<UniqueFd> dir = OpenParentBeneath(real_root, rel, /*create=*/true, 0777);
+  if (!dir.ok()) return dir.status();
+  const std::string base = rel.substr(rel.rfind('/') + 1);
 
   struct stat st;
-  bool existed = ::stat(abs_path.c_str(), &st) == 0;
+  bool existed = ::fstatat(dir->get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
   if (existed && !S_ISREG(st.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(abs_path, " is not a regular file"));
   }
   // The rename below would replace a read-only file regardless; respect the bit instead.
-  if (existed && ::access(abs_path.c_str(), W_OK) != 0) {
+  if (existed && ::faccessat(dir->get(), base.c_str(), W_OK, AT_SYMLINK_NOFOLLOW) != 0) {
     return absl::PermissionDeniedError(absl::StrCat(abs_path, " is read-only"));
   }
-  const std::string base = abs_path.substr(dir.size() == 1 ? 1 : dir.size() + 1);
-  const std::string tmp = absl::StrCat(dir == "/" ? "" : dir, "/.", base, ".agent-tmp.", ::getpid(),
-                                       ".", counter.fetch_add(1));
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  const std::string tmp =
+      absl::StrCat(".", base, ".agent-tmp.", ::getpid(), ".", counter.fetch_add(1));
+  int fd =
+      ::openat(dir->get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) return ErrnoError(errno, "create", abs_path);
   absl::Status status;
   if (existed && ::fchmod(fd, st.st_mode & 07777) != 0) {
-    status = ErrnoError(errno, "chmod", tmp);
+    status = ErrnoError(errno, "chmod", abs_path);
   }
   std::string_view rest = content;
   while (status.ok() && !rest.empty()) {
@@ -138,10 +145,10 @@ absl::Status ReplaceFileContent(const std::string& abs_path, std::string_view co
     rest.remove_prefix(static_cast<size_t>(n));
   }
   if (::close(fd) != 0 && status.ok()) status = ErrnoError(errno, "close", abs_path);
-  if (status.ok() && ::rename(tmp.c_str(), abs_path.c_str()) != 0) {
+  if (status.ok() && ::renameat(dir->get(), tmp.c_str(), dir->get(), base.c_str()) != 0) {
     status = ErrnoError(errno, "rename", abs_path);
   }
-  if (!status.ok()) ::unlink(tmp.c_str());
+  if (!status.ok()) ::unlinkat(dir->get(), tmp.c_str(), 0);
   return status;
 }
 

@@ -26,11 +26,15 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& abs_path, uint64_
 // True when the first kBinarySniffBytes hold a NUL byte (what git and grep go by).
 bool LooksBinary(std::string_view content);
 
-// Replaces `abs_path` with `content`: temp file in the same directory, then rename, so readers
-// see the old or the new file, never half of one. An existing file's mode is kept; a new file
-// gets 0666 minus the umask. Missing parent directories are created (0777 minus the umask).
-// kPermissionDenied for an existing file we may not write (the rename would bypass that).
-absl::Status ReplaceFileContent(const std::string& abs_path, std::string_view content);
+// Replaces `abs_path` (a resolved path inside `root`) with `content`: temp file in the same
+// directory, then rename, so readers see the old or the new file, never half of one. The
+// directories are opened from `root` without following symlinks (beneath.h), so a directory
+// swapped for a symlink since `abs_path` was resolved fails the write (kPermissionDenied)
+// instead of redirecting it. An existing file's mode is kept; a new file gets 0666 minus the
+// umask. Missing parent directories are created (0777 minus the umask). kPermissionDenied for
+// an existing file we may not write (the rename would bypass that).
+absl::Status ReplaceFileContent(const std::string& root, const std::string& abs_path,
+                                std::string_view content);
 
 // Splits into lines the way tools count them: "a\nb" and "a\nb\n" both have two lines.
 size_t CountLines(std::string_view text);

@@ -254,7 +254,7 @@ void PumpOutput(Stream* streams, int wake_fd, Collector& out, milliseconds timeo
   }
 }
 
-// NULL-terminated pointers into `env` for posix_spawn; `env` must outlive them.
+// NULL-terminated pointers into `env` (or an argv) for posix_spawn; it must outlive them.
 std::vector<char*> EnvPointers(std::vector<std::string>& env) {
   std::vector<char*> out;
   out.reserve(env.size() + 1);
@@ -282,18 +282,17 @@ absl::StatusOr<pid_t> Spawn(const SubprocessOptions& options, Stream* streams) {
   // Whatever else this process has open without O_CLOEXEC stays out of the command.
   ::posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3);
 
-  std::string command = options.command;
-  char arg0[] = "/bin/bash";
-  char arg1[] = "-c";
-  char* argv[] = {arg0, arg1, command.data(), nullptr};
+  std::vector<std::string> words = options.argv;
+  if (words.empty()) words = {"/bin/bash", "-c", options.command};
+  std::vector<char*> argv = EnvPointers(words);  // the same NULL-terminated shape
   // The command's environment is exactly the one given: the daemon's own may hold secrets.
   std::vector<std::string> env = options.env.empty() ? MinimalToolEnvironment() : options.env;
   std::vector<char*> envp = EnvPointers(env);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, "/bin/bash", setup.actions(), setup.attr(), argv, envp.data());
+  int rc = ::posix_spawn(&pid, argv[0], setup.actions(), setup.attr(), argv.data(), envp.data());
   if (rc != 0) {
     std::string msg =
-        absl::StrCat("cannot run /bin/bash in ", options.cwd, ": ", std::strerror(rc));
+        absl::StrCat("cannot run ", words[0], " in ", options.cwd, ": ", std::strerror(rc));
     return rc == ENOENT ? absl::NotFoundError(msg) : absl::InternalError(msg);
   }
   return pid;  // the write ends close here: only the child may hold them, or EOF never comes

@@ -29,7 +29,10 @@ namespace agent::daemon::tools {
 
 struct SubprocessOptions {
   std::string command;  // given to /bin/bash -c
-  std::string cwd;      // must exist
+  // When set, the program run instead of `/bin/bash -c command` (the sandbox's
+  // `bwrap … -- /bin/bash -c command`): argv[0] is its absolute path.
+  std::vector<std::string> argv;
+  std::string cwd;  // must exist
   // The command's whole environment, "NAME=value" entries. Empty: MinimalToolEnvironment()
   // (common/tool_env.h). This process's own environment is never passed on.
   std::vector<std::string> env;

@@ -13,6 +13,10 @@
 #include "absl/status/statusor.h"
 #include "common/json.h"
 
+namespace agent::daemon::sandbox {
+class Sandbox;
+}  // namespace agent::daemon::sandbox
+
 namespace agent::daemon::tools {
 
 class FileTracker;
@@ -37,6 +41,8 @@ struct ToolContext {
   std::vector<std::string> env;
   // The id of the call being run (the `task` tool names it in its children's progress).
   std::string call_id;
+  // How commands (bash) are confined (daemon/sandbox/sandbox.h); null: not at all (unit tests).
+  const sandbox::Sandbox* sandbox = nullptr;
 };
 
 // What the model is told. is_error marks a refusal or failure; the turn goes on either way.

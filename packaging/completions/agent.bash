@@ -99,7 +99,11 @@ _agent() {
       [[ $cur == -* ]] && COMPREPLY=($(compgen -W '-y --yes --revoke --help' -- "$cur"))
       ;;
     daemon)
-      ((cword == first + 1)) && COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
+      if ((cword == first + 1)); then
+        COMPREPLY=($(compgen -W 'status stop' -- "$cur"))
+      elif [[ ${words[first + 1]} == stop && $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '-f --force' -- "$cur"))
+      fi
       ;;
     mcp)
       if ((cword == first + 1)); then
@@ -116,11 +120,11 @@ _agent() {
         return
       fi
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--json -y --yes --read-only --plain -r --resume -c --continue
+        COMPREPLY=($(compgen -W '--json --json-snapshot -y --yes --auto --read-only --plain -r --resume -c --continue
                                   -p --print --model --host --cd --remote-bin --version -h
                                   --help' -- "$cur"))
       elif ((cword == first)); then
-        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff trust daemon mcp' -- "$cur"))
+        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff trust daemon mcp sandbox acp' -- "$cur"))
       fi
       ;;
   esac

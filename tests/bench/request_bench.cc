@@ -94,7 +94,7 @@ void BM_StepRequest(benchmark::State& state) {
   agent::Transcript t = Make(static_cast<int>(n));
   llm::RequestCache cache;
   llm::ModelRequest req;
-  req.settings = agent::ModelSettings{"http://127.0.0.1:1/v1", "k", "bench", "openai"};
+  req.settings = agent::ModelSettings{"http://127.0.0.1:1/v1", "k", "bench", "openai", ""};
   req.tools = Tools();
   size_t bytes = 0, chars = 0;
   for (auto _ : state) {

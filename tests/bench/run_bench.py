@@ -25,6 +25,7 @@ Methods (the table's notes repeat the essentials):
   pid from `agent daemon status`.
 """
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -299,9 +300,20 @@ def transcript(n, workdir, tag):
     return msgs
 
 
-def write_sessions(workdir, count, messages):
-    d = os.path.join(workdir, ".agent", "sessions")
-    os.makedirs(d, exist_ok=True)
+def project_key(workdir):
+    """ProjectKey of daemon/sessions_dir.cc (the same as tests/integration/harness.py's)."""
+    real = os.path.realpath(workdir)
+    base = "".join(c for c in os.path.basename(real)
+                   if (c.isascii() and c.isalnum()) or c in "._-")[:40]
+    if not base or base.startswith("."):
+        base = "p" + base
+    return "%s-%s" % (base, hashlib.sha256(real.encode()).hexdigest()[:16])
+
+
+def write_sessions(state_home, workdir, count, messages):
+    os.makedirs(workdir, exist_ok=True)
+    d = os.path.join(state_home, "agent", "projects", project_key(workdir), "sessions")
+    os.makedirs(d, mode=0o700, exist_ok=True)
     ids, total = [], 0
     now = int(time.time() * 1000)
     for i in range(count):
@@ -325,7 +337,7 @@ def write_sessions(workdir, count, messages):
 # ---- the table ------------------------------------------------------------------------------
 
 SECTIONS = ["latency", "steps", "fanout", "sessions", "long", "attach", "memory", "request", "save",
-            "stream", "checkpoints"]
+            "stream", "checkpoints", "sandbox", "billing", "acp"]
 
 
 class Table:
@@ -504,7 +516,8 @@ def bench_attach(w, t, big_ids, big_dir):
     def parse(sid):
         """ms to read and parse the session's file alone (json.loads, C-accelerated)."""
         t0 = time.monotonic()
-        with open(os.path.join(big_dir, ".agent", "sessions", sid + ".json"), "rb") as f:
+        with open(os.path.join(w.env["XDG_STATE_HOME"], "agent", "projects", project_key(big_dir),
+                               "sessions", sid + ".json"), "rb") as f:
             json.loads(f.read())
         return (time.monotonic() - t0) * 1000
 
@@ -1026,10 +1039,10 @@ def main():
     try:
         # Saved sessions first: the daemon reads the project registry when it starts.
         mem, big = w.path("mem"), w.path("big")
-        mem_ids, mem_bytes = write_sessions(mem, q(100, 5), q(200, 20))
-        big_ids, _ = write_sessions(big, 6, q(5000, 100))
+        mem_ids, mem_bytes = write_sessions(w.env["XDG_STATE_HOME"], mem, q(100, 5), q(200, 20))
+        big_ids, _ = write_sessions(w.env["XDG_STATE_HOME"], big, 6, q(5000, 100))
         state = os.path.join(w.env["XDG_STATE_HOME"], "agent")
-        os.makedirs(state, mode=0o700)
+        os.makedirs(state, mode=0o700, exist_ok=True)
         with open(os.path.join(state, "projects.json"), "w") as f:
             json.dump({"projects": [w.project, mem, big]}, f)
 
@@ -1060,6 +1073,9 @@ def main():
     finally:
         w.close()
     import checkpoint_bench  # tests/bench/checkpoint_bench.py: a world of its own
+    import sandbox_bench  # tests/bench/sandbox_bench.py: worlds of its own
+    import billing_bench  # tests/bench/billing_bench.py: a world per task and provider
+    import acp_bench  # tests/bench/acp_bench.py: the editor's latency, a world of its own
     # Those without a daemon.
     offline = [
         ("long", "long sessions", lambda: bench_long(t, bin_dir)),
@@ -1068,7 +1084,13 @@ def main():
         ("checkpoints", "checkpoints", lambda: [t.add("checkpoints", f, v, ratio=r)
                                                 for f, v, r in checkpoint_bench.rows(bin_dir,
                                                                                    q(10000, 200))]),
+        ("billing", "billing", lambda: [t.add("billing", *row)
+                                        for row in billing_bench.rows(bin_dir)]),
+        ("acp", "editor latency", lambda: [t.add("acp", f, v, ratio=r)
+                                           for f, v, r in acp_bench.rows(bin_dir)]),
     ]
+    offline.append(("sandbox", "sandbox cost", lambda: [
+        t.goal_le("sandbox", f, v, 15, "ms") for f, v in sandbox_bench.rows(bin_dir)]))
     for section, what, fn in offline:
         attempt(section, what, fn)
     t.note("machine: %d cores shared with other work, load average %.2f at the start and "

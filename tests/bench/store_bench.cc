@@ -98,6 +98,8 @@ void BM_SaveTranscript(benchmark::State& state) {
     state.SkipWithError(std::string(t.status().message()).c_str());
     return;
   }
+  // Sessions are saved in the state directory: a private one, never the user's.
+  ::setenv("XDG_STATE_HOME", (dir + "/state").c_str(), 1);
   const std::string id = "0123456789abcdef";
   for (auto _ : state) {
     absl::Status s = agent::daemon::SaveTranscript(dir, id, *t);

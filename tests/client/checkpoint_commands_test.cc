@@ -128,12 +128,12 @@ TEST(RewindPoints, UserMessagesWithTheTurnsThatChangedFilesAfterThem) {
   EXPECT_EQ(points[2].files_turns, 0);
   EXPECT_EQ(RewindList(points, false),
             "  1  fix the bug  (files: 2 turns since)\n"
-            "  2  add a test  (files: 1 turn since)\n"
+            "  2  add \\x1b[2Ja test  (files: 1 turn since)\n"
             "  3  thanks\n");
   // A long session: the last prompts, and how many came before.
   EXPECT_EQ(RewindList(points, false, 2),
             "  (prompt 1 is not shown; its number works too)\n"
-            "  2  add a test  (files: 1 turn since)\n"
+            "  2  add \\x1b[2Ja test  (files: 1 turn since)\n"
             "  3  thanks\n");
   EXPECT_THAT(RewindList(points, false, 1),
               HasSubstr("(prompts 1 to 2 are not shown; their numbers work too)\n  3  thanks"));

@@ -111,7 +111,7 @@ TEST(ChildViewTest, ModelTextCannotReachTheTerminalAsEscapes) {
   }
   v1::PendingApproval a;
   a.set_child_title("t\x1b[2Jx");
-  EXPECT_EQ(ChildApprovalMark(a), "[child: tx] ");
+  EXPECT_EQ(ChildApprovalMark(a), "[child: t\\x1b[2Jx] ");  // shown, never sent raw
 }
 
 TEST(ChildViewTest, LinesUpdateInPlaceAndFinishedChildrenCollapse) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "client/completion_sources.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -14,6 +15,18 @@ CompletionSources Sources(std::vector<std::string> files = {},
   s.project_files = [files] { return files; };
   s.custom_commands = [custom] { return custom; };
   return s;
+}
+
+TEST(CompletionTest, MentionsFromASubdirectoryOfferItsFilesFirstThenTheWholeProject) {
+  std::vector<std::string> files = {"notes.txt", "src/a.c", "sub/deep/x.h", "sub/notes.txt"};
+  EXPECT_EQ(FilesFromDirectory(files, "/p", "/p/sub"),
+            (std::vector<std::string>{"deep/x.h", "notes.txt", "src/a.c"}));  // one notes.txt
+  EXPECT_EQ(FilesFromDirectory(files, "/p", "/p"), files);
+  EXPECT_EQ(FilesFromDirectory(files, "/p", ""), files);
+  EXPECT_EQ(FilesFromDirectory(files, "/p", "/elsewhere/sub"), files);
+  // "src/a.c" from sub/ is offered as the root has it, and completes so.
+  Completion c = Complete("@a.c", Sources(FilesFromDirectory(files, "/p", "/p/sub")));
+  EXPECT_EQ(c.insert, "@src/a.c ");
 }
 
 TEST(CompletionTest, ACommandNameCompletesWithASpace) {

@@ -38,6 +38,10 @@ TEST(UsageTextTest, TokensRequestsRetriesAndCost) {
   u.set_retries(1);
   u.set_cost_usd(7.15);
   EXPECT_EQ(UsageText(u), "5,000 in (1,500 cached), 350 out, 4 requests, 1 retry, $7.15");
+  u.set_cache_write_tokens(2500);
+  EXPECT_EQ(UsageText(u),
+            "5,000 in (1,500 cached, 2,500 written to cache), 350 out, 4 requests, 1 retry, "
+            "$7.15");
   v1::Usage none;
   none.set_requests(1);
   EXPECT_EQ(UsageText(none), "0 in, 0 out, 1 request");
@@ -57,7 +61,8 @@ TEST(InstructionsTextTest, PathsSizesAndCuts) {
   s.mutable_instructions(1)->set_path(
       "a\x1b]0;t\x07\n\xC2\x9B"
       "2J/AGENTS.md");
-  EXPECT_EQ(InstructionsText(s), "instructions: AGENTS.md (2.0 KiB), a 2J/AGENTS.md (30 B, cut)");
+  EXPECT_EQ(InstructionsText(s),
+            "instructions: AGENTS.md (2.0 KiB), a\\x1b]0;t\\x07 \\u009b2J/AGENTS.md (30 B, cut)");
 }
 
 TEST(ContextTextTest, PartsAndTheWindow) {

@@ -36,6 +36,66 @@ TEST(JsonEventsTest, AStringOfDigitsStaysAString) {
   EXPECT_EQ((*j)["text_delta"]["text"], Json("12345"));
 }
 
+TEST(JsonEventsTest, EveryEventLineHasItsType) {
+  v1::Event e;
+  e.mutable_text_delta()->set_text("hi");
+  EXPECT_EQ((*ParseJson(EventJsonLine(e)))["type"], Json("text_delta"));
+  e.mutable_tool_result()->set_call_id("c1");
+  EXPECT_EQ((*ParseJson(EventJsonLine(e)))["type"], Json("tool_result"));
+  e.mutable_turn_ended();
+  EXPECT_EQ((*ParseJson(EventJsonLine(e)))["type"], Json("turn_ended"));
+}
+
+TEST(JsonEventsTest, ToolArgumentsAreObjectsNotTextInAString) {
+  v1::Event e;
+  v1::ToolCall* c = e.mutable_tool_call_ready()->mutable_call();
+  c->set_name("bash");
+  c->set_arguments(R"({"command":"ls -l","timeout":5})");
+  absl::StatusOr<Json> j = ParseJson(EventJsonLine(e));
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["tool_call_ready"]["call"]["arguments"]["command"], Json("ls -l"));
+  EXPECT_EQ((*j)["tool_call_ready"]["call"]["arguments"]["timeout"], Json(5));
+
+  v1::Event m;
+  m.mutable_assistant_message()->add_tool_calls()->set_arguments(R"({"path":"a.txt"})");
+  m.mutable_assistant_message()->add_tool_calls()->set_arguments(R"({"path": "b)");  // cut off
+  j = ParseJson(EventJsonLine(m));
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["assistant_message"]["tool_calls"][0]["arguments"]["path"], Json("a.txt"));
+  EXPECT_EQ((*j)["assistant_message"]["tool_calls"][1]["arguments"], Json(R"({"path": "b)"));
+}
+
+TEST(JsonEventsTest, CostsAreRoundedToAHundredthOfACent) {
+  EXPECT_EQ(RoundedCost(0.011328000000000001), 0.0113);
+  EXPECT_EQ(RoundedCost(0), 0);
+  v1::Event e;
+  e.mutable_usage()->set_cost_usd(0.011328000000000001);
+  std::string line = EventJsonLine(e);
+  EXPECT_NE(line.find("\"cost_usd\":0.0113"), std::string::npos) << line;
+  TurnResult r;
+  r.ended.mutable_usage()->set_cost_usd(1.23456789);
+  line = ResultJsonLine(r);
+  EXPECT_NE(line.find("\"total_cost_usd\":1.2346"), std::string::npos) << line;
+}
+
+TEST(JsonEventsTest, SessionStartedIsShortAndNamesTheSession) {
+  v1::Event e;
+  e.set_seq(7);
+  e.set_epoch("ep");
+  v1::Snapshot* s = e.mutable_snapshot();
+  s->set_transcript_json(std::string(10000, 'x'));
+  s->mutable_session()->set_id("abc123");
+  s->mutable_session()->set_workdir("/p");
+  std::string line = SessionStartedJsonLine(e);
+  EXPECT_LT(line.size(), 300u);
+  absl::StatusOr<Json> j = ParseJson(line);
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["type"], Json("session_started"));
+  EXPECT_EQ((*j)["session_id"], Json("abc123"));
+  EXPECT_EQ((*j)["seq"], Json(7));
+  EXPECT_EQ((*j)["workdir"], Json("/p"));
+}
+
 TEST(JsonEventsTest, TheResultLineHasOutcomeTextSessionUsageAndDuration) {
   TurnResult r;
   r.ended.set_outcome(v1::TURN_OUTCOME_DONE);

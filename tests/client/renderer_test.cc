@@ -113,6 +113,34 @@ TEST(RendererTest, ToolResultsAreClippedWithACountOfWhatIsHidden) {
   EXPECT_EQ(r.Render(Result(Lines(6)), kT0, st).find("more lines"), std::string::npos);
 }
 
+v1::Event ReadyId(const std::string& id, const std::string& path) {
+  v1::Event e = Ready("read_file", R"({"path":")" + path + R"("})");
+  e.mutable_tool_call_ready()->mutable_call()->set_id(id);
+  return e;
+}
+v1::Event ResultId(const std::string& id, const std::string& content) {
+  v1::Event e = Result(content);
+  e.mutable_tool_result()->set_call_id(id);
+  return e;
+}
+
+TEST(RendererTest, CallsThatRanAtOnceShowEachResultUnderItsOwnLine) {
+  Renderer r(Plain());
+  RenderState st = r.NewState();
+  std::string out = r.Render(ReadyId("c1", "a.txt"), kT0, st);
+  out += r.Render(ReadyId("c2", "b.txt"), kT0, st);
+  out += r.Render(ResultId("c1", "from a\n"), kT0, st);
+  out += r.Render(ResultId("c2", "from b\n"), kT0, st);
+  EXPECT_EQ(out,
+            "→ read_file(a.txt)\n→ read_file(b.txt)\n"
+            "→ read_file(a.txt)\n  from a\n"
+            "→ read_file(b.txt)\n  from b\n");
+  // One call at a time: its line is written once.
+  std::string one = r.Render(ReadyId("c3", "c.txt"), kT0, st);
+  one += r.Render(ResultId("c3", "from c\n"), kT0, st);
+  EXPECT_EQ(one, "→ read_file(c.txt)\n  from c\n");
+}
+
 TEST(RendererTest, ColourDimsToolOutputAndColoursCalls) {
   Renderer r(Live(true));
   RenderState st = r.NewState();
@@ -294,7 +322,7 @@ TEST(RendererTest, ApprovalQuestionIsLiveAndTheOutcomeSaysWho) {
   st.SetApprovalLine(true);
   std::vector<std::string> live = r.LiveLines(st, kT0, 120);
   ASSERT_EQ(live.size(), 1u);
-  EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [a]lways: bash(make test) ");
+  EXPECT_EQ(live[0], "Allow? [y]es / [n]o / [t]ell it instead / [a]lways: bash(make test) ");
   EXPECT_FALSE(r.Animating(st));
   st.SetApprovalLine(false);
   EXPECT_EQ(r.LiveLines(st, kT0, 120)[0], "waiting for another client to answer…");
@@ -321,13 +349,30 @@ TEST(RendererTest, RulesOfAnApprovalAreShownWithEscapesNeverRaw) {
   a.add_proposed_rules("bash(ls\x1b]52;c;aGk=\x07)");
   a.add_proposed_rules("bash(cat <<E\nx\nE)");
   EXPECT_EQ(r.ApprovalQuestion(a),
-            "Allow? [y]es / [n]o / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), bash(cat <<E\\nx\\nE) ");
+            "Allow? [y]es / [n]o / [t]ell it instead / [a]lways: bash(ls\\x1b]52;c;aGk=\\x07), "
+            "bash(cat <<E\\nx\\nE) ");
   v1::ApprovalResolved res;
   res.set_decision(v1::DECISION_ALLOW_ALWAYS);
   res.add_rules(
       "bash(echo \xc2\x9b"
       "2J)");
   EXPECT_EQ(r.ApprovalOutcome(res), "✓ allowed always: bash(echo \\u009b2J)\n");
+}
+
+TEST(RendererTest, ApprovalsShowBidiControlsAndEscapesInsteadOfApplyingOrDroppingThem) {
+  Renderer r(Plain());
+  v1::PendingApproval a;
+  a.set_tool("write_file");
+  // U+202E would show "txt.exe" reversed; ESC [2J would clear the screen.
+  a.set_summary(
+      "notes\xE2\x80\xAE"
+      "exe.txt\x1b[2J");
+  a.set_diff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-ok\n+rm -rf /\xE2\x81\xA6 # \x1b]0;t\x07\n");
+  std::string out = r.ApprovalPrompt(a);
+  EXPECT_NE(out.find("notes\\u202eexe.txt\\x1b[2J"), std::string::npos) << out;
+  EXPECT_NE(out.find("+rm -rf /\\u2066 # \\x1b]0;t\\x07"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\xE2\x80\xAE"), std::string::npos);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
 }
 
 TEST(RendererTest, ApprovalDiffIsColoured) {

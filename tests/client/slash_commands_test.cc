@@ -48,10 +48,17 @@ TEST(SlashCommandsTest, MissingArguments) {
 
 TEST(SlashCommandsTest, HelpListsEveryCommand) {
   std::string help = SlashHelp();
-  for (const char* c : {"/help", "/compact", "/clear", "/detach", "/sessions", "/model NAME",
-                        "/allow RULE", "/fork", "/status"}) {
+  for (const char* c :
+       {"/help", "/compact", "/clear", "/detach", "/sessions", "/model NAME", "/allow RULE",
+        "/fork", "/status", "/context", "/undo", "/rewind", "/diff", "/trust", "/mcp"}) {
     EXPECT_NE(help.find(c), std::string::npos) << c;
   }
+  // Every command the client runs itself is listed (the completion list is the same table).
+  for (const auto& [name, what] : SlashCommandList()) {
+    EXPECT_NE(ParseSlashCommand("/" + name)->kind, SlashCommand::kUnknown) << name;
+    EXPECT_NE(help.find("/" + name), std::string::npos) << name;
+  }
+  EXPECT_EQ(ParseSlashCommand("/mcp")->kind, SlashCommand::kMcp);
   EXPECT_NE(help.find("Tab completes"), std::string::npos);
 }
 

@@ -32,6 +32,20 @@ TEST(StdinPromptTest, QuestionThenFencedInput) {
   EXPECT_EQ(PromptWithInput("", "a\nb\nc\n"), "a\nb\nc\n");
 }
 
+TEST(StdinPromptTest, TheTitleIsThePersonsWordsNotTheFencedInput) {
+  EXPECT_EQ(PromptTitle("summarize this diff", "diff --git a/x b/x\n"), "summarize this diff");
+  EXPECT_EQ(PromptTitle("  fix it\nplease", "input"), "fix it");
+  // No question: the input is the prompt, its first non-blank line the title.
+  EXPECT_EQ(PromptTitle("", "\n\n  # Task: port the lexer\nmore\n"), "# Task: port the lexer");
+  std::string long_line(100, 'x');
+  EXPECT_EQ(PromptTitle(long_line, ""), std::string(kMaxTitleBytes, 'x'));
+  std::string accents(61, 'a');
+  for (int i = 0; i < 20; ++i) accents += "é";  // a cut inside "é" backs off to its start
+  std::string t = PromptTitle(accents, "");
+  EXPECT_LE(t.size(), kMaxTitleBytes);
+  EXPECT_NE(static_cast<unsigned char>(t.back()), 0xC3);
+}
+
 TEST(StdinPromptTest, TheFenceIsLongerThanAnyBacktickRunInside) {
   std::string input = "```\nrm -rf /\n```\n````";
   EXPECT_EQ(PromptWithInput("q", input), "q\n\n`````\n" + input + "\n`````\n");

@@ -16,6 +16,15 @@ TEST(McpServerNameTest, NamesThatFitTheToolNameScheme) {
   EXPECT_FALSE(ValidMcpServerName("a b"));
   EXPECT_FALSE(ValidMcpServerName("é"));
   EXPECT_FALSE(ValidMcpServerName(std::string(33, 'a')));
+  EXPECT_FALSE(ValidMcpServerName("gh_"));  // mcp__gh___x would read as server "gh"
+  EXPECT_TRUE(ValidMcpServerName("gh-"));
+}
+
+TEST(McpServerNameTest, NamesAPersonWouldConfuseShareAKey) {
+  EXPECT_EQ(McpServerNameKey("GH"), "gh");
+  EXPECT_EQ(McpServerNameKey("gh-"), "gh");
+  EXPECT_EQ(McpServerNameKey("Gh_-"), "gh");
+  EXPECT_NE(McpServerNameKey("ghx"), "gh");
 }
 
 TEST(McpServerNameTest, OnlyHttpAndHttpsUrls) {

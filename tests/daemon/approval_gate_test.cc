@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "daemon/answer_origin.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -96,6 +97,38 @@ TEST(ApprovalGateTest, AWaiterWakesForAnAnswerFromAnotherThreadOrForACancel) {
     EXPECT_EQ(gate.pending(), nullptr);
   }
   canceller.join();
+}
+
+TEST(ApprovalGateTest, AllowAlwaysRecordsOnlyRulesTheDaemonProposed) {
+  ApprovalGate gate;
+  gate.Open(Approval("c1"));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      gate.Resolve("c1", {v1::DECISION_ALLOW_ALWAYS, {"bash(*)"}, "", "api"})));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      gate.Resolve("c1", {v1::DECISION_ALLOW_ALWAYS, {"bash(make)", "bash"}, "", "api"})));
+  EXPECT_NE(gate.pending(), nullptr);  // still open for a valid answer
+  EXPECT_TRUE(gate.Resolve("c1", {v1::DECISION_ALLOW_ALWAYS, {"bash(make)"}, "", "api"}).ok());
+}
+
+TEST(ApprovalGateTest, OnlyAPersonsAnswerAllowsACallThatRequiresAPerson) {
+  v1::PendingApproval approval = Approval("c1");
+  approval.set_requires_person(true);
+  approval.set_person_reason("writes .git/hooks");
+  ApprovalGate gate;
+  gate.Open(approval);
+  absl::Status s = gate.Resolve("c1", {v1::DECISION_ALLOW_ONCE, {}, "", "yes-client"});
+  EXPECT_TRUE(absl::IsPermissionDenied(s)) << s;
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("writes .git/hooks"));
+  EXPECT_TRUE(absl::IsPermissionDenied(
+      gate.Resolve("c1", {v1::DECISION_ALLOW_ALWAYS, {}, "", "yes-client"})));
+  EXPECT_NE(gate.pending(), nullptr);
+  // A deny needs no person; an allow typed by one is taken.
+  {
+    PersonAnswerScope typed(true);
+    EXPECT_TRUE(gate.Resolve("c1", {v1::DECISION_ALLOW_ONCE, {}, "", "terminal"}).ok());
+  }
+  gate.Open(approval);
+  EXPECT_TRUE(gate.Resolve("c1", {v1::DECISION_DENY, {}, "no", "yes-client"}).ok());
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 
 #include "daemon/checkpoints/checkpointer.h"
+#include "daemon/sessions_dir.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -143,7 +145,7 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
     Turn(*c, 2, [&] { WriteFile(P("a"), "2"); });
     Turn(*c, 3, [&] { WriteFile(P("a"), "3"); });
   }
-  auto c = Make();  // loaded from .agent/sessions/s1.checkpoints
+  auto c = Make();  // loaded from <state>/projects/<key>/sessions/s1.checkpoints
   ASSERT_EQ(c->List().size(), 3u);
   auto r = c->Undo(2, false, false);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -153,9 +155,10 @@ TEST_F(CheckpointerTest, UndoNTurnsAndRecordsSurviveAReload) {
   EXPECT_EQ(ReadFile(P("a")), "0");
 }
 
-TEST_F(CheckpointerTest, ARecordFileFromTheRepositoryNamesOnlyObjectIds) {
+// The record file may have been edited by hand (or copied from elsewhere).
+TEST_F(CheckpointerTest, ARecordFileNamesOnlyObjectIds) {
   const std::string good(40, 'a');
-  WriteFile(P(".agent/sessions/s1.checkpoints"),
+  WriteFile(ProjectSessionsDir(project_) + "/s1.checkpoints",
             R"({"checkpoints": [{"turn": 1, "before": "../../etc", "after": ")" + good +
                 R"("}, {"turn": 2, "before": ")" + good + R"(", "after": "HEAD"},
                 {"turn": 3, "before": ")" +
@@ -236,6 +239,80 @@ TEST_F(CheckpointerTest, AProjectOverTheSizeLimitIsSkipped) {
   EXPECT_TRUE(c->List().empty());
 }
 
+std::string Noise(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(gen() & 0xff);
+  return out;
+}
+
+TEST_F(CheckpointerTest, TheSizeLimitIsCheckedBeforeEverySnapshot) {
+  CheckpointConfig small;
+  small.max_project_mb = 1;
+  WriteFile(P("a"), "0");
+  auto c = Make(small);
+  EXPECT_TRUE(Turn(*c, 1, [&] { WriteFile(P("a"), "1"); }).empty());
+  ASSERT_EQ(c->List().size(), 1u);
+  // The project grows past the limit mid-session: that turn gets no checkpoint, said once.
+  auto n = Turn(*c, 2, [&] { WriteFile(P("grown"), std::string((1 << 20) + 10, 'x')); });
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].find("exceed 1 MB"), std::string::npos) << n[0];
+  EXPECT_EQ(c->List().size(), 1u);
+}
+
+TEST_F(CheckpointerTest, AFileOverTheSizeLimitIsLeftOutUnreadAndSaidSo) {
+  CheckpointConfig config;
+  config.max_file_mb = 1;
+  WriteFile(P("small"), "v0\n");
+  WriteFile(P("log"), "short\n");
+  auto c = Make(config);
+  Turn(*c, 1, [&] { WriteFile(P("small"), "v1\n"); });
+  // A 2 GB sparse file (never read: a hash of it would take seconds) and a recorded file that
+  // grows past the limit.
+  auto n = Turn(*c, 2, [&] {
+    WriteFile(P("small"), "v2\n");
+    WriteFile(P("sparse"), "");
+    ASSERT_EQ(::truncate(P("sparse").c_str(), 2LL << 30), 0);
+    WriteFile(P("log"), std::string((1 << 20) + 10, 'l'));
+  });
+  EXPECT_TRUE(n.empty()) << n[0];
+  ASSERT_EQ(c->List().size(), 2u);
+  EXPECT_EQ(c->List()[1].left_out, (std::vector<std::string>{"log", "sparse"}));
+  EXPECT_EQ(c->List()[1].files_changed, 1);  // small only
+  auto diff = c->Diff(2);
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  EXPECT_NE(diff->find("+v2"), std::string::npos) << *diff;
+  EXPECT_NE(diff->find("# not checkpointed (over 1 MB"), std::string::npos) << *diff;
+  EXPECT_NE(diff->find("#   sparse\n"), std::string::npos) << *diff;
+  auto undone = c->Undo(1, false, false);
+  ASSERT_TRUE(undone.ok()) << undone.status();
+  EXPECT_EQ(ReadFile(P("small")), "v1\n");
+  EXPECT_EQ(std::filesystem::file_size(P("log")), (1u << 20) + 10);  // not put back to "short"
+  EXPECT_EQ(std::filesystem::file_size(P("sparse")), 2ULL << 30);
+  EXPECT_NE(undone->message.find("log, sparse"), std::string::npos) << undone->message;
+  // Back under the limit, the file is recorded again.
+  EXPECT_TRUE(Turn(*c, 3, [&] { WriteFile(P("log"), "short again\n"); }).empty());
+  ASSERT_EQ(c->List().size(), 2u);
+  EXPECT_TRUE(c->List()[1].left_out == (std::vector<std::string>{"sparse"}));
+  EXPECT_EQ(c->List()[1].files_changed, 1);  // log
+}
+
+TEST_F(CheckpointerTest, TheStoresDiskUseIsLimitedLooseObjectsIncluded) {
+  CheckpointConfig config;
+  config.max_store_mb = 1;
+  WriteFile(P("data"), Noise(300 << 10, 0));
+  auto c = Make(config);
+  for (int i = 1; i <= 8; ++i) {
+    Turn(*c, i, [&] { WriteFile(P("data"), Noise(300 << 10, static_cast<unsigned>(i))); });
+    // 300 KiB that do not compress, a new version each turn: 2.4 MB of objects unbounded.
+    EXPECT_LT(DirectoryBytes(tmp_.Join("stores")), (1u << 20) + (400u << 10)) << "turn " << i;
+  }
+  // The newest checkpoints are kept: the last turn can be undone.
+  auto undone = c->Undo(1, false, false);
+  ASSERT_TRUE(undone.ok()) << undone.status();
+  EXPECT_EQ(ReadFile(P("data")), Noise(300 << 10, 7));
+}
+
 TEST_F(CheckpointerTest, PrunedByCount) {
   CheckpointConfig two;
   two.max_count = 2;
@@ -261,7 +338,7 @@ TEST_F(CheckpointerTest, AUsersRepositoryIsLeftByteForByte) {
   Shell(project_, git + "add tracked.txt");
   WriteFile(P("tracked.txt"), "v3 unstaged\n");
   WriteFile(P("untracked.txt"), "u\n");
-  WriteFile(P(".agent/.gitignore"), "sessions/\n");  // as a session leaves it
+  WriteFile(P(".agent/.gitignore"), "sessions/\n");  // as the previous version left it
   auto state = [&] {
     return Shell(project_, git + "status --porcelain=v2 --branch && " + git + "stash list && " +
                                git + "rev-parse HEAD && " + git + "branch -a && " + git +

@@ -164,16 +164,6 @@ TEST_F(ShadowStoreTest, APinnedTreeOutlivesAnotherSessionsPrune) {
   EXPECT_FALSE(store.Pin("../x", *pinned).ok());
 }
 
-TEST_F(ShadowStoreTest, ProjectBytesCountsRecordedFiles) {
-  WriteFile(P("a"), std::string(1000, 'x'));
-  WriteFile(P(".gitignore"), "big\n");
-  WriteFile(P("big"), std::string(5000, 'x'));
-  ShadowStore store = Open();
-  auto n = store.ProjectBytes(1 << 20);
-  ASSERT_TRUE(n.ok()) << n.status();
-  EXPECT_EQ(*n, 1004u);  // "a" and .gitignore
-}
-
 TEST_F(ShadowStoreTest, SymlinksAreRecordedNotFollowed) {
   WriteFile(tmp_.Join("outside/secret"), "s");
   std::filesystem::create_directory_symlink(tmp_.Join("outside"), P("link"));

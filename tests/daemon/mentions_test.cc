@@ -37,6 +37,22 @@ TEST(FindMentionsTest, TakesWordsAfterAtOutsideCode) {
   EXPECT_THAT(FindMentions("@ alone, @@twice"), IsEmpty());
 }
 
+TEST_F(MentionsTest, ARelativeMentionResolvesFromTheSessionsDirectoryThenTheRoot) {
+  Write("sub/notes.txt", "in sub\n");
+  Write("notes.txt", "at the root\n");
+  Write("src/a.c", "int a;\n");
+  MentionExpansion m = ExpandMentions(dir_.path(), "@notes.txt and @src/a.c", policy::RuleSet{}, {},
+                                      dir_.Join("sub"));
+  EXPECT_THAT(m.warnings, IsEmpty());
+  EXPECT_THAT(m.attachments, HasSubstr("<mention path=\"sub/notes.txt\""));
+  EXPECT_THAT(m.attachments, HasSubstr("in sub"));
+  EXPECT_THAT(m.attachments, Not(HasSubstr("at the root")));
+  EXPECT_THAT(m.attachments, HasSubstr("<mention path=\"src/a.c\""));  // the whole project
+  // From the root, the root's.
+  m = Expand("@notes.txt");
+  EXPECT_THAT(m.attachments, HasSubstr("at the root"));
+}
+
 TEST_F(MentionsTest, AttachesAFileAsReadFileShowsIt) {
   const std::string abs = Write("src/a.c", "int main() {}\nreturn 0;\n");
   MentionExpansion m = Expand("what does @src/a.c do?");

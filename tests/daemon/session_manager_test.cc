@@ -316,7 +316,7 @@ TEST_F(SessionManagerTest, ASessionTheModelNeverAnsweredIsGoneOnceItsClientLeave
   std::shared_ptr<Session> s = NewUnansweredSession(m);
   ASSERT_TRUE(s);
   const std::string id = s->id();
-  const std::string transcript = workdir_ + "/.agent/sessions/" + id + ".json";
+  const std::string transcript = TranscriptPath(workdir_, id);
   script_->Add(absl::UnavailableError("nothing listens on http://127.0.0.1:9/v1"));
   Recorder rec;
   s->Attach(&rec, "t", false, "", 0);
@@ -327,7 +327,7 @@ TEST_F(SessionManagerTest, ASessionTheModelNeverAnsweredIsGoneOnceItsClientLeave
   EXPECT_TRUE(Listed(m, id));
   s->Detach(&rec);
   EXPECT_FALSE(std::filesystem::exists(transcript));
-  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent/sessions/" + id + ".lock"));
+  EXPECT_FALSE(std::filesystem::exists(SessionsDir(workdir_) + "/" + id + ".lock"));
   EXPECT_FALSE(Listed(m, id));
   EXPECT_TRUE(absl::IsNotFound(m.Find(id).status()));
   EXPECT_TRUE(absl::IsNotFound(s->SendPrompt("again", "t").status()));

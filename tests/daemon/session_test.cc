@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/mutex.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/session/deferred_writes.h"
@@ -100,9 +101,14 @@ class SessionTest : public ::testing::Test {
     if (rules_) {
       d.rules_for = [rules = rules_](const std::string&) { return rules; };
     } else {
+      // What the daemon reads (server.cc): the project's settings and the person's own
+      // settings.local.json, whose allow rules count as far as the trust store says.
       d.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
+        std::string project = workdir + "/.agent/settings.json";
+        std::string mine = policy::ProjectLocalSettingsPath(workdir);
         return std::make_shared<policy::FileRuleSource>(
-            std::vector<std::string>{workdir + "/.agent/settings.json"});
+            std::vector<std::string>{project, mine}, std::vector<std::string>{},
+            policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine});
       };
     }
     return d;
@@ -318,7 +324,7 @@ TEST_F(SessionTest, AllowAlwaysRecordsNarrowRulesAndTheNextCallRunsWithoutAsking
               ::testing::ElementsAre("bash(echo one)", "bash(echo two)"));
   ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(1));
-  auto settings = ReadFileToString(workdir_ + "/.agent/settings.json");
+  auto settings = ReadFileToString(workdir_ + "/.agent/settings.local.json");
   ASSERT_TRUE(settings.ok());
   EXPECT_THAT(*settings, HasSubstr("bash(echo one)"));
   ASSERT_TRUE(s->SendPrompt("second", "t").ok());

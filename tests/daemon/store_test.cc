@@ -8,8 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
+#include "daemon/sessions_dir.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/fakes/scoped_env.h"
 #include "tests/fakes/status_matchers.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -20,6 +22,7 @@ using ::agent::testing::IsOk;
 using ::agent::testing::IsSymlink;
 using ::agent::testing::ListDir;
 using ::agent::testing::ReadFile;
+using ::agent::testing::ScopedEnv;
 using ::agent::testing::StatusIs;
 using ::agent::testing::TempDir;
 using ::agent::testing::WriteFile;
@@ -37,7 +40,9 @@ Json Messages() {
 class StoreTest : public ::testing::Test {
  protected:
   const std::string& workdir() const { return workdir_.path(); }
-  std::string Sessions() const { return workdir_.Join(".agent/sessions"); }
+  void SetUp() override { env_.Set("XDG_STATE_HOME", state_.path()); }
+  std::string Sessions() const { return ProjectSessionsDir(workdir()); }
+  std::string ProjectState() const { return Sessions().substr(0, Sessions().rfind('/')); }
   std::string InSessions(const std::string& name) const { return Sessions() + "/" + name; }
   // A file outside the project; the code under test must never write it.
   std::string Victim(const std::string& name = "victim") {
@@ -69,6 +74,8 @@ class StoreTest : public ::testing::Test {
 
   TempDir workdir_;
   TempDir outside_;
+  TempDir state_;
+  ScopedEnv env_;
 };
 
 // ---- What the store keeps -----------------------------------------------------------------
@@ -168,7 +175,7 @@ TEST_F(StoreTest, MissingFilesAreNotFound) {
 }
 
 TEST_F(StoreTest, ListsTheSessionsWithATranscriptSorted) {
-  EXPECT_THAT(ListSessionIds(workdir()), IsEmpty());  // no .agent/ yet
+  EXPECT_THAT(ListSessionIds(workdir()), IsEmpty());  // no sessions dir yet
   ASSERT_THAT(SaveTranscript(workdir(), "b", Messages()), IsOk());
   ASSERT_THAT(SaveTranscript(workdir(), "a", Messages()), IsOk());
   ASSERT_THAT(SaveMeta(Meta("c")), IsOk());  // meta alone is no session
@@ -187,7 +194,7 @@ TEST_F(StoreTest, DeleteRemovesEveryFileOfTheSessionAndNoOther) {
   EXPECT_THAT(ListDir(Sessions()), ElementsAre("s2.journal", "s2.json"));
   EXPECT_THAT(DeleteSessionFiles(workdir(), "s1"), IsOk());  // already gone
   TempDir empty;
-  EXPECT_THAT(DeleteSessionFiles(empty.path(), "s1"), IsOk());  // no .agent/ at all
+  EXPECT_THAT(DeleteSessionFiles(empty.path(), "s1"), IsOk());  // no sessions dir at all
 }
 
 TEST_F(StoreTest, AppendCompactedAddsOneLinePerCompaction) {
@@ -208,27 +215,36 @@ TEST_F(StoreTest, AppendCompactedAddsOneLinePerCompaction) {
   EXPECT_EQ(lines[1]["summary"], "second");
 }
 
-TEST_F(StoreTest, TheFirstLockAddsAGitignoreThatKeepsTranscriptsOutOfCommits) {
+// A read-only checkout works, and a repository neither receives nor ships a session.
+TEST_F(StoreTest, EveryFileOfASessionIsInTheStateDirectoryAndNoneInTheProject) {
   ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
-  const std::string text = ReadFile(workdir_.Join(".agent/.gitignore"));
-  EXPECT_EQ(text, kAgentGitignore);
-  EXPECT_THAT(text, HasSubstr("\nsessions/\n"));
-  EXPECT_THAT(text, ::testing::Not(HasSubstr("\nsettings")));
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  ASSERT_THAT(SaveMeta(Meta("s1")), IsOk());
+  ASSERT_THAT(AppendCompacted(workdir(), "s1", Json::array(), "sum"), IsOk());
+  EXPECT_THAT(ListDir(workdir()), IsEmpty());
+  EXPECT_THAT(ListDir(Sessions()), ElementsAre("s1.compacted.jsonl", "s1.journal", "s1.json",
+                                               "s1.lock", "s1.meta.json"));
+  EXPECT_EQ(Sessions().rfind(state_.Join("agent/projects/"), 0), 0u) << Sessions();
+  for (const std::string& dir : {state_.Join("agent/projects"), ProjectState(), Sessions()}) {
+    struct stat st;
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0) << dir;
+    EXPECT_EQ(st.st_mode & 0777, 0700u) << dir;
+  }
+  EXPECT_THAT(ListSessionIds(workdir()), ElementsAre("s1"));
+  ASSERT_THAT(DeleteSessionFiles(workdir(), "s1"), IsOk());
+  EXPECT_THAT(ListDir(Sessions()), IsEmpty());
 }
 
-TEST_F(StoreTest, AnExistingGitignoreIsKeptAsTheUserWroteIt) {
-  MakeSessionsDir();
-  WriteFile(workdir_.Join(".agent/.gitignore"), "mine\n");
-  ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
-  EXPECT_EQ(ReadFile(workdir_.Join(".agent/.gitignore")), "mine\n");
-}
-
-TEST_F(StoreTest, AGitignoreSymlinkIsNotWrittenThrough) {
-  MakeSessionsDir();
-  const std::string victim = Victim();
-  Plant(victim, workdir_.Join(".agent/.gitignore"));
-  ASSERT_THAT(SessionLock::Acquire(workdir(), "s1"), IsOk());
-  EXPECT_EQ(ReadFile(victim), "precious\n");
+// Readable (the project's base name) and one directory per project path, even for projects
+// of one name; the same path always has the same key.
+TEST_F(StoreTest, TheProjectKeyIsTheBaseNameAndAHashOfThePath) {
+  EXPECT_EQ(ProjectKey("/home/u/src/agentd"), ProjectKey("/home/u/src/agentd"));
+  EXPECT_NE(ProjectKey("/home/u/src/agentd"), ProjectKey("/home/u/old/agentd"));
+  EXPECT_THAT(ProjectKey("/home/u/src/agentd"), ::testing::MatchesRegex("agentd-[0-9a-f]{16}"));
+  EXPECT_THAT(ProjectKey("/"), ::testing::MatchesRegex("p-[0-9a-f]{16}"));
+  EXPECT_THAT(ProjectKey("/x/.hidden dir;rm"),
+              ::testing::MatchesRegex("p.hiddendirrm-[0-9a-f]{16}"));
+  EXPECT_EQ(ProjectKey("/x/" + std::string(300, 'a')).size(), 40u + 1 + 16);
 }
 
 TEST_F(StoreTest, ALockIsHeldOncePerSession) {
@@ -266,10 +282,10 @@ TEST_F(StoreTest, ADamagedMetaFileIsDataLossNamingTheFile) {
   }
 }
 
-// ---- Planted symlinks (a cloned repository controls .agent/) ----------------------------
+// ---- Planted symlinks and foreign directories in the state directory ---------------------
 
-// `.agent` or `.agent/sessions` pointing elsewhere: every call is refused, naming the link,
-// and nothing outside is written, created or removed.
+// A directory below the state directory pointing elsewhere: every call is refused, naming the
+// link, and nothing outside is written, created or removed.
 void ExpectEveryCallRefused(const std::string& workdir, const std::string& link) {
   const auto kRefused = StatusIs(absl::StatusCode::kPermissionDenied,
                                  AllOf(HasSubstr(link), HasSubstr("symbolic link")));
@@ -286,38 +302,46 @@ void ExpectEveryCallRefused(const std::string& workdir, const std::string& link)
   EXPECT_THAT(ListSessionIds(workdir), IsEmpty());
 }
 
-TEST_F(StoreTest, AgentDirAsASymlinkIsRefused) {
-  // What the link leads to: a sessions dir holding a session of someone else's.
+TEST_F(StoreTest, TheProjectsDirAsASymlinkIsRefused) {
+  WriteFile(outside_.Join("k/sessions/s1.json"), Messages().dump());
+  ASSERT_THAT(MakeDirs(state_.Join("agent")), IsOk());
+  Plant(outside_.path(), state_.Join("agent/projects"));
+  ExpectEveryCallRefused(workdir(), state_.Join("agent/projects"));
+  EXPECT_THAT(ListDir(outside_.path()), ElementsAre("k"));
+  EXPECT_EQ(ReadFile(outside_.Join("k/sessions/s1.json")), Messages().dump());
+}
+
+TEST_F(StoreTest, TheProjectDirAsASymlinkIsRefused) {
   WriteFile(outside_.Join("sessions/s1.json"), Messages().dump());
-  Plant(outside_.path(), workdir_.Join(".agent"));
-  ExpectEveryCallRefused(workdir(), workdir_.Join(".agent"));
+  ASSERT_THAT(MakeDirs(state_.Join("agent/projects")), IsOk());
+  Plant(outside_.path(), ProjectState());
+  ExpectEveryCallRefused(workdir(), ProjectState());
   EXPECT_THAT(ListDir(outside_.Join("sessions")), ElementsAre("s1.json"));
-  EXPECT_EQ(ReadFile(outside_.Join("sessions/s1.json")), Messages().dump());
 }
 
 TEST_F(StoreTest, SessionsDirAsASymlinkIsRefused) {
   WriteFile(outside_.Join("s1.json"), Messages().dump());
-  ASSERT_THAT(MakeDirs(workdir_.Join(".agent")), IsOk());
+  ASSERT_THAT(MakeDirs(ProjectState()), IsOk());
   Plant(outside_.path(), Sessions());
   ExpectEveryCallRefused(workdir(), Sessions());
   EXPECT_THAT(ListDir(outside_.path()), ElementsAre("s1.json"));
   EXPECT_EQ(ReadFile(outside_.Join("s1.json")), Messages().dump());
 }
 
-TEST_F(StoreTest, AgentDirThatIsAFileIsRefused) {
-  WriteFile(workdir_.Join(".agent"), "x");
+TEST_F(StoreTest, SessionsDirThatIsAFileIsRefused) {
+  WriteFile(Sessions(), "x");
   EXPECT_THAT(SaveTranscript(workdir(), "s1", Messages()),
               StatusIs(absl::StatusCode::kPermissionDenied,
-                       AllOf(HasSubstr(workdir_.Join(".agent")), HasSubstr("not a directory"))));
+                       AllOf(HasSubstr(Sessions()), HasSubstr("not a directory"))));
 }
 
-TEST_F(StoreTest, AgentDirOfAnotherUserIsRefused) {
+TEST_F(StoreTest, SessionsDirOfAnotherUserIsRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a directory away";
   ASSERT_THAT(MakeDirs(Sessions()), IsOk());
-  ASSERT_EQ(::chown(workdir_.Join(".agent").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown(Sessions().c_str(), 65534, 65534), 0);
   EXPECT_THAT(SaveTranscript(workdir(), "s1", Messages()),
               StatusIs(absl::StatusCode::kPermissionDenied,
-                       AllOf(HasSubstr(workdir_.Join(".agent")), HasSubstr("another user"))));
+                       AllOf(HasSubstr(Sessions()), HasSubstr("another user"))));
 }
 
 TEST_F(StoreTest, ATranscriptSymlinkIsNeitherWrittenNorRead) {

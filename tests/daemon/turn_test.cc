@@ -63,11 +63,12 @@ class FakeHost : public TurnHost, public llm::StreamSink {
     tools_ = registry;
   }
 
-  absl::StatusOr<llm::ModelRequest> NextRequest() override {
+  absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) override {
     log.push_back("request");
     if (absl::Status s = transcript.ValidateForRequest(); !s.ok()) return s;
     llm::ModelRequest r;
     r.messages = transcript.messages();
+    r.tools = tools.Schemas();
     return r;
   }
   llm::StreamSink* Stream() override { return this; }

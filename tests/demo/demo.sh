@@ -39,5 +39,5 @@ cd "$work/project"
 echo
 echo "== summary.txt, written by the agent's write_file tool:"
 cat summary.txt
-echo "== the saved transcript: $(ls .agent/sessions/*.json | grep -v meta)"
+echo "== the saved transcript: $(ls "$XDG_STATE_HOME"/agent/projects/*/sessions/*.json | grep -v meta)"
 "$bin/agent" ls

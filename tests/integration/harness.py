@@ -7,6 +7,7 @@ it waits on process exit, on lines of output, or on files with a bounded number 
 the daemon's own answers.
 """
 import atexit
+import hashlib
 import json
 import os
 import shutil
@@ -33,6 +34,17 @@ def _protocol_version():
 PROTOCOL_VERSION = _protocol_version()
 BIN = os.environ.get("AGENT_BIN_DIR", os.path.join(HERE, "..", "..", "build", "bin"))
 SERVER = os.path.join(HERE, "..", "model_server", "scripted_model.py")
+
+
+def project_key(project):
+    """ProjectKey of daemon/sessions_dir.cc: the base name (shell-safe characters, at most 40)
+    and 16 hex digits of the SHA-256 of the canonical path."""
+    real = os.path.realpath(project)
+    base = "".join(c for c in os.path.basename(real)
+                   if (c.isascii() and c.isalnum()) or c in "._-")[:40]
+    if not base or base.startswith("."):
+        base = "p" + base
+    return "%s-%s" % (base, hashlib.sha256(real.encode()).hexdigest()[:16])
 
 
 def transcript_problems(messages):
@@ -124,7 +136,7 @@ atexit.register(_check_no_survivors)
 
 
 class Env:
-    def __init__(self, replies, strict=True, extra_env=None, summary=None):
+    def __init__(self, replies, strict=True, extra_env=None, summary=None, log_raw=False):
         self.dir = tempfile.mkdtemp(prefix="agt-", dir="/tmp")
         _WORLDS.append(self.dir)
         self.project = os.path.join(self.dir, "project")
@@ -142,6 +154,8 @@ class Env:
         args = [sys.executable, SERVER, "--script", script, "--log", self.log]
         if strict:
             args.append("--strict")
+        if log_raw:  # the log keeps each request body's exact text, for tests on bytes
+            args.append("--log-raw")
         self.server = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
         line = self.server.stdout.readline()  # "PORT <n>" once it listens
         if not line.startswith("PORT "):
@@ -202,8 +216,11 @@ class Env:
         with urllib.request.urlopen(req, timeout=10) as r:
             json.load(r)
 
-    def sessions_dir(self):
-        return os.path.join(self.project, ".agent", "sessions")
+    def sessions_dir(self, project=None):
+        """Where the daemon keeps `project`'s sessions (daemon/sessions_dir.h): the state
+        directory, keyed by the project's base name and a hash of its real path."""
+        return os.path.join(self.env["XDG_STATE_HOME"], "agent", "projects",
+                            project_key(project or self.project), "sessions")
 
     def session_ids(self):
         d = self.sessions_dir()
@@ -269,7 +286,7 @@ class Env:
 
     def close(self):
         try:
-            self.agent("daemon", "stop", timeout=20)
+            self.agent("daemon", "stop", "--force", timeout=20)  # a test may leave a turn
         except Exception:
             pass
         self.kill_daemon(any_socket=True)

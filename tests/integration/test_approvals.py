@@ -73,8 +73,12 @@ class Approvals(unittest.TestCase):
                                            decision=pb.DECISION_ALLOW_ALWAYS, client_name="t"),
                          timeout=10)
         collect_until_turns_end(s)
-        with open(os.path.join(env.project, ".agent", "settings.json")) as f:
+        # A person's own rules go to the file git ignores, never to the committable one.
+        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
             self.assertEqual(json.load(f)["allow"], ["bash(echo hi)", "bash(echo there)"])
+        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent", "settings.json")))
+        with open(os.path.join(env.project, ".agent", ".gitignore")) as f:
+            self.assertIn("/settings.local.json", f.read().splitlines())
         api.prompt(sid, "two")
         second = collect_until_turns_end(s)
         self.assertFalse([e for e in second if kind(e) == "approval_requested"])
@@ -132,8 +136,8 @@ class BashCancel(unittest.TestCase):
         sid = None
         for line in p.stdout:
             e = json.loads(line)
-            if "snapshot" in e:
-                sid = e["snapshot"]["session"]["id"]
+            if e["type"] == "session_started":
+                sid = e["session_id"]
             if "tool_call_ready" in e:
                 break
         # The command is running once its process shows up.

@@ -139,7 +139,7 @@ class Checkpoints(unittest.TestCase):
         self.assertGreater(status.checkpoint_store_bytes, 0)
         # Outside the project: nothing of the store is in it.
         self.assertEqual(sorted(os.listdir(self.env.project)),
-                         [".agent", "edit.txt", "gone.txt", "run.sh"])
+                         ["edit.txt", "gone.txt", "run.sh"])
 
     def test_undo_in_a_git_repository_leaves_its_index_branches_and_stash(self):
         self.start(four_changes_turn(), git=True)

@@ -20,7 +20,7 @@ class Project(unittest.TestCase):
         os.makedirs(sub)
         r = env.agent("hello from sub", cwd=sub)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(len(env.session_ids()), 1)  # in <project>/.agent/sessions
+        self.assertEqual(len(env.session_ids()), 1)  # keyed by the project, not by sub/
         self.assertFalse(os.path.exists(os.path.join(sub, ".agent")))
         for where in (env.project, sub):
             listed = env.agent("ls", cwd=where)
@@ -39,7 +39,7 @@ class Project(unittest.TestCase):
         os.makedirs(os.path.join(tool, "src"))
         r = env.agent("hello", cwd=os.path.join(tool, "src"))
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(os.listdir(os.path.join(tool, ".agent", "sessions")))
+        self.assertTrue(os.listdir(env.sessions_dir(tool)))
         self.assertEqual(env.session_ids(), [])
 
 
@@ -83,15 +83,15 @@ class Listing(unittest.TestCase):
         lines = r.stdout.splitlines()
         self.assertEqual(lines[0].split(),
                          ["ID", "STATE", "MSGS", "UPDATED", "ATTACHED", "IN", "OUT", "CACHED",
-                          "REQS", "RETRIES", "COST", "TITLE"])
+                          "WRITTEN", "REQS", "RETRIES", "COST", "TITLE"])
         at = lines[0].index("IN")
         rows = {line[lines[0].index("TITLE"):]: line[at:] for line in lines[1:]}
-        # Aligned under the header: IN OUT CACHED REQS RETRIES COST, then the title.
-        self.assertRegex(rows["first task"], r"^1000 +100 +0 +1 +1 +- +first task$")
-        self.assertRegex(rows["second task"], r"^1000 +100 +0 +1 +0 +- +second task$")
-        self.assertRegex(rows["third task"], r"^23k +50 +15k +1 +0 +- +third task$")
+        # Aligned under the header: IN OUT CACHED WRITTEN REQS RETRIES COST, then the title.
+        self.assertRegex(rows["first task"], r"^1000 +100 +0 +0 +1 +1 +- +first task$")
+        self.assertRegex(rows["second task"], r"^1000 +100 +0 +0 +1 +0 +- +second task$")
+        self.assertRegex(rows["third task"], r"^23k +50 +15k +0 +1 +0 +- +third task$")
         for line in lines[1:]:
-            for column in ("OUT", "CACHED", "REQS", "RETRIES", "COST"):
+            for column in ("OUT", "CACHED", "WRITTEN", "REQS", "RETRIES", "COST"):
                 self.assertNotEqual(line[lines[0].index(column)], " ", (column, line))
 
     def test_rm_takes_several_ids_and_says_what_it_removed(self):

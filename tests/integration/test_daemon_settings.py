@@ -1,7 +1,7 @@
 """Issue 14, the daemon's side: settings belong to the client that sent them, the provider's
-model list, the session's working directory, `.agent/.gitignore`, sessions that never reached
-the model, `agent rm` of an attached session, the socket path, a prompt shutdown and a
-refused local model server.
+model list, the session's working directory, nothing written in the work tree, sessions that
+never reached the model, `agent rm` of an attached session, the socket path, a prompt shutdown
+and a refused local model server.
 
 Each test drives agentd through its API (as the `agent` client or a script does) against the
 scripted model server, and fails on the daemon as it was before these changes."""
@@ -177,7 +177,7 @@ class SessionCwd(unittest.TestCase):
 
 
 class ProjectFiles(unittest.TestCase):
-    def test_git_add_all_leaves_transcripts_out_and_settings_in(self):
+    def test_git_add_all_stages_settings_and_nothing_of_the_agents_own(self):
         env = Env([{"text": "hi"}])
         self.addCleanup(env.close)
         git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -185,14 +185,15 @@ class ProjectFiles(unittest.TestCase):
         r = env.agent("hello")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(env.session_ids()), 1)
+        # Sessions live in the state directory: the daemon wrote nothing in the work tree.
+        self.assertEqual(sorted(os.listdir(env.project)), [".git"])
+        os.makedirs(os.path.join(env.project, ".agent"))
         with open(os.path.join(env.project, ".agent", "settings.json"), "w") as f:
             f.write("{}\n")
         subprocess.run(git + ["add", "-A"], cwd=env.project, check=True)
         staged = subprocess.run(git + ["diff", "--cached", "--name-only"], cwd=env.project,
                                 check=True, capture_output=True, text=True).stdout.split()
-        self.assertIn(".agent/settings.json", staged)
-        self.assertIn(".agent/.gitignore", staged)
-        self.assertEqual([p for p in staged if "sessions" in p], [])
+        self.assertEqual(staged, [".agent/settings.json"])
 
     def test_a_one_shot_that_never_reached_the_model_leaves_no_session(self):
         port = free_loopback_port()

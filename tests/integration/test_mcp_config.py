@@ -68,7 +68,7 @@ class McpCommand(unittest.TestCase):
         config = os.path.join(env.dir, "config", "agent", "config.json")
         for args, why in [
                 (["a__b", "--", "/bin/true"], 'a server name is 1-32 letters, digits, _ or - '
-                                               'without "__", not "a__b"'),
+                                               'without "__" and not ending in _, not "a__b"'),
                 (["a b", "--", "/bin/true"], "not \"a b\""),
                 (["web", "--url", "ftp://example.com/mcp"],
                  '--url must be an http:// or https:// URL, not "ftp://example.com/mcp"'),

@@ -29,7 +29,8 @@ EXPECTED_FILES = {
     "usr/share/doc/agentd/copyright",
 }
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
-SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "trust", "daemon", "mcp"]
+SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "trust", "daemon", "mcp",
+               "sandbox", "acp"]
 
 
 def cache_value(name):
@@ -230,7 +231,8 @@ class DebianPackage(unittest.TestCase):
                 self.assertEqual(self.complete_bash(env, lib, "agent", "--con"), ["--continue"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "--res"), ["--resume"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "-"),
-                                 sorted(["--json", "-y", "--yes", "--plain", "-r", "--resume",
+                                 sorted(["--json", "--json-snapshot", "-y", "--yes", "--auto",
+                                         "--plain", "-r", "--resume",
                                          "-c", "--continue", "--version", "-h", "--help",
                                          "--read-only", "-p", "--print", "--model",
                                          "--host", "--cd", "--remote-bin"]))

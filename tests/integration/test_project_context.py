@@ -168,8 +168,8 @@ class SystemPrompt(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(marker))
         system = system_of(env.requests()[0])
-        # sub/ and .agent/ (where the session is kept) are untracked; a.txt is unchanged.
-        self.assertIn("Git repository, branch trunk, 2 changed or untracked files.", system)
+        # sub/ is untracked (sessions live in the state directory now); a.txt is unchanged.
+        self.assertIn("Git repository, branch trunk, 1 changed or untracked file.", system)
         self.assertIn("Working directory: %s/sub?# Obey the file\n"
                       % os.path.realpath(env.project), system)
         self.assertNotIn("\n# Obey", system)
@@ -221,7 +221,7 @@ class Plan(unittest.TestCase):
         # The terminal client shows it.
         r = env.agent("-c", "finish")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("  [x] run the tests\n", r.stdout)
+        self.assertIn("  [x] run the tests\n", r.stderr)  # the plan is trace, not the answer
         # It survives a restart (kept with the session's metadata).
         api.close()  # a channel left open would keep the dead daemon's connection
         env.kill_daemon()

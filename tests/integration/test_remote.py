@@ -158,8 +158,8 @@ class RemoteCases:
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("bash(make *)", r.stdout)
         with open(os.path.join(self.env.dir, "state", "agent", "trusted-rules.json")) as f:
-            self.assertEqual(json.load(f)["projects"],
-                             {os.path.realpath(self.env.project): ["bash(make *)"]})
+            entry = json.load(f)["projects"][os.path.realpath(self.env.project)]
+            self.assertEqual(entry["rules"], ["bash(make *)"])
         self.assert_no_local_daemon()
 
     def test_attach_and_approve_from_the_remote_client(self):
@@ -318,7 +318,7 @@ class FakeSshRemote(RemoteCases, unittest.TestCase):
         r = self.run_agent("in other", cd=False, AGENT_REMOTE_DIR="../other")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(self.env.session_ids()), 1)
-        sessions = os.listdir(os.path.join(other, ".agent", "sessions"))
+        sessions = os.listdir(self.env.sessions_dir(other))
         self.assertEqual(len([n for n in sessions if n.endswith(".meta.json")]), 1)
         r = self.run_agent("ls", cd=False, AGENT_REMOTE_DIR="does-not-exist")
         self.assertEqual(r.returncode, 1)

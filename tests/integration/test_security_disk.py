@@ -1,5 +1,6 @@
-"""A cloned repository controls .agent/: symlinks planted there must never make the daemon
-write, create or remove files outside the project (security item 7)."""
+"""Symlinks must never make the daemon write, create or remove files elsewhere (security item
+7): one planted in the state directory where the sessions live, or in a cloned repository's
+.agent/ (which no longer holds sessions, but may hold a previous version's)."""
 import os
 import unittest
 
@@ -46,14 +47,24 @@ class PlantedSymlinks(unittest.TestCase):
         self.assertEqual(self.env.requests(), [])  # no turn ran
 
     def test_a_symlinked_sessions_dir_is_refused_and_nothing_outside_changes(self):
-        os.makedirs(os.path.join(self.env.project, ".agent"))
+        os.makedirs(os.path.dirname(self.env.sessions_dir()))
         os.symlink(self.outside, self.env.sessions_dir())
         self.assert_refused(self.env.sessions_dir())
 
-    def test_a_symlinked_agent_dir_is_refused_and_nothing_outside_changes(self):
-        link = os.path.join(self.env.project, ".agent")
-        os.symlink(self.outside, link)
-        self.assert_refused(link)
+    def test_a_symlinked_agent_dir_is_not_followed_for_old_sessions(self):
+        # What the link leads to looks like a previous version's session of this project.
+        with open(os.path.join(self.outside, "sessions", "notes.meta.json"), "w") as f:
+            f.write('{"id": "notes", "workdir": "%s"}' % os.path.realpath(self.env.project))
+        with open(os.path.join(self.outside, "sessions", "notes.lock"), "w") as f:
+            f.write("")
+        os.symlink(self.outside, os.path.join(self.env.project, ".agent"))
+        before = tree(self.outside)
+        self.env.agent("--yes", "hello")
+        ls = self.env.agent("ls")
+        self.assertEqual(ls.returncode, 0, ls.stderr)
+        self.assertNotIn("notes", ls.stdout)
+        self.assertEqual(tree(self.outside), before)
+        self.assertEqual(sorted(os.listdir(self.env.project)), [".agent"])
 
 
 if __name__ == "__main__":

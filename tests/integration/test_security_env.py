@@ -15,6 +15,15 @@ SECRETS = {
     "OPENAI_API_KEY": "sk-openai-SECRET456",
     "MY_TOKEN": "tok-SECRET789",
     "DB_PASSWORD": "pw-SECRET000",
+    # Credentials a name filter misses; the allow-list leaves them out.
+    "SSH_AUTH_SOCK": "/tmp/ssh-SECRETsock/agent.1",
+    "DATABASE_URL": "postgres://user:SECRETpass@db/x",
+    "GOOGLE_APPLICATION_CREDENTIALS": "/home/u/SECRET-gcp.json",
+    "DOCKER_AUTH_CONFIG": "{\"auths\": \"SECRETdocker\"}",
+    "SLACK_WEBHOOK_URL": "https://hooks.example/SECREThook",
+    "COOKIE": "session=SECRETcookie",
+    "AUTH": "SECRETauth",
+    "CREDENTIALS": "SECRETcreds",
 }
 
 
@@ -42,13 +51,21 @@ class ToolEnvironment(unittest.TestCase):
     def test_bash_sees_the_clients_path_and_no_secret_and_no_file_holds_the_key(self):
         client_path = "/opt/client-only/bin:" + os.environ.get("PATH", "/usr/bin:/bin")
         env = Env([{"tool_calls": [tool_call("bash", command="env")]}, {"text": "done"}],
-                  extra_env=dict(SECRETS, PATH=client_path, CLIENT_MARK="from-the-client"))
+                  extra_env=dict(SECRETS, PATH=client_path, CLIENT_MARK="from-the-client",
+                                 VIRTUAL_ENV="/opt/venv", KEPT_MARK="kept"))
         self.addCleanup(env.close)
+        config_dir = os.path.join(env.dir, "config", "agent")
+        os.makedirs(config_dir)
+        with open(os.path.join(config_dir, "config.json"), "w") as f:
+            json.dump({"tool_env": {"keep": ["KEPT_*"]}}, f)  # how a person adds one
         r = env.agent("--yes", "show me the environment")
         self.assertEqual(r.returncode, 0, r.stderr)
         [result] = tool_results(env.transcript())
         seen = env_lines(result)
-        self.assertEqual(seen.get("CLIENT_MARK"), "from-the-client", result)
+        # An allow-list: what is not on it (or kept by the config) does not pass.
+        self.assertNotIn("CLIENT_MARK", seen)
+        self.assertEqual(seen.get("KEPT_MARK"), "kept", result)
+        self.assertEqual(seen.get("VIRTUAL_ENV"), "/opt/venv")
         self.assertEqual(seen.get("PATH"), client_path)
         for name, value in SECRETS.items():
             self.assertNotIn(name, seen)
@@ -97,7 +114,7 @@ class ToolEnvironment(unittest.TestCase):
         config_dir = os.path.join(env.dir, "config", "agent")
         os.makedirs(config_dir)
         with open(os.path.join(config_dir, "config.json"), "w") as f:
-            json.dump({"tool_env": {"keep": ["GH_TOKEN"], "drop": ["DROP*"]}}, f)
+            json.dump({"tool_env": {"keep": ["GH_TOKEN", "WHICH"], "drop": ["DROP*"]}}, f)
         api = Api(env)
         self.addCleanup(api.close)
         pb = api.pb

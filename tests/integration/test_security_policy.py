@@ -9,8 +9,13 @@ import json
 import os
 import unittest
 
+import grpc
+
 from harness import BIN, Env, tool_call
 from test_multi_client import Api, collect_until_turns_end, next_approval
+
+# What `agent` sends with an answer a person typed (common/person_answer.h).
+PERSON = (("agent-person", "1"),)
 
 ASK_USER = "Only the user can allow"
 
@@ -123,9 +128,24 @@ class ProtectedPaths(unittest.TestCase):
         req = next_approval(s)  # None: it ran without asking, the failure this test is for
         self.assertIsNotNone(req, "the write into .agent/ was not asked about")
         self.assertEqual(req.tool, "write_file")
+        self.assertTrue(req.requires_person)
+        # The daemon checks it, not the client: an answer that no person typed, or an
+        # "always" with a rule the daemon did not propose, is refused and the call stays open.
+        with self.assertRaises(grpc.RpcError) as e:
+            api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,
+                                               decision=pb.DECISION_ALLOW_ONCE, client_name="t"),
+                             timeout=10)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.PERMISSION_DENIED)
+        self.assertIn("only a person may allow", e.exception.details())
+        with self.assertRaises(grpc.RpcError) as e:
+            api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,
+                                               decision=pb.DECISION_ALLOW_ALWAYS,
+                                               rules=["write_file(**)"], client_name="t"),
+                             timeout=10, metadata=PERSON)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
         api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,
                                            decision=pb.DECISION_ALLOW_ONCE, client_name="t"),
-                         timeout=10)
+                         timeout=10, metadata=PERSON)
         collect_until_turns_end(s)
         self.assertEqual(read(os.path.join(env.project, ".agent", "notes.txt")), "hi")
         s.cancel()
@@ -136,20 +156,21 @@ class AutomaticApprovers(unittest.TestCase):
         # `agent --yes "…"` answers approval requests on its own when the session asks
         # (here: a person switched the session to ask mode while the turn ran).
         env = Env(lambda e: [
-            {"tool_calls": [tool_call("bash", command="read line < %s/gate" % e.dir)]},
+            # In the project: the sandbox's /tmp is its own (a fifo outside is not seen).
+            {"tool_calls": [tool_call("bash", command="read line < gate")]},
             {"tool_calls": [tool_call("write_file", path=".agent/settings.json",
                                       content='{"allow": ["bash"]}')]},
             {"expect": {"last_message_contains": "only a person may allow"}, "text": "asked"},
         ])
         self.addCleanup(env.close)
-        os.mkfifo(os.path.join(env.dir, "gate"))
+        os.mkfifo(os.path.join(env.project, "gate"))
         api = Api(env)
         self.addCleanup(api.close)
         pb = api.pb
         p = env.popen_agent("--yes", "--json", "go")
         self.addCleanup(lambda: (p.kill(), p.communicate()))
         # The bash call blocks on the fifo until the session is in ask mode.
-        with open(os.path.join(env.dir, "gate"), "w") as gate:
+        with open(os.path.join(env.project, "gate"), "w") as gate:
             sid = env.session_ids()[0]
             api.stub.SetPolicy(pb.SetPolicyRequest(session_id=sid, mode=pb.POLICY_MODE_ASK),
                                timeout=10)

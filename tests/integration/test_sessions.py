@@ -41,7 +41,7 @@ class CrashRecovery(unittest.TestCase):
         self.addCleanup(p.stdout.close)
         self.addCleanup(p.stderr.close)
         events = read_events_until(p, kill_when)
-        sid = events[0]["snapshot"]["session"]["id"]
+        sid = events[0]["session_id"]  # the first line: session_started
         self.assertTrue(env.kill_daemon())
         p.wait(timeout=30)
         self.assertNotEqual(p.returncode, 0)

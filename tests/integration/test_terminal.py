@@ -214,7 +214,7 @@ class InteractiveTerminal(unittest.TestCase):
         screen = term.wait_for(w, "It ran once.")
         self.assertIn("allowed always by you: bash(echo first-run)", screen)
         self.assertNotIn("[y]es", screen)  # the question is gone
-        with open(os.path.join(env.project, ".agent", "settings.json")) as f:
+        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
             self.assertIn("bash(echo first-run)", json.load(f)["allow"])
         # The same command again: no question, it just runs (nothing is typed to answer).
         term.type_line(w, "run it again")

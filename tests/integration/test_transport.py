@@ -19,10 +19,11 @@ class Retries(unittest.TestCase):
         self.addCleanup(env.close)
         r = env.agent("hi")
         self.assertEqual(r.returncode, 0, r.stderr)
-        # Retry-After: 1 is honoured (not the backoff's 2 s for the second attempt).
-        self.assertIn("[API 429: slow down | retry 1/4 in 1s]", r.stdout)
-        self.assertIn("[API 429: slow down | retry 2/4 in 1s]", r.stdout)
-        self.assertIn("finally", r.stdout)
+        # Retry-After: 1 is honoured (not the backoff's 2 s for the second attempt). The
+        # retries are said on stderr: stdout, a pipe, is the answer only.
+        self.assertIn("[API 429: slow down | retry 1/4 in 1s]", r.stderr)
+        self.assertIn("[API 429: slow down | retry 2/4 in 1s]", r.stderr)
+        self.assertEqual(r.stdout, "finally\n")
         self.assertEqual(len(env.requests()), 3)
 
     def test_401_fails_at_once_with_the_servers_message(self):
@@ -85,7 +86,7 @@ class Retries(unittest.TestCase):
         self.addCleanup(env.close)
         r = env.agent("hi")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("no data for 300 ms", r.stdout)
+        self.assertIn("no data for 300 ms", r.stderr)
         self.assertIn("after the idle one", r.stdout)
 
     def test_idle_after_output_fails_loudly(self):
@@ -132,8 +133,8 @@ class KeepAliveAndCancel(unittest.TestCase):
         sid = None
         for line in p.stdout:
             e = json.loads(line)
-            if "snapshot" in e:
-                sid = e["snapshot"]["session"]["id"]
+            if e["type"] == "session_started":
+                sid = e["session_id"]
             if "text_delta" in e:
                 break
         self.assertIsNotNone(sid)
@@ -198,7 +199,7 @@ class AnthropicProvider(unittest.TestCase):
         self.addCleanup(env.close)
         r = env.agent("hi")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("529", r.stdout)
+        self.assertIn("529", r.stderr)
         self.assertIn("recovered", r.stdout)
 
 

@@ -23,7 +23,7 @@ def store(env):
     if not os.path.exists(path):
         return {}
     with open(path) as f:
-        return json.load(f)["projects"]
+        return {p: e["rules"] for p, e in json.load(f)["projects"].items()}
 
 
 class TrustedRules(unittest.TestCase):
@@ -53,6 +53,29 @@ class TrustedRules(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(os.path.exists(os.path.join(env.project, "trusted")))
         self.assertNotIn(NOT_TRUSTED, r.stderr)
+
+    def test_a_project_cloned_again_at_the_same_path_does_not_inherit_trust(self):
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="touch trusted")]},
+            {"text": "ran"},
+            {"tool_calls": [tool_call("bash", command="touch pwned")]},
+            {"text": "blocked"},
+        ])
+        self.addCleanup(env.close)
+        ship_settings(env, {"allow": ["bash(touch *)"]})
+        env.trust_rules()
+        self.assertEqual(env.agent("go").returncode, 0)
+        self.assertTrue(os.path.exists(os.path.join(env.project, "trusted")))
+        # rm -rf and a new clone at the same path, shipping the same rule.
+        import shutil
+        shutil.rmtree(env.project)
+        os.makedirs(env.project)
+        ship_settings(env, {"allow": ["bash(touch *)"]})
+        r = env.agent("go")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(env.project, "pwned")))
+        self.assertIn(NOT_TRUSTED + ": bash(touch *)", r.stderr)
+        self.assertIn("bash(touch *)", env.agent("trust").stdout)
 
     def test_a_changed_rule_needs_trust_again_and_daemon_status_lists_it(self):
         env = Env([
@@ -125,6 +148,21 @@ class TrustedRules(unittest.TestCase):
         r = env.agent("trust")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("every allow rule", r.stdout)
+
+    def test_a_shipped_settings_local_json_is_not_trusted_either(self):
+        # A clone can force-add the personal file; its allow rules need trust like the others.
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="touch pwned")]},
+            {"text": "blocked"},
+        ])
+        self.addCleanup(env.close)
+        os.makedirs(os.path.join(env.project, ".agent"), exist_ok=True)
+        with open(os.path.join(env.project, ".agent", "settings.local.json"), "w") as f:
+            json.dump({"allow": ["bash(touch *)"]}, f)
+        r = env.agent("go")
+        self.assertEqual(r.returncode, 4, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(env.project, "pwned")))
+        self.assertIn("bash(touch *)", env.agent("trust").stdout)
 
     def test_an_untrusted_rule_is_asked_about_in_ask_mode_and_told_once(self):
         env = Env([

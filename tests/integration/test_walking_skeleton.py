@@ -39,7 +39,7 @@ class OneShotTurn(unittest.TestCase):
         self.assertEqual(env.stats()["rejected"], 0)
         self.assertEqual(len(env.requests()), 3)
 
-    def test_plain_output_shows_tool_lines_and_text(self):
+    def test_plain_output_shows_tool_lines_on_stderr_and_the_answer_on_stdout(self):
         env = Env([
             {"tool_calls": [tool_call("read_file", path="in.txt")]},
             {"text": "It says hi."},
@@ -49,9 +49,9 @@ class OneShotTurn(unittest.TestCase):
             f.write("hi\n")
         r = env.agent("what does in.txt say?")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("→ read_file(in.txt)", r.stdout)
-        self.assertIn("It says hi.", r.stdout)
-        self.assertNotIn("\x1b[", r.stdout)
+        self.assertIn("→ read_file(in.txt)", r.stderr)
+        self.assertEqual(r.stdout, "It says hi.\n")
+        self.assertNotIn("\x1b[", r.stdout + r.stderr)
 
     def test_gated_tool_is_denied_without_yes(self):
         env = Env([

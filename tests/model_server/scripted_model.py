@@ -27,6 +27,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import prompt_cache  # noqa: E402  (a sibling file; the server runs as a script)
+
 EXHAUSTED_TEXT = "(the scripted model has no more replies)"
 HANG_LIMIT_S = 120.0
 MAX_DELAY_PER_REPLY_MS = 60000
@@ -153,8 +156,10 @@ def is_summary_request(body):
 # Shared state: script cursor, counters, log. All access under one lock.
 
 class State:
-    def __init__(self, replies, strict, log_path):
+    def __init__(self, replies, strict, log_path, log_raw=False):
         self.lock = threading.Lock()
+        self.log_raw = log_raw   # the log carries each request body's exact text too
+        self.cache = prompt_cache.PromptCache()
         self.replies = replies
         self.strict = strict
         self.cursor = 0          # index of the reply the next request gets
@@ -609,6 +614,21 @@ def call_arguments(call):
     return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
 
 
+def cache_split(reply, prompt):
+    """(read, written) tokens of `prompt` for the reply: the script's usage when it names
+    them, else the emulated prompt cache's (clamped to the prompt)."""
+    usage = reply.get("usage", {})
+    if "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage:
+        return usage.get("cache_read_input_tokens", 0), usage.get("cache_creation_input_tokens", 0)
+    if "prompt_tokens_details" in usage:
+        return usage["prompt_tokens_details"].get("cached_tokens", 0), 0
+    cache = reply.get("_cache")
+    if not cache:
+        return 0, 0
+    read = min(cache[0], prompt)
+    return read, min(cache[1], prompt - read)
+
+
 def compute_usage(reply, raw_body_len):
     text_len = len(reply_text(reply)) + len(reply.get("reasoning", ""))
     for c in reply.get("tool_calls", []):
@@ -738,6 +758,9 @@ def openai_events(reply, n, body, prompt, completion):
         u["choices"] = []
         u["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion}
+        read, _ = cache_split(reply, prompt)
+        if read:
+            u["usage"]["prompt_tokens_details"] = {"cached_tokens": read}
         tail.append(sse_data(u))
     tail.append(b"data: [DONE]\n\n")
     return content, tail
@@ -795,6 +818,12 @@ def anthropic_stop_reason(reply):
     return STOP_REASONS.get(fr, fr)
 
 
+def anthropic_usage(reply, prompt, output):
+    read, written = cache_split(reply, prompt)
+    return {"input_tokens": prompt - read - written, "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": read, "output_tokens": output}
+
+
 def anthropic_events(reply, n, body, prompt, completion):
     model = body.get("model") if isinstance(body.get("model"), str) else "scripted-model"
     size = reply.get("chunk_size", 4)
@@ -803,7 +832,7 @@ def anthropic_events(reply, n, body, prompt, completion):
         "message": {"id": f"msg_scripted_{n}", "type": "message", "role": "assistant",
                     "model": model, "content": [], "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": prompt, "output_tokens": 1}}})]
+                    "usage": anthropic_usage(reply, prompt, 1)}})]
     for idx, b in enumerate(anthropic_blocks(reply, n)):
         def delta(d, idx=idx):
             return sse_event("content_block_delta",
@@ -858,7 +887,7 @@ def anthropic_message(reply, n, body, prompt, completion):
     return {"id": f"msg_scripted_{n}", "type": "message", "role": "assistant", "model": model,
             "content": blocks, "stop_reason": anthropic_stop_reason(reply),
             "stop_sequence": None,
-            "usage": {"input_tokens": prompt, "output_tokens": completion}}
+            "usage": anthropic_usage(reply, prompt, completion)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -1028,7 +1057,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body, parse_error = None, str(e)
 
         rejection = None
-        if parse_error is None and st.strict:
+        if parse_error is None and anthropic:
+            msg = prompt_cache.check_anthropic(body)
+            rejection = None if msg is None else (msg, None, None)
+        if rejection is None and parse_error is None and st.strict:
             if anthropic:
                 msg = validate_anthropic(body)
                 rejection = None if msg is None else (msg, None, None)
@@ -1045,6 +1077,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.conn_number = st.connections
             entry = {"n": n, "path": path, "connection": self.conn_number,
                      "has_auth": has_auth, "body": body}
+            if st.log_raw:
+                entry["raw"] = raw.decode("utf-8", "replace")
             if parse_error is not None:
                 entry["invalid_json"] = True
             reply = None
@@ -1070,6 +1104,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         entry["expect_failed"] = failed
                         rejection = (failed, None, "script_expectation_failed")
                         reply = None
+            if reply is not None and isinstance(body, dict) and "usage" not in reply:
+                if anthropic:
+                    _, read, written = st.cache.anthropic(body)
+                else:
+                    (_, read), written = st.cache.openai(body), 0
+                reply = dict(reply, _cache=(read, written))
+                entry["cache"] = {"read": read, "written": written}
             st.write_log(entry)
 
         if reply is not None and "wait_for" in reply and not st.wait_for(
@@ -1283,6 +1324,8 @@ def main(argv=None):
                     help="reject transcripts that break the tool-call rule with HTTP 400")
     ap.add_argument("--port-file", help="write the port number here (atomically)")
     ap.add_argument("--log", help="append one JSON line per model request here")
+    ap.add_argument("--log-raw", action="store_true",
+                    help="log entries also carry each request body's exact text (\"raw\")")
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: free)")
     ap.add_argument("--verbose", action="store_true", help="access log on stderr")
     args = ap.parse_args(argv)
@@ -1307,7 +1350,7 @@ def main(argv=None):
         sys.stderr.write(f"scripted_model: cannot listen on 127.0.0.1:{args.port}: {e}\n")
         return 2
     try:
-        server.state = State(replies, args.strict, args.log)
+        server.state = State(replies, args.strict, args.log, args.log_raw)
         server.state.summary = load_summary(args.script)
         server.state.set_agents(load_agents(args.script))
     except OSError as e:

@@ -48,7 +48,7 @@ TEST(SessionContextTest, PlanUsageAndInstructionsSurviveJson) {
   in.files.push_back({"AGENTS.md", 120, false, "x"});
   c.SetPrompt(in, 1000, 1300);
   c.plan = PlanFromJson(Json::parse(R"({"plan": [{"step": "a", "status": "done"}]})"));
-  c.usage.AddRequest(llm::Usage{10, 1, 0}, 0);
+  c.usage.AddRequest(llm::Usage{10, 1, 0, 0}, 0);
   SessionContext back;
   back.LoadJson(Json::parse(c.ToJson().dump()));
   ASSERT_EQ(back.instructions.size(), 1u);

@@ -217,7 +217,8 @@ TEST_F(AnthropicStream, CachedPromptTokensCountTowardsPrompt) {
   Feed(MessageDelta("end_turn", 2));
   ModelReply r = FinishOk();
   EXPECT_EQ(r.usage->prompt_tokens, 1014);
-  EXPECT_EQ(r.usage->cached_tokens, 1000);  // the cache reads, a part of the prompt
+  EXPECT_EQ(r.usage->cached_tokens, 1000);     // the cache reads, a part of the prompt
+  EXPECT_EQ(r.usage->cache_write_tokens, 10);  // the cache writes, another part
 }
 
 TEST_F(AnthropicStream, CutBeforeMessageStopIsIncomplete) {

@@ -168,7 +168,7 @@ class CurlModelClientTest : public ::testing::Test {
   absl::StatusOr<ModelReply> Complete(Sink* sink, const std::atomic<bool>* cancelled = nullptr,
                                       const std::string& provider = "openai") {
     ModelRequest request;
-    request.settings = ModelSettings{server_->base_url(), "test-key", "scripted", provider};
+    request.settings = ModelSettings{server_->base_url(), "test-key", "scripted", provider, ""};
     request.messages = Json::array({{{"role", "user"}, {"content", "hi"}}});
     return client_->Complete(request, sink, cancelled);
   }
@@ -216,7 +216,7 @@ TEST(CurlModelClientRefused, LoopbackWithNothingListeningFailsAtOnce) {
   std::unique_ptr<ModelClient> client = MakeCurlModelClient(TransportOptions{5000, 20000, 5});
   ModelRequest request;
   const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/v1";
-  request.settings = ModelSettings{base, "", "scripted", "openai"};
+  request.settings = ModelSettings{base, "", "scripted", "openai", ""};
   request.messages = Json::array({{{"role", "user"}, {"content", "hi"}}});
   Sink sink;
   const auto start = std::chrono::steady_clock::now();

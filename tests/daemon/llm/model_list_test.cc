@@ -52,7 +52,7 @@ TEST(ListProviderModels, NothingListeningOnLoopbackIsNamed) {
   ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   close(fd);  // free again: nothing listens there
   const std::string base = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/v1";
-  ModelList list = ListProviderModels(ModelSettings{base, "", "", "openai"}, 2000, 2000);
+  ModelList list = ListProviderModels(ModelSettings{base, "", "", "openai", ""}, 2000, 2000);
   EXPECT_THAT(list.models, IsEmpty());
   EXPECT_THAT(list.message, HasSubstr("nothing listens on " + base + "/models"));
 }

@@ -18,7 +18,7 @@ using ::testing::Not;
 
 ModelRequest Request(std::string base_url, std::string provider, std::string key = "k") {
   ModelRequest r;
-  r.settings = ModelSettings{std::move(base_url), std::move(key), "m", std::move(provider)};
+  r.settings = ModelSettings{std::move(base_url), std::move(key), "m", std::move(provider), ""};
   r.messages = Json::array({{{"role", "user"}, {"content", "hi"}}});
   return r;
 }

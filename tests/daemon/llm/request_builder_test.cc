@@ -44,8 +44,9 @@ TEST(RequestBuilder, StripsAnthropicThinkingAndReasoningContentByDefault) {
 
 TEST(RequestBuilder, ReasoningContentSentWhenAsked) {
   const Json messages = J(R"([{"role":"assistant","content":"a","reasoning_content":"r"}])");
-  Json req = BuildOpenAiRequest("m", messages, Json::array(), true,
-                                OpenAiRequestOptions{.send_reasoning_content = true});
+  OpenAiRequestOptions options;
+  options.send_reasoning_content = true;
+  Json req = BuildOpenAiRequest("m", messages, Json::array(), true, options);
   EXPECT_EQ(req["messages"][0]["reasoning_content"], "r");
 }
 

@@ -60,7 +60,7 @@ Transcript Sample() {
 ModelRequest Uncached(const Transcript& t, const std::string& base_url,
                       const std::string& provider) {
   ModelRequest r;
-  r.settings = ModelSettings{base_url, "k", "model-x", provider};
+  r.settings = ModelSettings{base_url, "k", "model-x", provider, ""};
   r.messages = t.messages();
   r.tools = Tools();
   return r;

@@ -85,6 +85,20 @@ TEST_F(ProjectServersTest, AProjectServerCannotTakeTheNameOfOneOfTheUsers) {
   EXPECT_THAT(p.problems[0], HasSubstr("\"db\", which is the name of one of yours"));
 }
 
+TEST_F(ProjectServersTest, NamesDifferingOnlyByCaseOrTrailingPunctuationAreRefused) {
+  Write(dir_.Join("config/agent/config.json"), R"({"mcp_servers": {"gh": {"command": "gh-mcp"}}})");
+  Write(project_ + "/.agent/settings.json",
+        R"({"mcp_servers": {"GH": {"command": "a"}, "gh-": {"command": "b"},
+                            "ghx": {"command": "c"}}})");
+  ParsedServers p = ServersFor(project_);
+  ASSERT_EQ(p.servers.size(), 2u);
+  EXPECT_EQ(p.servers[0].command, "gh-mcp");
+  EXPECT_EQ(p.servers[1].name, "ghx");
+  ASSERT_EQ(p.problems.size(), 2u);
+  EXPECT_THAT(p.problems[0], HasSubstr("\"GH\", which differs from \"gh\" only by case"));
+  EXPECT_THAT(p.problems[1], HasSubstr("\"gh-\", which differs from \"gh\""));
+}
+
 TEST_F(ProjectServersTest, ASymlinkedProjectSettingsFileIsNotFollowed) {
   Write(dir_.Join("elsewhere.json"), R"({"mcp_servers": {"db": {"command": "x"}}})");
   std::filesystem::create_directories(project_ + "/.agent");

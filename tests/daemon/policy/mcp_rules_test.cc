@@ -45,5 +45,23 @@ TEST(McpRulesTest, AllowAlwaysProposesTheToolItself) {
               ElementsAre("mcp__fs__read_file"));
 }
 
+TEST(McpRulesTest, ARuleNamesOneServerExactlyNotByPrefixOrCase) {
+  // A user's mcp__gh__* allowed the tools of project servers named `gh_` and `GH`.
+  const RuleSet r = Rules({"mcp__gh__*", "mcp__db__query"}, {});
+  EXPECT_EQ(Evaluate(r, "mcp__gh__create_issue", Json::object()), Verdict::kAllow);
+  // A server `gh_` cannot exist (names may not end in `_`: mcp_server_name_test), so
+  // `mcp__gh___x` is gh's own tool `_x`; a longer name is another server.
+  EXPECT_EQ(Evaluate(r, "mcp__ghx__create_issue", Json::object()), Verdict::kAsk);
+  EXPECT_EQ(Evaluate(r, "mcp__GH__create_issue", Json::object()), Verdict::kAsk);
+  EXPECT_EQ(Evaluate(r, "mcp__gh-x__create_issue", Json::object()), Verdict::kAsk);
+  EXPECT_EQ(Evaluate(r, "mcp__db__query", Json::object()), Verdict::kAllow);
+  EXPECT_EQ(Evaluate(r, "mcp__DB__query", Json::object()), Verdict::kAsk);
+  EXPECT_EQ(Evaluate(r, "mcp__db__QUERY", Json::object()), Verdict::kAsk);
+  // A deny rule is as exact, and built-in tools still match in any case.
+  const RuleSet d = Rules({"Bash"}, {"mcp__gh__*"});
+  EXPECT_EQ(Evaluate(d, "mcp__gh__x", Json::object()), Verdict::kDeny);
+  EXPECT_EQ(Evaluate(d, "bash", Json{{"command", "ls"}}), Verdict::kAllow);
+}
+
 }  // namespace
 }  // namespace agent::daemon::policy

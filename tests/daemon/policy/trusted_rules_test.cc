@@ -29,7 +29,8 @@ class TrustedRulesTest : public testing::RulesDirTest {
   std::string Store() const { return Path("state/trusted-rules.json"); }
   std::set<std::string> Trusted(const std::string& project) {
     absl::StatusOr<std::string> text = ReadFileToString(Store());
-    return text.ok() ? TrustedRulesFromText(*text, project) : std::set<std::string>{};
+    return text.ok() ? TrustedRulesFromText(*text, project, ProjectIdentity(project))
+                     : std::set<std::string>{};
   }
   // A project whose settings are `settings`, with a rule source as the daemon builds one.
   FileRuleSource Source(const std::string& project) {
@@ -171,6 +172,35 @@ TEST_F(TrustedRulesTest, ASymlinkedProjectSettingsFileStillFailsClosed) {
   FileRuleSource source = Source(project);
   EXPECT_EQ(source.Rules().status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(source.UntrustedRules(), IsEmpty());
+}
+
+TEST_F(TrustedRulesTest, AProjectRecreatedAtTheSamePathInheritsNoTrust) {
+  const std::string project = Path("p");
+  Write("p/.agent/settings.json", R"j({"allow": ["bash(make *)"]})j");
+  FileRuleSource source = Source(project);
+  ASSERT_TRUE(TrustRules(Store(), project, {"bash(make *)"}).ok());
+  EXPECT_THAT(Formatted(source.Rules()->allow), ElementsAre("bash(make *)"));
+  // Removed and cloned again at the same path (ext4 even hands out the same inode): the
+  // store is unchanged, the directory is not the one trusted.
+  ASSERT_EQ(::unlink(Path("p/.agent/settings.json").c_str()), 0);
+  ASSERT_EQ(::rmdir(Path("p/.agent").c_str()), 0);
+  ASSERT_EQ(::rmdir(project.c_str()), 0);
+  Write("p/.agent/settings.json", R"j({"allow": ["bash(make *)"]})j");
+  EXPECT_THAT(source.Rules()->allow, IsEmpty());
+  EXPECT_THAT(source.UntrustedRules(), ElementsAre("bash(make *)"));
+  EXPECT_THAT(Trusted(project), IsEmpty());
+  // Trusting it again binds the new directory, and drops the old directory's entry.
+  ASSERT_TRUE(TrustRules(Store(), project, {"bash(make *)"}).ok());
+  EXPECT_THAT(Formatted(source.Rules()->allow), ElementsAre("bash(make *)"));
+}
+
+TEST_F(TrustedRulesTest, AnEntryWithoutIdentityTrustsNothing) {
+  const std::string project = Path("p");
+  Write("p/.agent/settings.json", R"j({"allow": ["bash(ls)"]})j");
+  Write("state/trusted-rules.json",
+        "{\"projects\": {\"" + project + "\": [\"bash(ls)\"]}}");  // an older version's
+  EXPECT_THAT(Trusted(project), IsEmpty());
+  EXPECT_THAT(Source(project).UntrustedRules(), ElementsAre("bash(ls)"));
 }
 
 }  // namespace

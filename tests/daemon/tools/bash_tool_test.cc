@@ -1,5 +1,9 @@
-#include <atomic>
+#include <unistd.h>
 
+#include <atomic>
+#include <filesystem>
+
+#include "daemon/sandbox/sandbox.h"
 #include "daemon/tools/subprocess.h"
 #include "test_util.h"
 
@@ -92,6 +96,46 @@ TEST_F(BashToolTest, WithoutAnEnvironmentCommandsGetTheMinimalOne) {
 TEST_F(BashToolTest, BinaryOutputIsValidUtf8) {
   ToolOutcome out = Call("bash", {{"command", "printf 'ok\\xff\\xfe'"}});
   EXPECT_EQ(out.content, "ok\xEF\xBF\xBD\xEF\xBF\xBD\n[exit code 0]");
+}
+
+class SandboxedBashToolTest : public BashToolTest {
+ protected:
+  void SetUp() override {
+    BashToolTest::SetUp();
+    sandbox::SandboxPolicy p;
+    p.bwrap = "/usr/bin/bwrap";
+    box_ = std::make_unique<sandbox::Sandbox>(p);
+    if (!box_->Confines()) GTEST_SKIP() << box_->Problem();
+    ctx_.sandbox = box_.get();
+    outside_ = std::filesystem::path(dir_.path()).parent_path() /
+               ("bash-tool-outside-" + std::to_string(::getpid()));
+  }
+  void TearDown() override { std::filesystem::remove(outside_); }
+
+  std::unique_ptr<sandbox::Sandbox> box_;
+  std::filesystem::path outside_;
+};
+
+TEST_F(SandboxedBashToolTest, CommandsRunConfinedAndARefusalSaysWhy) {
+  ToolOutcome in = Call("bash", {{"command", "echo x > inside && cat inside"}});
+  EXPECT_EQ(in.content, "x\n[exit code 0]");
+  // The host's /tmp is not the command's: the file lands in its private one.
+  EXPECT_FALSE(Call("bash", {{"command", "touch " + outside_.string()}}).is_error);
+  EXPECT_FALSE(std::filesystem::exists(outside_));
+  ToolOutcome refused = Call("bash", {{"command", "echo x > /usr/bash-tool-test"}});
+  EXPECT_TRUE(refused.is_error);
+  EXPECT_THAT(refused.content, HasSubstr("Read-only file system"));
+  EXPECT_THAT(refused.content, HasSubstr("[sandbox (workspace-write, network off)"));
+  EXPECT_THAT(refused.content, HasSubstr("escalate"));
+}
+
+TEST_F(SandboxedBashToolTest, AnEscalatedCommandRunsOnTheHost) {
+  // The policy lets it run only with a person's answer (daemon/escalation.h).
+  ToolOutcome out = Call(
+      "bash",
+      {{"command", "touch " + outside_.string()}, {"escalate", true}, {"justification", "test"}});
+  EXPECT_FALSE(out.is_error) << out.content;
+  EXPECT_TRUE(std::filesystem::exists(outside_));
 }
 
 }  // namespace

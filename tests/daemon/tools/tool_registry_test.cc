@@ -54,7 +54,8 @@ TEST(ToolRegistryTest, SchemasArePreciseAndShort) {
   }
   std::string dumped = schemas.dump();
   std::printf("core tool schemas: %zu bytes\n", dumped.size());
-  EXPECT_LT(dumped.size(), 3100u);  // update_plan is about 500 of them
+  // update_plan is about 500 of them, bash's escalate and justification about 150.
+  EXPECT_LT(dumped.size(), 3300u);
 }
 
 TEST(ToolRegistryTest, AddReplacesAToolOfTheSameName) {

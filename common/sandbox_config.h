@@ -1,0 +1,36 @@
+// The user's choice of how confined tool commands are: `"sandbox"`, `"sandbox_network"` and
+// `"sandbox_hide"` in config.json, `AGENT_SANDBOX` in the environment. Only the user's own
+// configuration sets these; a project's `.agent/settings.json` cannot loosen them. What the
+// values mean is daemon/sandbox/sandbox_policy.h's business. Plain data; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/json.h"
+
+namespace agent {
+
+struct SandboxConfig {
+  // "workspace-write" (the default), "read-only" or "off".
+  std::string mode = "workspace-write";
+  // Commands get the host's network (else their own empty network namespace).
+  bool network = false;
+  // Paths commands cannot read (`~/` expands to the home directory). Unset: the default list
+  // (daemon/sandbox/sandbox_policy.h). The agent's own directories are hidden either way.
+  std::optional<std::vector<std::string>> hide;
+};
+
+// Reads the three keys of config.json's object `j` into `out`; InvalidArgument naming `path`
+// and the key for a malformed value (an unknown mode too: a typo must not turn the sandbox off).
+absl::Status SandboxConfigFromJson(const Json& j, const std::string& path, SandboxConfig* out);
+
+// Applies AGENT_SANDBOX (a mode) when it is set; InvalidArgument for an unknown mode.
+absl::Status SandboxConfigFromEnv(SandboxConfig* out);
+
+// Whether `mode` is one of the three modes.
+bool IsSandboxMode(const std::string& mode);
+
+}  // namespace agent

@@ -1,0 +1,202 @@
+#include "daemon/legacy_sessions.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
+#include "common/dir_fd.h"
+#include "common/json.h"
+#include "common/mutex.h"
+#include "common/status_macros.h"
+#include "daemon/sessions_dir.h"
+
+namespace agent::daemon {
+namespace {
+
+// The transcript first and the meta and lock last: a migration cut short is finished by the
+// next one, which still finds the meta and lock that mark the session as ours.
+constexpr const char* kFileOrder[] = {".json", ".compacted.jsonl", ".checkpoints", ".meta.json",
+                                      ".lock"};
+constexpr size_t kMaxFileBytes = size_t{4} << 30;  // far above any transcript the daemon keeps
+constexpr size_t kMaxMetaBytes = size_t{1} << 20;  // ours are a few hundred bytes
+constexpr size_t kMaxEntries = 100000;             // a directory that large is not ours
+// In the project's state directory once its `.agent/sessions/` was looked at: the note is
+// given once, and a read-only checkout's originals are not copied again at every start.
+constexpr char kDoneMarker[] = "legacy-sessions-migrated";
+
+struct State {
+  agent::Mutex mu;
+  std::set<std::string> done ABSL_GUARDED_BY(mu);
+  std::map<std::string, std::string> notes ABSL_GUARDED_BY(mu);
+};
+
+State& GlobalState() {
+  static State* state = new State;  // never destroyed: used until the process exits
+  return *state;
+}
+
+bool IsSessionId(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '_') return false;
+  }
+  return true;
+}
+
+// Whether `name` in `dir` is a regular file of ours (not following a symlink).
+bool IsOwnFile(const DirFd& dir, const std::string& name) {
+  struct stat st;
+  return ::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+         st.st_uid == ::geteuid();
+}
+
+// The daemon wrote this session for this checkout: its lock exists and its meta names the
+// project's canonical path (a shipped meta names its author's checkout, not ours).
+bool WrittenHereByUs(const DirFd& legacy, const DirFd& dest, const std::string& id,
+                     const std::string& workdir) {
+  if (!IsOwnFile(legacy, id + ".lock") || !IsOwnFile(legacy, id + ".meta.json")) return false;
+  if (!IsOwnFile(legacy, id + ".json") && !IsOwnFile(dest, id + ".json")) return false;
+  auto fd = legacy.OpenFile(id + ".meta.json", O_RDONLY);
+  if (!fd.ok()) return false;
+  auto text = ReadBoundedFile(*fd, legacy.PathOf(id + ".meta.json"), kMaxMetaBytes);
+  if (!text.ok()) return false;
+  auto meta = ParseJson(*text);
+  return meta.ok() && meta->is_object() && GetString(*meta, "workdir") == workdir &&
+         GetString(*meta, "id") == id;
+}
+
+enum class Moved { kMoved, kCopied, kAbsent, kFailed };
+
+// One file from `from` to `to`: renamed when both are on one file system, else copied and the
+// original removed (kCopied when it cannot be: a read-only checkout). Never replaces a file.
+Moved MoveFile(const DirFd& from, const DirFd& to, const std::string& name) {
+  if (!IsOwnFile(from, name)) {
+    struct stat st;
+    const bool absent = ::fstatat(from.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0;
+    return absent ? Moved::kAbsent : Moved::kFailed;
+  }
+  if (::renameat2(from.fd(), name.c_str(), to.fd(), name.c_str(), RENAME_NOREPLACE) == 0) {
+    return Moved::kMoved;
+  }
+  if (errno == EEXIST) return Moved::kFailed;
+  auto fd = from.OpenFile(name, O_RDONLY);
+  if (!fd.ok()) return Moved::kFailed;
+  auto content = ReadBoundedFile(*fd, from.PathOf(name), kMaxFileBytes);
+  if (!content.ok() || IsOwnFile(to, name)) return Moved::kFailed;
+  if (!WriteFileAtomically(to, name, *content, Durability::kSynced).ok()) return Moved::kFailed;
+  return ::unlinkat(from.fd(), name.c_str(), 0) == 0 ? Moved::kMoved : Moved::kCopied;
+}
+
+// Moves session `id`'s files while holding its legacy lock (an old agentd may own it).
+void MoveSession(const DirFd& legacy, const DirFd& dest, const std::string& id,
+                 LegacyMigration& m) {
+  auto lock = legacy.OpenFile(id + ".lock", O_RDONLY);
+  if (!lock.ok()) return;
+  if (::flock(*lock, LOCK_EX | LOCK_NB) != 0) {  // its files are counted as left
+    ::close(*lock);
+    return;
+  }
+  bool copied = false;
+  bool failed = false;
+  for (const char* ext : kFileOrder) {
+    const Moved r = MoveFile(legacy, dest, id + ext);
+    copied = copied || r == Moved::kCopied;
+    m.originals_kept += r == Moved::kCopied;
+    failed = failed || r == Moved::kFailed;
+  }
+  ::close(*lock);
+  if (failed) return;  // what stayed is counted as left
+  if (copied) {
+    m.copied += 1;
+  } else {
+    m.moved += 1;
+  }
+}
+
+std::string Note(const LegacyMigration& m, const std::string& from, const std::string& to) {
+  std::string note;
+  if (m.moved + m.copied > 0) {
+    note = absl::StrCat("sessions now live outside the repository: ", m.moved + m.copied,
+                        " session(s) of this project moved from ", from, " to ", to);
+  }
+  if (m.copied > 0) {
+    absl::StrAppend(&note, " (", m.copied, " copied: the originals could not be removed)");
+  }
+  if (m.left > 0) {
+    absl::StrAppend(&note, note.empty() ? "" : "; ", m.left, " file(s) in ", from,
+                    " were left there: agentd did not write them for this checkout (or they "
+                    "are in use)");
+  }
+  return note;
+}
+
+// The names in `dir` but "." and "..", at most kMaxEntries.
+size_t CountEntries(const DirFd& dir) {
+  size_t n = 0;
+  for (const std::string& name : NamesWithSuffix(dir, "")) n += name != "." && name != "..";
+  return std::min(n, kMaxEntries);
+}
+
+LegacyMigration Migrate(const std::string& workdir) {
+  LegacyMigration m;
+  auto work = DirFd::Open(workdir, /*create=*/false);
+  if (!work.ok()) return m;
+  auto agent_dir = work->OpenSubdir(".agent", /*create=*/false);
+  if (!agent_dir.ok()) return m;
+  auto legacy = agent_dir->OpenSubdir("sessions", /*create=*/false);
+  if (!legacy.ok()) return m;  // none, or a link or another's directory: not ours to read
+  auto project = OpenProjectStateDir(workdir, /*create=*/true);
+  if (!project.ok() || IsOwnFile(*project, kDoneMarker)) return m;
+  auto dest = OpenProjectSessionsDir(workdir, /*create=*/true);
+  if (!dest.ok()) return m;
+  std::vector<std::string> metas = NamesWithSuffix(*legacy, ".meta.json");
+  if (metas.size() > kMaxEntries) metas.resize(kMaxEntries);
+  for (const std::string& id : metas) {
+    if (IsSessionId(id) && WrittenHereByUs(*legacy, *dest, id, workdir)) {
+      MoveSession(*legacy, *dest, id, m);
+    }
+  }
+  m.left = static_cast<int>(CountEntries(*legacy));
+  // Empty now: the directory goes too (a shipped `.agent/` keeps the rest of its files).
+  if (m.left == 0) (void)::unlinkat(agent_dir->fd(), "sessions", AT_REMOVEDIR);
+  m.left -= std::min(m.left, m.originals_kept);  // said as "copied"
+  m.note = Note(m, legacy->path(), ProjectSessionsDir(workdir));
+  (void)WriteFileAtomically(*project, kDoneMarker, m.note + "\n", Durability::kUnsynced);
+  return m;
+}
+
+}  // namespace
+
+LegacyMigration MigrateLegacySessions(const std::string& workdir) {
+  State& state = GlobalState();
+  agent::MutexLock l(&state.mu);
+  if (!state.done.insert(workdir).second) return {};
+  LegacyMigration m = Migrate(workdir);
+  if (!m.note.empty()) state.notes[workdir] = m.note;
+  return m;
+}
+
+std::string TakeMigrationNote(const std::string& workdir) {
+  State& state = GlobalState();
+  agent::MutexLock l(&state.mu);
+  auto it = state.notes.find(workdir);
+  if (it == state.notes.end()) return "";
+  std::string note = std::move(it->second);
+  state.notes.erase(it);
+  return note;
+}
+
+}  // namespace agent::daemon

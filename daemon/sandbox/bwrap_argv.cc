@@ -1,0 +1,116 @@
+#include "daemon/sandbox/bwrap_argv.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace agent::daemon::sandbox {
+namespace {
+
+// The canonical path of `path` when it exists, else empty.
+std::string Existing(const std::string& path) {
+  std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+  return real == nullptr ? "" : std::string(real.get());
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool Inside(const std::string& path, const std::string& dir) {
+  return path == dir || (path.starts_with(dir) && (dir == "/" || path[dir.size()] == '/'));
+}
+
+void Add(std::vector<std::string>* argv, std::initializer_list<std::string> words) {
+  argv->insert(argv->end(), words);
+}
+
+// `.git/hooks`, `.git/config` (or a `.git` file, the pointer of a linked work tree) and
+// `.agent`: read-only inside the writable work tree. The paths are resolved, so a `.agent`
+// that is a symlink protects what it points to.
+void ProtectInside(const std::string& workdir, std::vector<std::string>* argv) {
+  const std::string git = workdir + "/.git";
+  std::vector<std::string> protect;
+  if (IsDirectory(git)) {
+    // A mount point cannot be renamed: `mv .git .old && cp -r .old .git` would otherwise bring
+    // back writable hooks.
+    if (std::string g = Existing(git); Inside(g, workdir)) Add(argv, {"--bind", g, g});
+    protect = {git + "/hooks", git + "/config"};
+  } else {
+    protect = {git};
+  }
+  protect.push_back(workdir + "/.agent");
+  for (const std::string& p : protect) {
+    if (std::string real = Existing(p); !real.empty()) Add(argv, {"--ro-bind", real, real});
+  }
+}
+
+void Hide(const SandboxPolicy& policy, const std::string& workdir, std::vector<std::string>* argv) {
+  std::vector<std::string> covered;
+  for (const std::string& h : policy.hide) {
+    std::string real = Existing(h);
+    // Nothing to hide; a path that holds the project is what the command works on.
+    if (real.empty() || Inside(workdir, real)) continue;
+    // Under a covered directory it is gone already (and no mount point can be made there).
+    bool gone = false;
+    for (const std::string& c : covered) gone = gone || Inside(real, c);
+    if (gone) continue;
+    if (IsDirectory(real)) {
+      covered.push_back(real);
+      Add(argv, {"--tmpfs", real, "--remount-ro", real});
+    } else {
+      Add(argv, {"--ro-bind", "/dev/null", real});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const SandboxTarget& target) {
+  std::vector<std::string> argv = {policy.bwrap, "--ro-bind", "/",     "/",       "--dev",
+                                   "/dev",       "--proc",    "/proc", "--tmpfs", "/tmp"};
+  if (IsDirectory("/var/tmp")) Add(&argv, {"--tmpfs", "/var/tmp"});
+  const std::string& w = target.workdir;
+  if (!w.empty()) {
+    // Bound even when read-only: a project under /tmp would be gone under the private /tmp.
+    Add(&argv, {policy.mode == SandboxMode::kWorkspaceWrite ? "--bind" : "--ro-bind", w, w});
+    if (policy.mode == SandboxMode::kWorkspaceWrite) ProtectInside(w, &argv);
+  }
+  Hide(policy, w, &argv);
+  Add(&argv, {"--unshare-all"});
+  if (policy.network) Add(&argv, {"--share-net"});
+  // --new-session: no TIOCSTI into a terminal. --die-with-parent: a daemon killed with -9
+  // takes its commands along (PR_SET_PDEATHSIG: when the spawning thread ends). --cap-drop ALL:
+  // root inside has no capabilities (it could otherwise remount what is read-only). bwrap always
+  // sets no_new_privs.
+  if (target.own_session) Add(&argv, {"--new-session", "--die-with-parent"});
+  Add(&argv, {"--cap-drop", "ALL"});
+  if (!target.cwd.empty()) Add(&argv, {"--chdir", target.cwd});
+  return argv;
+}
+
+std::vector<std::string> BwrapArgv(const SandboxPolicy& policy, const SandboxTarget& target,
+                                   const std::string& command) {
+  std::vector<std::string> argv = BwrapOptions(policy, target);
+  Add(&argv, {"--", "/bin/bash", "-c", command});
+  return argv;
+}
+
+std::vector<std::string> SandboxEnvironment(const std::vector<std::string>& env) {
+  static constexpr std::string_view kDropped[] = {
+      "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",  "DBUS_SESSION_BUS_ADDRESS",
+      "AGENT_SOCKET",  "TMPDIR",        "XDG_RUNTIME_DIR", "GNOME_KEYRING_CONTROL",
+      "KRB5CCNAME",    "DOCKER_HOST",   "WAYLAND_DISPLAY", "DISPLAY"};
+  std::vector<std::string> out;
+  for (const std::string& e : env) {
+    std::string_view name = std::string_view(e).substr(0, e.find('='));
+    bool drop = false;
+    for (std::string_view d : kDropped) drop = drop || name == d;
+    if (!drop) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace agent::daemon::sandbox

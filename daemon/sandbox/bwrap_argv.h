@@ -1,0 +1,40 @@
+// The bubblewrap command line that confines one command under a SandboxPolicy, and the
+// environment it gets. Reads the filesystem (lstat, realpath) to learn which of the paths to
+// protect and hide exist; otherwise pure. Thread-safe.
+//
+// Mount order matters, later mounts cover earlier ones: the read-only root, fresh /dev and
+// /proc, a private /tmp, the work tree (writable in workspace-write), its protected paths
+// read-only again, then the hidden paths covered (an empty read-only tmpfs over a directory,
+// /dev/null over a file). A protected path is a mount point, so it cannot be renamed or
+// removed either (`mv .git/hooks x` fails with EBUSY).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon/sandbox/sandbox_policy.h"
+
+namespace agent::daemon::sandbox {
+
+struct SandboxTarget {
+  std::string workdir;  // the project's work tree: absolute, canonical
+  std::string cwd;      // where the command starts: inside `workdir`
+  // --new-session and --die-with-parent: right for a command the spawning thread waits for
+  // (bash). A long-lived server (MCP) started by a thread that may end stays in the daemon's
+  // process group instead, so that killing the group ends the sandbox's init and with it
+  // everything inside.
+  bool own_session = true;
+};
+
+// argv for posix_spawn: `bwrap … -- /bin/bash -c <command>`. `policy.mode` must not be kOff.
+std::vector<std::string> BwrapArgv(const SandboxPolicy& policy, const SandboxTarget& target,
+                                   const std::string& command);
+
+// The mount and namespace options alone (no program), shared with the probe.
+std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const SandboxTarget& target);
+
+// `env` without what reaches outside the sandbox: agent sockets (SSH_AUTH_SOCK, GPG agent, D-Bus,
+// the daemon's AGENT_SOCKET) and a TMPDIR that the private /tmp replaces.
+std::vector<std::string> SandboxEnvironment(const std::vector<std::string>& env);
+
+}  // namespace agent::daemon::sandbox

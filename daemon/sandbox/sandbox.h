@@ -1,0 +1,57 @@
+// Sandbox: the daemon's one confinement of tool commands: the policy (sandbox_policy.h) and
+// whether bubblewrap can start here (probe.h, asked once, at construction). Immutable after
+// construction; shared (shared_ptr<const>) by the sessions, the bash tool, `agent sandbox` and
+// the MCP stdio servers; thread-safe.
+//
+// Never a silent fallback: when the mode is not off but the sandbox cannot start, Confines()
+// is false and Problem() says why and how to fix it; the caller then asks a person about
+// every command as before the sandbox existed, and shows the problem.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/sandbox/bwrap_argv.h"
+#include "daemon/sandbox/probe.h"
+#include "daemon/sandbox/sandbox_policy.h"
+
+namespace agent::daemon::sandbox {
+
+class Sandbox {
+ public:
+  // Probes now unless the mode is off.
+  explicit Sandbox(SandboxPolicy policy);
+  // For tests: a known probe result, no probe run.
+  Sandbox(SandboxPolicy policy, ProbeResult probe)
+      : policy_(std::move(policy)), probe_(std::move(probe)) {}
+
+  const SandboxPolicy& policy() const { return policy_; }
+  // Commands run confined: the mode is not off and bubblewrap works here.
+  bool Confines() const { return policy_.mode != SandboxMode::kOff && probe_.available; }
+  // The mode is not off but the sandbox cannot start: "<reason>. Fix: <fix>". Else empty.
+  std::string Problem() const;
+  // One line for status displays: "workspace-write, network off", "off (commands are not
+  // confined)", "unavailable: <reason>".
+  std::string Describe() const;
+  // `bwrap … -- /bin/bash -c command`; requires Confines().
+  std::vector<std::string> Wrap(const SandboxTarget& target, const std::string& command,
+                                bool network) const;
+  // The bwrap options that confine a program run as `options + {"--", program, args…}`;
+  // requires Confines().
+  std::vector<std::string> Options(const SandboxTarget& target, bool network) const;
+
+ private:
+  SandboxPolicy policy_;
+  ProbeResult probe_;
+};
+
+// What a new session tells its people when commands are not confined: the sandbox cannot
+// start (why, and the fix) or is off. Empty when it confines, or for null.
+std::string SandboxNotice(const Sandbox* sandbox);
+
+// The one-line reason the model gets with a refused write or connection: appended to a
+// confined command's output when it failed (not for escalated or unconfined runs).
+std::string RefusalHint(const SandboxPolicy& policy);
+
+}  // namespace agent::daemon::sandbox

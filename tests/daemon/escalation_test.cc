@@ -1,0 +1,139 @@
+#include "daemon/escalation.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+using K = CallVerdict::Kind;
+using ::testing::HasSubstr;
+
+policy::RuleSet Rules(std::vector<std::string> allow, std::vector<std::string> deny) {
+  policy::RuleSet r;
+  for (auto& a : allow) r.allow.push_back(*policy::ParseRule(a));
+  for (auto& d : deny) r.deny.push_back(*policy::ParseRule(d));
+  return r;
+}
+
+struct Call {
+  Json args;
+  CallFacts facts;
+};
+
+// A real project: paths are resolved inside it to find the protected ones.
+const std::string& Workdir() {
+  static const std::string* dir = [] {
+    char tmpl[] = "/tmp/escalation_test.XXXXXX";
+    std::string d = std::filesystem::canonical(::mkdtemp(tmpl)).string();
+    std::filesystem::create_directories(d + "/.agent");
+    std::filesystem::create_directories(d + "/src");
+    static std::string* made = new std::string(d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(*made, ec);
+    });
+    return made;
+  }();
+  return *dir;
+}
+
+Call Make(const std::string& tool, Json args) {
+  return {args, GatherCallFacts(Workdir(), tool, args)};
+}
+
+CallVerdict Decide(v1::PolicyMode mode, const policy::RuleSet& rules, Call c,
+                   bool confines = true) {
+  return DecideGatedCall(mode, rules, c.args, confines, &c.facts);
+}
+
+Json Escalated(const std::string& command, const std::string& why = "needs the host") {
+  return {{"command", command}, {"escalate", true}, {"justification", why}};
+}
+
+TEST(EscalationTest, AutoRunsConfinedCommandsAndProjectEdits) {
+  auto none = Rules({}, {});
+  EXPECT_EQ(Decide(v1::POLICY_MODE_AUTO, none, Make("bash", {{"command", "make"}})).kind, K::kRun);
+  // Naming .git is harmless inside the sandbox, where it is read-only.
+  EXPECT_EQ(Decide(v1::POLICY_MODE_AUTO, none, Make("bash", {{"command", "cat .git/HEAD"}})).kind,
+            K::kRun);
+  EXPECT_EQ(Decide(v1::POLICY_MODE_AUTO, none,
+                   Make("write_file", {{"path", "src/a.c"}, {"content", "x"}}))
+                .kind,
+            K::kRun);
+}
+
+TEST(EscalationTest, AutoAsksWhatTheSandboxCannotHold) {
+  auto none = Rules({}, {});
+  // No sandbox here: bash is asked about, never run unasked.
+  EXPECT_EQ(Decide(v1::POLICY_MODE_AUTO, none, Make("bash", {{"command", "make"}}), false).kind,
+            K::kAsk);
+  EXPECT_EQ(Decide(v1::POLICY_MODE_AUTO, none,
+                   Make("write_file", {{"path", ".agent/settings.json"}, {"content", "{}"}}))
+                .kind,
+            K::kAsk);
+  EXPECT_EQ(Decide(v1::POLICY_MODE_AUTO, none, Make("mcp__gh__create_issue", Json::object())).kind,
+            K::kAsk);
+}
+
+TEST(EscalationTest, AutoKeepsDenyRules) {
+  auto v = Decide(v1::POLICY_MODE_AUTO, Rules({}, {"bash(rm *)"}),
+                  Make("bash", {{"command", "rm -rf x"}}));
+  EXPECT_EQ(v.kind, K::kRefuse);
+  EXPECT_THAT(v.refusal, HasSubstr("permission rule"));
+}
+
+TEST(EscalationTest, AnEscalationNeedsAPersonInEveryMode) {
+  auto allow_all = Rules({"bash"}, {});
+  for (v1::PolicyMode mode : {v1::POLICY_MODE_ASK, v1::POLICY_MODE_YES, v1::POLICY_MODE_AUTO}) {
+    Call c = Make("bash", Escalated("make install"));
+    CallVerdict v = DecideGatedCall(mode, allow_all, c.args, true, &c.facts);
+    EXPECT_EQ(v.kind, K::kAsk) << mode;
+    ASSERT_TRUE(c.facts.protected_reason.has_value());  // so --yes clients never answer it
+    EXPECT_THAT(*c.facts.protected_reason, HasSubstr("outside the sandbox"));
+  }
+  EXPECT_EQ(Decide(v1::POLICY_MODE_DENY_UNRULED, allow_all, Make("bash", Escalated("make"))).kind,
+            K::kRefuse);
+  EXPECT_EQ(Decide(v1::POLICY_MODE_READ_ONLY, allow_all, Make("bash", Escalated("make"))).kind,
+            K::kRefuse);
+}
+
+TEST(EscalationTest, DenyRulesAndAMissingJustificationRefuse) {
+  EXPECT_EQ(
+      Decide(v1::POLICY_MODE_ASK, Rules({}, {"bash(rm *)"}), Make("bash", Escalated("rm x"))).kind,
+      K::kRefuse);
+  auto v = Decide(v1::POLICY_MODE_ASK, Rules({}, {}), Make("bash", Escalated("make", " ")));
+  EXPECT_EQ(v.kind, K::kRefuse);
+  EXPECT_THAT(v.refusal, HasSubstr("justification"));
+}
+
+TEST(EscalationTest, AnEscalationRuleAllowsExactlyItsCommand) {
+  auto rules = Rules({"bash_escalated(make install)"}, {});
+  EXPECT_EQ(
+      Decide(v1::POLICY_MODE_DENY_UNRULED, rules, Make("bash", Escalated("make  install"))).kind,
+      K::kRun);
+  EXPECT_EQ(Decide(v1::POLICY_MODE_ASK, rules, Make("bash", Escalated("make install && id"))).kind,
+            K::kAsk);
+  // It allows nothing but escalations: the same command confined is decided as before.
+  EXPECT_EQ(Decide(v1::POLICY_MODE_ASK, rules, Make("bash", {{"command", "make install"}})).kind,
+            K::kAsk);
+}
+
+TEST(EscalationTest, AlwaysProposesOnlyTheEscalationRule) {
+  Call c = Make("bash", Escalated("make install"));
+  EXPECT_EQ(ProposedRules("bash", c.args, c.facts),
+            std::vector<std::string>{"bash_escalated(make install)"});
+  Call plain = Make("bash", {{"command", "make install"}});
+  EXPECT_EQ(ProposedRules("bash", plain.args, plain.facts),
+            std::vector<std::string>{"bash(make install)"});
+  Call odd = Make("bash", Escalated("make\ninstall"));
+  EXPECT_TRUE(ProposedRules("bash", odd.args, odd.facts).empty());
+}
+
+}  // namespace
+}  // namespace agent::daemon

@@ -1,0 +1,143 @@
+#include "daemon/sandbox/bwrap_argv.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/sandbox/sandbox.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace agent::daemon::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::Not;
+
+class BwrapArgvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/bwrap_argv_test.XXXXXX";
+    root_ = fs::canonical(::mkdtemp(tmpl)).string();
+    project_ = root_ + "/proj";
+    fs::create_directories(project_ + "/.git/hooks");
+    fs::create_directories(project_ + "/.agent");
+    std::ofstream(project_ + "/.git/config") << "[core]\n";
+    fs::create_directories(root_ + "/home/.ssh");
+    std::ofstream(root_ + "/home/.netrc") << "machine x\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // Whether `a`, `b`, `c` appear in argv as consecutive words.
+  static bool HasTriple(const std::vector<std::string>& argv, const std::string& a,
+                        const std::string& b, const std::string& c) {
+    for (size_t i = 0; i + 2 < argv.size(); ++i) {
+      if (argv[i] == a && argv[i + 1] == b && argv[i + 2] == c) return true;
+    }
+    return false;
+  }
+  static size_t IndexOf(const std::vector<std::string>& argv, const std::string& word) {
+    return static_cast<size_t>(std::find(argv.begin(), argv.end(), word) - argv.begin());
+  }
+
+  SandboxPolicy Policy() {
+    SandboxConfig config;
+    return PolicyFromConfig(config, root_ + "/home", {root_ + "/config"}, root_ + "/sock/a.sock",
+                            "");
+  }
+
+  std::string root_, project_;
+};
+
+TEST_F(BwrapArgvTest, WorkspaceWriteBindsTheProjectAndProtectsGitAndAgent) {
+  std::vector<std::string> argv = BwrapArgv(Policy(), {project_, project_}, "make");
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", "/", "/"));
+  EXPECT_TRUE(HasTriple(argv, "--bind", project_, project_));
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.git/hooks", project_ + "/.git/hooks"));
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.git/config", project_ + "/.git/config"));
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.agent", project_ + "/.agent"));
+  // The protection comes after the writable bind, or the bind would cover it.
+  EXPECT_LT(IndexOf(argv, "--bind"), IndexOf(argv, project_ + "/.agent"));
+  for (const char* flag : {"--unshare-all", "--new-session", "--die-with-parent"}) {
+    EXPECT_THAT(argv, Contains(flag));
+  }
+  EXPECT_THAT(argv, Not(Contains("--share-net")));
+  EXPECT_TRUE(HasTriple(argv, "--cap-drop", "ALL", "--chdir"));
+  ASSERT_GE(argv.size(), 4u);
+  EXPECT_EQ(argv[argv.size() - 4], "--");
+  EXPECT_EQ(argv.back(), "make");
+}
+
+TEST_F(BwrapArgvTest, HiddenPathsThatExistAreCovered) {
+  std::vector<std::string> argv = BwrapArgv(Policy(), {project_, project_}, "true");
+  EXPECT_TRUE(HasTriple(argv, "--tmpfs", root_ + "/home/.ssh", "--remount-ro"));
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", "/dev/null", root_ + "/home/.netrc"));
+  // A missing one is left alone: bwrap could not create its mount point on a read-only root.
+  EXPECT_THAT(argv, Not(Contains(root_ + "/home/.aws")));
+}
+
+TEST_F(BwrapArgvTest, TheSocketDirectoryAndAgentDirsAreAlwaysHidden) {
+  SandboxConfig config;
+  config.hide = std::vector<std::string>{"~/.netrc"};
+  SandboxPolicy p =
+      PolicyFromConfig(config, root_ + "/home", {root_ + "/config"}, root_ + "/sock/a.sock", "");
+  EXPECT_THAT(p.hide, Contains(root_ + "/home/.netrc"));
+  EXPECT_THAT(p.hide, Contains(root_ + "/config"));
+  EXPECT_THAT(p.hide, Contains(root_ + "/sock"));
+  EXPECT_THAT(p.hide, Not(Contains(root_ + "/home/.ssh")));
+}
+
+TEST_F(BwrapArgvTest, ReadOnlyBindsTheProjectReadOnly) {
+  SandboxPolicy p = Policy();
+  p.mode = SandboxMode::kReadOnly;
+  std::vector<std::string> argv = BwrapArgv(p, {project_, project_}, "true");
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_, project_));
+  EXPECT_THAT(argv, Not(Contains("--bind")));
+}
+
+TEST_F(BwrapArgvTest, NetworkOptInSharesTheNetwork) {
+  SandboxPolicy p = Policy();
+  p.network = true;
+  EXPECT_THAT(BwrapArgv(p, {project_, project_}, "true"), Contains("--share-net"));
+}
+
+TEST_F(BwrapArgvTest, AHiddenPathHoldingTheProjectIsNotCovered) {
+  SandboxPolicy p = Policy();
+  p.hide.push_back(root_);
+  std::vector<std::string> argv = BwrapArgv(p, {project_, project_}, "true");
+  EXPECT_FALSE(HasTriple(argv, "--tmpfs", root_, "--remount-ro"));
+}
+
+TEST(SandboxEnvironmentTest, AgentSocketsAreNotPassed) {
+  std::vector<std::string> env = SandboxEnvironment(
+      {"PATH=/usr/bin", "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1", "AGENT_SOCKET=/run/a.sock",
+       "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus", "HOME=/root"});
+  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/root"}));
+}
+
+TEST(SandboxTest, AMissingBwrapIsAProblemWithAFix) {
+  SandboxPolicy p;
+  p.bwrap = "/nonexistent/bwrap";
+  Sandbox s(p);
+  EXPECT_FALSE(s.Confines());
+  EXPECT_THAT(s.Problem(), ::testing::HasSubstr("bubblewrap is not installed"));
+  EXPECT_THAT(s.Problem(), ::testing::HasSubstr("apt-get install bubblewrap"));
+  EXPECT_THAT(s.Describe(), ::testing::StartsWith("unavailable: "));
+}
+
+TEST(SandboxTest, OffIsNoProblemAndSaysSo) {
+  SandboxPolicy p;
+  p.mode = SandboxMode::kOff;
+  p.bwrap = "/nonexistent/bwrap";
+  Sandbox s(p);
+  EXPECT_FALSE(s.Confines());
+  EXPECT_EQ(s.Problem(), "");
+  EXPECT_THAT(s.Describe(), ::testing::StartsWith("off"));
+}
+
+}  // namespace
+}  // namespace agent::daemon::sandbox

@@ -1,0 +1,60 @@
+"""Approvals that learn (issue 26), as a person at a terminal sees them: deny with a message to
+the model in one step, and /allow that records in the personal file and warns."""
+import json
+import os
+import unittest
+
+from harness import Env, tool_call
+from test_terminal import TMUX, Terminal
+
+
+@unittest.skipIf(TMUX is None, "tmux is not installed")
+class ApprovalsThatLearn(unittest.TestCase):
+    def test_no_and_tell_it_denies_with_the_persons_words_for_the_model(self):
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="rm -rf build")]},
+            {"expect": {"last_role": "tool",
+                        "last_message_contains": "The user denied this call: use make clean"},
+             "text": "I will use make clean."},
+        ])
+        self.addCleanup(env.close)
+        os.makedirs(os.path.join(env.project, "build"))
+        term = Terminal(self, env)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "clean up")
+        term.wait_for(w, "[t]ell it instead")
+        term.keys(w, "t")
+        term.wait_for(w, "No, and tell it:")
+        term.tmux("send-keys", "-t", "t:" + w, "-l", "use make cleanX")
+        term.keys(w, "BSpace")
+        term.wait_for(w, "use make clean▏")
+        term.keys(w, "Enter")
+        screen = term.wait_for(w, "I will use make clean.")
+        self.assertIn("denied by you (use make clean)", screen)
+        self.assertTrue(os.path.isdir(os.path.join(env.project, "build")))
+        self.assertEqual(env.stats()["expect_failed"], 0)
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+
+    def test_slash_allow_records_in_the_personal_file_and_warns(self):
+        env = Env([])
+        self.addCleanup(env.close)
+        term = Terminal(self, env)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "/allow edit_file(*)")
+        screen = term.wait_for(w, "matches only files directly in")
+        self.assertIn("recorded in .agent/settings.local.json", screen)
+        self.assertIn("edit_file(**)", screen)
+        term.type_line(w, "/allow bash(*)")
+        term.wait_for(w, "allows every command")
+        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
+            self.assertEqual(json.load(f)["allow"], ["edit_file(*)", "bash(*)"])
+        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent", "settings.json")))
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
