@@ -237,6 +237,7 @@ void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
 void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
   if (!o_.json) Trace(renderer_->Render(e, now, screen_));
   const v1::PendingApproval& a = e.approval_requested().approval();
+  if (interactive_) WriteOut(attention_.Alert("needs your approval: " + a.tool()));
   if (o_.read_only) {
     if (o_.json) renderer_->Render(e, now, screen_);
     screen_.SetApprovalLine(false);
@@ -314,6 +315,7 @@ void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
     return;
   }
   if (turn_.turns_waiting > 0) --turn_.turns_waiting;
+  WriteOut(attention_.Alert("finished a turn"));
   if (!o_.json) Emit(renderer_->StatusLine(turn_.Status(o_.client_name, o_.read_only)));
   SaveSeen();
 }

@@ -335,6 +335,7 @@ void SessionView::Leave(const std::string& message) {
     WriteOut(output_ + message);
   }
   output_.clear();
+  WriteOut(attention_.End());
   std::fflush(stdout);
   if (editor_) editor_->Stop();
   done_ = true;
@@ -636,7 +637,8 @@ void SessionView::ReadInput() {
   char buf[4096];
   ssize_t got = ::read(0, buf, sizeof buf);
   if (got > 0) {
-    HandleInput(std::string(buf, static_cast<size_t>(got)));
+    std::string keys = attention_.Filter(std::string_view(buf, static_cast<size_t>(got)));
+    if (!keys.empty()) HandleInput(keys);
     return;
   }
   if (got < 0 && errno == EINTR) return;
@@ -745,6 +747,8 @@ int SessionView::Interactive(const std::string& session_id) {
   live_ = isatty(1) != 0 && !o_.json;
   const bool terminal = isatty(0) != 0 && live_;
   ask_ = !o_.read_only && terminal;
+  attention_ = Attention(terminal && Attention::EnabledByConfig());
+  WriteOut(attention_.Begin());
   Start(/*interactive=*/true);
   AttachTo(session_id, /*show_history=*/true);
   if (!WaitForSnapshot()) return kExitError;

@@ -52,6 +52,7 @@
 #include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
 #include "client/answer_filter.h"
+#include "client/attention.h"
 #include "client/checkpoint_dialog.h"
 #include "client/command_runner.h"
 #include "client/connection.h"
@@ -157,6 +158,7 @@ class SessionView {
   bool live_ = false;         // stdout is a terminal and not --json: live area, spinner
   bool ask_ = false;          // approvals are asked here
   bool answer_only_ = false;  // one-shot, stdout not a terminal, no --json: stdout is the answer
+  Attention attention_{false};  // bell and desktop notification when not focused
   AnswerFilter answer_;       // with answer_only_: holds each reply's text until it is known
   Mailbox mailbox_;           // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection

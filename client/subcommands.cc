@@ -18,6 +18,7 @@
 #include "client/session_picker.h"
 #include "client/session_table.h"
 #include "client/trust_command.h"
+#include "client/wait_command.h"
 #include "common/paths.h"
 
 namespace agent::client {
@@ -203,7 +204,8 @@ const std::vector<Help>& Subcommands() {
       {"status", "status ID", "a session's instruction files, tokens and cost"},
       {"undo", "undo [ID] [--turns N] [--yes]", "put the files back as before the last turns"},
       {"diff", "diff [ID] [--turn N]", "what the session's turns changed in the files"},
-      {"trust", "trust [--yes] [--revoke]", "trust this project's shared allow rules"},
+      {"trust", "trust [--yes] [--revoke]", "trust this project's shared allow rules and hooks"},
+      {"wait", "wait [ID] [--for approval|idle]", "block until a session needs you or is idle"},
       {"mcp", "mcp add|ls|rm|approve …", "MCP tool servers (agent mcp --help)"},
       {"daemon", "daemon status|stop [--force]", "the daemon: its state, or stop it"},
       {"sandbox", "sandbox [--network] -- CMD | --check", "run CMD as the bash tool would"},
@@ -238,6 +240,7 @@ int RunSubcommand(int argc, char** argv) {
     return RunCheckpointSubcommand(argc, argv);
   }
   if (std::string(argv[1]) == "trust") return RunTrustSubcommand(argc, argv);
+  if (std::string(argv[1]) == "wait") return RunWaitSubcommand(argc, argv);
   Args a;
   a.cmd = argv[1];
   CLI::App app{"agent " + a.cmd};

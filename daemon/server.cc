@@ -20,6 +20,7 @@
 #include "common/socket_dir.h"
 #include "daemon/checkpoints/shadow_store.h"
 #include "daemon/policy/personal_rules.h"
+#include "daemon/hooks/hook_loader.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/subagents/subagents.h"
@@ -136,6 +137,7 @@ absl::Status Server::Run() {
   auto confinement = std::make_shared<const sandbox::Sandbox>(
       sandbox::DaemonPolicy(options_.config.sandbox, options_.socket_path));
   deps.sandbox = confinement;
+  deps.hook_files = [](const std::string& workdir) { return hooks::DefaultHookFiles(workdir); };
   deps.rules_for = [](const std::string& workdir) -> std::shared_ptr<policy::RuleSource> {
     // The user's config may be a dotfile manager's symlink; the project's settings are
     // repository content and are never followed through one.

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
 #include "daemon/escalation.h"
+#include "daemon/hooks/guard_verdict.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session/call_policy.h"
 #include "daemon/session/deferred_writes.h"
@@ -15,6 +16,12 @@ namespace agent::daemon {
 namespace v1 = agent::v1;
 
 std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, const Json& args) {
+  return AuthorizeGuarded(call, args, hooks::ToolGuard{});
+}
+
+std::optional<tools::ToolOutcome> Session::AuthorizeGuarded(const llm::ToolCall& call,
+                                                            const Json& args,
+                                                            const hooks::ToolGuard& guard) {
   absl::StatusOr<policy::RuleSet> rules = rules_->Rules();
   v1::PolicyMode mode;
   {
@@ -30,6 +37,15 @@ std::optional<tools::ToolOutcome> Session::Authorize(const llm::ToolCall& call, 
   // Auto mode and escalations (daemon/escalation.h) depend on the sandbox.
   const bool confines = deps_.sandbox != nullptr && deps_.sandbox->Confines();
   CallVerdict verdict = DecideGatedCall(mode, rules, args, confines, &facts);
+  // What the PreToolUse hooks said (hooks/guard_verdict.h): a deny rule still wins.
+  verdict = hooks::ApplyGuard(verdict, guard, mode, facts.protected_reason.has_value());
+  // A guard that failed never fails open: not under --yes either, only a person may allow it.
+  if (guard.failed && !facts.protected_reason) {
+    facts.protected_reason = absl::StrCat("a hook guarding this call failed: ", guard.failure);
+  }
+  if (verdict.kind == CallVerdict::Kind::kAsk) {
+    verdict = PermissionHooks(call, args, facts.protected_reason.has_value());
+  }
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
       RememberUnaskedDiff(call, args);
@@ -76,6 +92,7 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
 
   std::optional<ApprovalGate::Answer> answer;
   {
+    hooks_->Notify("permission_prompt", "agent needs your permission to use " + call.name);
     SessionMutexLock l(&mu_);
     gate_.Open(approval);
     Emit(events::ApprovalRequested(approval));

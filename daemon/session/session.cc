@@ -49,6 +49,7 @@ Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
   model_ = deps_.make_model_client();
   rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
   if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});
+  hooks_ = MakeHooks();
 }
 
 Session::~Session() { Shutdown("the session was closed"); }
@@ -487,6 +488,7 @@ void Session::Shutdown(std::string_view reason) {
     gate_.Wake();
   }
   if (turn_thread_.joinable()) turn_thread_.join();
+  hooks_->End(std::string(reason));  // SessionEnd, once
   {
     SessionMutexLock l(&mu_);
     if (closed_) return;  // the manager's Shutdown, then the destructor's

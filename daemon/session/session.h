@@ -8,8 +8,9 @@
 //   tool_dispatch.*   batching of one reply's calls, results in call order (the Turn is its Host)
 //   gate.cc           the verdict on a gated call: modes, rules (call_policy.*), then asking
 //   approval_gate.*   the one pending approval and the first answer that wins
-//   context.cc, checkpoints.cc, children.cc, trust.cc, expand.cc: the session's side of
-//                     daemon/context/, checkpoints/, subagents/, policy/ and prompt expansion
+//   context.cc, checkpoints.cc, children.cc, trust.cc, hooks.cc, expand.cc: the session's
+//                     side of daemon/context/, checkpoints/, subagents/, policy/, hooks/ and
+//                     prompt expansion
 //   events.*          the events, built from plain values
 //   saver.*, files.*  writes to disk after `mu_` is released, through the disk seam
 //   deferred_writes.* client writes (and saves) started after the session's mutex is released
@@ -56,6 +57,7 @@
 #include "daemon/checkpoints/checkpointer.h"
 #include "daemon/context/session_context.h"
 #include "daemon/event_log.h"
+#include "daemon/hooks/session_hooks.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/request_cache.h"
 #include "daemon/llm/tool_offer.h"
@@ -102,6 +104,9 @@ struct SessionDeps {
       files_for;
   // How commands are confined (daemon/sandbox/sandbox.h); null: not at all (tests).
   std::shared_ptr<const sandbox::Sandbox> sandbox;
+  // Where the hooks of the project in `workdir` are read (hooks::DefaultHookFiles in the
+  // daemon). Unset: no hooks.
+  std::function<hooks::HookFiles(const std::string& workdir)> hook_files;
 };
 
 struct SessionSettings {
@@ -288,7 +293,11 @@ class Session : private TurnHost, private llm::StreamSink {
   void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
   // Takes the next prompt into the transcript; false when the queue is empty (then idle).
   // `untrusted_rules`: the project's allow rules nobody trusted (read without the lock).
-  bool BeginTurnLocked(std::vector<std::string> untrusted_rules) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next queued prompt's hooks (UserPromptSubmit…) run without the lock, then its turn
+  // begins under it; false when there is none (the thread ends).
+  bool BeginNextTurn(std::vector<std::string> untrusted_rules) ABSL_LOCKS_EXCLUDED(mu_);
+  bool BeginTurnLocked(std::vector<std::string> untrusted_rules, hooks::PromptHooks hooked)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Seals what the turn left unanswered and saves the transcript whole (idle).
   void SealTurnLocked(agent::v1::TurnOutcome outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Emits TurnEnded; false when the thread should end.
@@ -314,6 +323,10 @@ class Session : private TurnHost, private llm::StreamSink {
   std::shared_ptr<const tools::ToolRegistry> StepTools() override ABSL_LOCKS_EXCLUDED(mu_);
   void CallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Authorize with what the PreToolUse hooks said (gate.cc).
+  std::optional<tools::ToolOutcome> AuthorizeGuarded(const llm::ToolCall& call, const Json& args,
+                                                     const hooks::ToolGuard& guard)
       ABSL_LOCKS_EXCLUDED(mu_);
   tools::ToolContext MakeToolContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -363,6 +376,21 @@ class Session : private TurnHost, private llm::StreamSink {
       const std::function<absl::StatusOr<checkpoints::UndoResult>()>& restore,
       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   void NoticeLocked(std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- hooks.cc: the hooks (daemon/hooks/) at each step of a turn ----
+  std::unique_ptr<hooks::SessionHooks> MakeHooks();
+  // SessionStart and UserPromptSubmit for the prompt about to be taken; run without the lock.
+  hooks::PromptHooks PromptHooks(const std::string& text) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stop hooks after a turn the model ended; true when they sent it back to work (`continued`
+  // times so far), the reason then in the transcript.
+  bool ContinueAfterStop(int continued) ABSL_LOCKS_EXCLUDED(mu_);
+  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
+                                               bool gated) override ABSL_LOCKS_EXCLUDED(mu_);
+  void AfterTool(const llm::ToolCall& call, const Json& args, tools::ToolOutcome* outcome) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // PermissionRequest hooks on a call about to be asked: kRun, kRefuse, or kAsk.
+  CallVerdict PermissionHooks(const llm::ToolCall& call, const Json& args, bool protected_path)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- trust.cc ----
   // Tells the clients about untrusted project allow rules when the set differs from the one
@@ -446,6 +474,8 @@ class Session : private TurnHost, private llm::StreamSink {
   std::vector<agent::v1::PendingApproval> child_approvals_ ABSL_GUARDED_BY(mu_);  // forwarded
   std::vector<std::weak_ptr<Session>> running_children_ ABSL_GUARDED_BY(mu_);
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
+  std::string prompt_blocked_ ABSL_GUARDED_BY(mu_);  // why a hook refused the turn's prompt
+  std::unique_ptr<hooks::SessionHooks> hooks_;       // set once in the constructor
 };
 
 }  // namespace agent::daemon

@@ -87,7 +87,7 @@ ToolDispatch::Prepared ToolDispatch::Prepare(const llm::ToolCall& call, bool tru
     return p;
   }
   p.args = std::move(*args);
-  if (p.tool->Gated()) p.outcome = host_->Authorize(call, p.args);
+  p.outcome = host_->BeforeTool(call, &p.args, p.tool->Gated());
   return p;
 }
 
@@ -96,7 +96,9 @@ tools::ToolOutcome ToolDispatch::Execute(const llm::ToolCall& call, const Prepar
   // A cancel while an earlier call of the batch was being approved stops the rest.
   if (*cancelled_) return {"Not run: cancelled by the user.", true};
   tools::ToolContext ctx = host_->MakeContext(call.id);
-  return p.tool->Run(p.args, ctx);
+  tools::ToolOutcome outcome = p.tool->Run(p.args, ctx);
+  host_->AfterTool(call, p.args, &outcome);
+  return outcome;
 }
 
 }  // namespace agent::daemon

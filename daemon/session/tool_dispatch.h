@@ -7,8 +7,9 @@
 // in the registry: tools of other sources (MCP servers, the `task` tool) plug in by being
 // registered there.
 //
-// Thread-safety: Run is called from the turn thread, and so are the host's OnCallReady and
-// Authorize; MakeContext may be called from the batch's threads at the same time.
+// Thread-safety: Run is called from the turn thread, and so are the host's OnCallReady,
+// BeforeTool and Authorize; MakeContext and AfterTool may be called from the batch's threads at
+// the same time.
 #pragma once
 
 #include <atomic>
@@ -35,6 +36,15 @@ class ToolDispatch {
     virtual std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
                                                         const Json& args) = 0;
     virtual tools::ToolContext MakeContext(const std::string& call_id) = 0;
+    // Every call once its arguments parsed (hooks, daemon/hooks/): the outcome that answers it
+    // instead, else nullopt to run it; may change `args`. Default: Authorize for gated tools.
+    virtual std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
+                                                         bool gated) {
+      return gated ? Authorize(call, *args) : std::nullopt;
+    }
+    // A call that ran: may add to what the model is told (hooks). Called from batch threads.
+    virtual void AfterTool(const llm::ToolCall& /*call*/, const Json& /*args*/,
+                           tools::ToolOutcome* /*outcome*/) {}
     // The outcomes of calls[first], calls[first + 1], … in call order.
     virtual void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
                            const std::vector<tools::ToolOutcome>& outcomes) = 0;

@@ -46,6 +46,14 @@ class Turn final : private ToolDispatch::Host {
   tools::ToolContext MakeContext(const std::string& call_id) override {
     return host_->MakeToolContext(call_id);
   }
+  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
+                                               bool gated) override {
+    return host_->BeforeTool(call, args, gated);
+  }
+  void AfterTool(const llm::ToolCall& call, const Json& args,
+                 tools::ToolOutcome* outcome) override {
+    host_->AfterTool(call, args, outcome);
+  }
   void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
                  const std::vector<tools::ToolOutcome>& outcomes) override {
     host_->AppendResults(calls, first, outcomes);

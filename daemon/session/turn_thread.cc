@@ -68,19 +68,26 @@ void Session::StartTurnThreadLocked() {
 
 void Session::TurnThreadMain() {
   checkpointer();  // made (its record read) before the lock is taken
-  {
-    std::vector<std::string> untrusted = rules_->UntrustedRules();  // may read the rule files
-    SessionMutexLock l(&mu_);
-    if (!BeginTurnLocked(std::move(untrusted))) return;
-  }
+  // May read the rule files.
+  if (!BeginNextTurn(rules_->UntrustedRules())) return;
   for (;;) {
     int max_steps;
+    std::string blocked;
     {
       SessionMutexLock l(&mu_);
       max_steps = turn_.max_steps;
+      blocked = std::exchange(prompt_blocked_, "");
     }
     std::string error;
-    v1::TurnOutcome outcome = Turn(this, model_.get(), &cancelled_, max_steps).Run(&error);
+    v1::TurnOutcome outcome = v1::TURN_OUTCOME_ERROR;
+    if (!blocked.empty()) {
+      error = "a hook blocked the prompt: " + blocked;
+    } else {
+      outcome = Turn(this, model_.get(), &cancelled_, max_steps).Run(&error);
+      for (int n = 0; outcome == v1::TURN_OUTCOME_DONE && ContinueAfterStop(n); ++n) {
+        outcome = Turn(this, model_.get(), &cancelled_, max_steps).Run(&error);  // sent back
+      }
+    }
     // Before TurnEnded: an Undo that follows it finds the turn's checkpoint.
     std::vector<std::string> notices = checkpointer().EndTurn(NowMs());
     std::vector<std::string> untrusted = rules_->UntrustedRules();  // for the next turn
@@ -88,18 +95,38 @@ void Session::TurnThreadMain() {
       SessionMutexLock l(&mu_);
       SealTurnLocked(outcome);
     }  // the turn's messages are written here, before TurnEnded says how it went
-    SessionMutexLock l(&mu_);
-    for (std::string& n : notices) NoticeLocked(std::move(n));
-    if (saver_.unsaved() && outcome != v1::TURN_OUTCOME_CANCELLED) {
-      outcome = v1::TURN_OUTCOME_ERROR;
-      error = absl::StrCat("the session could not be saved (", saver_.last_error().message(),
-                           "); it is kept in memory and saved again when the disk allows");
+    {
+      SessionMutexLock l(&mu_);
+      for (std::string& n : notices) NoticeLocked(std::move(n));
+      if (saver_.unsaved() && outcome != v1::TURN_OUTCOME_CANCELLED) {
+        outcome = v1::TURN_OUTCOME_ERROR;
+        error = absl::StrCat("the session could not be saved (", saver_.last_error().message(),
+                             "); it is kept in memory and saved again when the disk allows");
+      }
+      if (!EndTurnLocked(outcome, error)) return;
     }
-    if (!EndTurnLocked(outcome, error) || !BeginTurnLocked(std::move(untrusted))) return;
+    if (!BeginNextTurn(std::move(untrusted))) return;
   }
 }
 
-bool Session::BeginTurnLocked(std::vector<std::string> untrusted_rules) {
+bool Session::BeginNextTurn(std::vector<std::string> untrusted_rules) {
+  std::string text;
+  {
+    SessionMutexLock l(&mu_);
+    if (queue_.empty() || shutting_down_) {
+      running_ = false;
+      return false;
+    }
+    text = queue_.front().text;
+  }
+  // Only this thread takes prompts off the queue, and only Shutdown empties it: the front is
+  // still this prompt below unless the session is shutting down.
+  hooks::PromptHooks hooked = PromptHooks(text);
+  SessionMutexLock l(&mu_);
+  return BeginTurnLocked(std::move(untrusted_rules), std::move(hooked));
+}
+
+bool Session::BeginTurnLocked(std::vector<std::string> untrusted_rules, hooks::PromptHooks hooked) {
   if (queue_.empty() || shutting_down_) {
     running_ = false;
     return false;
@@ -116,8 +143,13 @@ bool Session::BeginTurnLocked(std::vector<std::string> untrusted_rules) {
   // The files as they are before the prompt's message, snapshot while the model thinks.
   checkpointer().BeginTurn(static_cast<int>(meta_.turns) + 1, static_cast<int>(transcript_.size()),
                            prompt.text, NowMs());
+  // A prompt a hook blocked never reaches the model; the turn ends with the hook's reason.
+  prompt_blocked_ = hooked.blocked ? hooked.reason : "";
   // Cannot fail: turns end with nothing pending.
-  (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_));
+  if (!hooked.blocked) {
+    (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_) +
+                                 hooked.context);
+  }
   ++meta_.turns;
   SaveLocked();
   BeginTurnContextLocked();
@@ -310,6 +342,7 @@ absl::StatusOr<int> Session::CompactNow() {
   size_t cut;
   ModelSettings model;
   std::string cwd;
+  bool manual;
   {
     SessionMutexLock l(&mu_);
     cut = transcript_.CutPoint();
@@ -321,7 +354,9 @@ absl::StatusOr<int> Session::CompactNow() {
     }
     model = settings_.model;
     cwd = meta_.cwd;
+    manual = !in_turn_;
   }
+  hooks_->PreCompact(manual);
   // Instruction files edited since the session began reach it now.
   BuiltSystemPrompt prompt = BuildPrompt(workdir_, DirectoryInside(workdir_, cwd), *deps_.clock);
   absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &cancelled_);

@@ -1,0 +1,80 @@
+#include "daemon/hooks/hook_trust.h"
+
+#include <algorithm>
+
+#include "common/atomic_file.h"
+#include "common/json.h"
+#include "common/mutex.h"
+#include "common/paths.h"
+
+namespace agent::daemon::hooks {
+namespace {
+
+Mutex& StoreMutex() {
+  static Mutex* mu = new Mutex;
+  return *mu;
+}
+
+Json ReadProjects(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return Json::object();
+  absl::StatusOr<Json> j = ParseJson(*text);
+  if (!j.ok() || !j->is_object()) return Json::object();
+  auto it = j->find("projects");
+  return it != j->end() && it->is_object() ? *it : Json::object();
+}
+
+std::vector<std::string> ListOf(const Json& projects, const std::string& project) {
+  std::vector<std::string> out;
+  auto it = projects.find(project);
+  if (it == projects.end() || !it->is_array()) return out;
+  for (const Json& k : *it) {
+    if (k.is_string()) out.push_back(k.get<std::string>());
+  }
+  return out;
+}
+
+absl::Status WriteProjects(const std::string& path, const Json& projects) {
+  const std::string dir = path.substr(0, path.rfind('/'));
+  if (auto s = MakeDirs(dir.empty() ? "/" : dir); !s.ok()) return s;
+  return WriteFileAtomically(path, DumpJson(Json{{"projects", projects}}, 2) + "\n");
+}
+
+}  // namespace
+
+std::string TrustedHooksPath() { return StateDir() + "/trusted-hooks.json"; }
+
+std::set<std::string> TrustedHookKeys(const std::string& path, const std::string& project) {
+  std::vector<std::string> list = ListOf(ReadProjects(path), project);
+  return {list.begin(), list.end()};
+}
+
+absl::StatusOr<std::vector<std::string>> TrustHooks(const std::string& path,
+                                                    const std::string& project,
+                                                    const std::vector<std::string>& keys) {
+  MutexLock l(&StoreMutex());
+  Json projects = ReadProjects(path);
+  std::vector<std::string> list = ListOf(projects, project);
+  std::vector<std::string> added;
+  for (const std::string& k : keys) {
+    if (std::find(list.begin(), list.end(), k) != list.end()) continue;
+    list.push_back(k);
+    added.push_back(k);
+  }
+  if (added.empty()) return added;
+  projects[project] = list;
+  if (auto s = WriteProjects(path, projects); !s.ok()) return s;
+  return added;
+}
+
+absl::StatusOr<int> RevokeHooks(const std::string& path, const std::string& project) {
+  MutexLock l(&StoreMutex());
+  Json projects = ReadProjects(path);
+  const int n = static_cast<int>(ListOf(projects, project).size());
+  if (!projects.contains(project)) return 0;
+  projects.erase(project);
+  if (auto s = WriteProjects(path, projects); !s.ok()) return s;
+  return n;
+}
+
+}  // namespace agent::daemon::hooks
