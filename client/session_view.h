@@ -155,12 +155,12 @@ class SessionView {
   Connection reconnected_;  // the connection made after a daemon restart, once there is one
   ClientOptions o_;
   bool interactive_ = false;
-  bool live_ = false;         // stdout is a terminal and not --json: live area, spinner
-  bool ask_ = false;          // approvals are asked here
-  bool answer_only_ = false;  // one-shot, stdout not a terminal, no --json: stdout is the answer
+  bool live_ = false;           // stdout is a terminal and not --json: live area, spinner
+  bool ask_ = false;            // approvals are asked here
+  bool answer_only_ = false;    // one-shot, stdout not a terminal, no --json: stdout is the answer
   Attention attention_{false};  // bell and desktop notification when not focused
-  AnswerFilter answer_;       // with answer_only_: holds each reply's text until it is known
-  Mailbox mailbox_;           // before the stream and the commands, which post to it
+  AnswerFilter answer_;         // with answer_only_: holds each reply's text until it is known
+  Mailbox mailbox_;             // before the stream and the commands, which post to it
   std::unique_ptr<CommandRunner> commands_;  // remade on a new connection
   CheckpointDialog checkpoints_;             // /undo, /rewind, /diff and their questions
   TrustDialog trust_;                        // /trust and its question

@@ -8,10 +8,10 @@
 #include "common/grpc_status.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
-#include "daemon/peer_origin.h"
-#include "daemon/policy/personal_rules.h"
 #include "daemon/hooks/hook_loader.h"
 #include "daemon/hooks/hook_trust.h"
+#include "daemon/peer_origin.h"
+#include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 
