@@ -58,8 +58,10 @@ grpc::Status CommandRunner::Cancel(const std::string& session_id) {
 }
 
 grpc::Status CommandRunner::Approve(const std::string& session_id, const std::string& call_id,
-                                    v1::Decision decision, const std::string& reason, bool person) {
+                                    v1::Decision decision, const std::string& reason, bool person,
+                                    const std::vector<std::string>& rules) {
   v1::ApproveRequest req;
+  for (const std::string& r : rules) req.add_rules(r);
   req.set_session_id(session_id);
   req.set_call_id(call_id);
   req.set_client_name(o_.client_name);
@@ -129,10 +131,7 @@ bool CommandRunner::IsCustom(const SlashCommand& c, const std::string& workdir) 
 }
 
 CommandRunner::Outcome CommandRunner::NewSession(TurnState& turn, const Renderer& r) {
-  auto s = CreateSessionHere(stub_, o_,
-                             o_.auto_mode ? v1::POLICY_MODE_AUTO
-                             : o_.yes     ? v1::POLICY_MODE_YES
-                                          : v1::POLICY_MODE_ASK);
+  auto s = CreateSessionHere(stub_, o_, ModeFromFlags(o_.mode_flags(), v1::POLICY_MODE_ASK));
   if (!s.ok()) return Say(r.ErrorLine(std::string(s.status().message())));
   std::string old = turn.session_id;
   turn.SwitchedTo(s->id());
@@ -186,7 +185,7 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
     req.set_model(c.argument);
   } else if (c.kind == SlashCommand::kMode) {
     std::optional<v1::PolicyMode> mode = ParsePolicyMode(c.argument);
-    if (!mode.has_value()) return Say(r.ErrorLine("/mode: ask, auto, yes or read-only"));
+    if (!mode.has_value()) return Say(r.ErrorLine("/mode: ask, auto, edits, yes or read-only"));
     req.set_mode(*mode);
   } else {
     req.add_add_allow(c.argument);

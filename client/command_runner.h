@@ -31,9 +31,10 @@ class CommandRunner {
   grpc::Status Cancel(const std::string& session_id);
   // FAILED_PRECONDITION: another client answered first. `person`: a person typed the answer
   // (only then may the daemon allow a call that requires a person).
+  // `rules`: for ALLOW_ALWAYS, which of the proposed rules to record (empty: proposed_rules).
   grpc::Status Approve(const std::string& session_id, const std::string& call_id,
                        agent::v1::Decision decision, const std::string& reason = "",
-                       bool person = false);
+                       bool person = false, const std::vector<std::string>& rules = {});
 
   struct Outcome {
     std::string text;       // committed text to show (a notice, a list, an error line)

@@ -45,7 +45,7 @@ void SetUtf8Locale() {
 
 struct Flags {
   bool version = false, json = false, yes = false, plain = false, cont = false;
-  bool deny_tools = false, print = false, usage = false, auto_mode = false;
+  bool deny_tools = false, print = false, usage = false, auto_mode = false, accept_edits = false;
   bool json_snapshot = false;
   std::string resume_id, model;
   std::vector<std::string> words;
@@ -63,6 +63,8 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_flag("--read-only", f.deny_tools, "deny every gated tool: the agent may only read");
   app.add_flag("--auto", f.auto_mode,
                "auto mode: commands in the sandbox and edits in the project run without asking");
+  app.add_flag("--accept-edits", f.accept_edits,
+               "edits in the project run without asking; commands still ask");
   app.add_flag("--plain", f.plain, "no colour or styling");
   app.add_option("--model", f.model, "the model for this client's turns (instead of AGENT_MODEL)");
   app.add_option("-r,--resume", f.resume_id, "continue session ID (or unique prefix)");
@@ -182,6 +184,7 @@ int main(int argc, char** argv) {
   ClientOptions& o = *options;
   o.deny_tools = f.deny_tools;
   o.auto_mode = f.auto_mode;
+  o.accept_edits = f.accept_edits;
   o.json_snapshot = f.json_snapshot;
   o.model = f.model;
   // Read before connecting: a usage error or an oversized stdin starts no daemon.

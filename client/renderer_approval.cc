@@ -34,7 +34,10 @@ std::string ShownText(const std::string& text) {
 
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   std::string out;
-  const char* verb = a.tool() == "bash" ? " wants to run: " : " wants to change: ";
+  // Only the file tools change something for sure; an MCP tool may only read (readOnlyHint).
+  const char* verb = a.tool() == "bash"                                    ? " wants to run: "
+                     : a.tool() == "write_file" || a.tool() == "edit_file" ? " wants to change: "
+                                                                           : " wants to call: ";
   absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", ChildApprovalMark(a), a.tool(), verb)),
                   ShownText(a.summary()), "\n");
   std::string diff = a.diff();
@@ -97,9 +100,14 @@ std::string Renderer::EditSummary(const std::string& diff) const {
 std::string Renderer::ApprovalQuestion(const v1::PendingApproval& a) const {
   std::string rules = VisibleRules(a.proposed_rules());
   std::string always = rules.empty() ? "[a]lways" : absl::StrCat("[a]lways: ", rules);
+  // The prefix rule a person most likely means, and the exact command beside it.
+  std::string exactly;
+  if (std::string exact = VisibleRules(a.exact_rules()); !exact.empty()) {
+    exactly = absl::StrCat(" / ", Colored("1", absl::StrCat("[e]xactly: ", exact)));
+  }
   return absl::StrCat(Colored("1;33", "Allow?"), " ", Colored("1", "[y]es"), " / ",
                       Colored("1", "[n]o"), " / ", Colored("1", "[t]ell it instead"), " / ",
-                      Colored("1", always), " ");
+                      Colored("1", always), exactly, " ");
 }
 
 std::string Renderer::ApprovalOutcome(const v1::ApprovalResolved& r) const {

@@ -123,11 +123,8 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   // Without --yes and without a terminal to ask on, gated tools that no rule allows are
   // denied rather than left waiting for an answer nobody can give.
-  v1::PolicyMode mode = o.deny_tools     ? v1::POLICY_MODE_READ_ONLY
-                        : o.auto_mode    ? v1::POLICY_MODE_AUTO
-                        : o.yes          ? v1::POLICY_MODE_YES
-                        : isatty(0) != 0 ? v1::POLICY_MODE_ASK
-                                         : v1::POLICY_MODE_DENY_UNRULED;
+  v1::PolicyMode mode = ModeFromFlags(
+      o.mode_flags(), isatty(0) != 0 ? v1::POLICY_MODE_ASK : v1::POLICY_MODE_DENY_UNRULED);
   std::string id = o.session_id;
   if (id.empty()) {
     auto s = CreateSessionHere(stub, o, mode);
@@ -142,18 +139,18 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
     return kExitError;
   }
   SessionView view(daemon, o);
-  // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths)
-  // when there is a terminal to ask on; without one those calls are denied.
-  const bool ask = mode == v1::POLICY_MODE_ASK || (mode == v1::POLICY_MODE_AUTO && isatty(0));
+  // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths), and
+  // edits mode about commands, when there is a terminal to ask on; without one those calls are
+  // denied.
+  const bool ask =
+      mode == v1::POLICY_MODE_ASK ||
+      ((mode == v1::POLICY_MODE_AUTO || mode == v1::POLICY_MODE_ACCEPT_EDITS) && isatty(0));
   return view.OneShot(id, prompt, /*ask=*/ask && !o.json);
 }
 
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
-  const v1::PolicyMode mode = o.deny_tools  ? v1::POLICY_MODE_READ_ONLY
-                              : o.auto_mode ? v1::POLICY_MODE_AUTO
-                              : o.yes       ? v1::POLICY_MODE_YES
-                                            : v1::POLICY_MODE_ASK;
+  const v1::PolicyMode mode = ModeFromFlags(o.mode_flags(), v1::POLICY_MODE_ASK);
   std::string id = o.session_id;
   if (id.empty()) {
     auto s = CreateSessionHere(stub, o, mode);

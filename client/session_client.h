@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "agent/v1/agent.grpc.pb.h"
 #include "client/connection.h"
+#include "client/policy_mode.h"
 #include "client/project_root.h"
 
 namespace agent::client {
@@ -34,6 +35,7 @@ struct ClientOptions {
   bool plain = false;          // --plain: no styling and no spinner
   bool yes = false;            // approve gated tools
   bool auto_mode = false;      // --auto: sandboxed commands and edits in the project run unasked
+  bool accept_edits = false;   // --accept-edits: edits in the project run unasked, commands ask
   bool deny_tools = false;     // --read-only: deny every gated tool (no writes, no commands)
   bool read_only = false;      // attach as an observer
   std::string client_name;
@@ -42,6 +44,8 @@ struct ClientOptions {
   std::string title;                   // a new session's title; empty: the daemon's choice
   agent::v1::ClientSettings settings;  // this terminal's AGENT_* settings (client_settings.h)
   ProjectDirs project;                 // where sessions live, and where this client runs
+
+  ModeFlags mode_flags() const { return {deny_tools, auto_mode, accept_edits, yes}; }
 };
 
 // Creates (or resumes) a session in the current directory, sends `prompt`, streams the turn

@@ -286,11 +286,14 @@ void SessionView::Answer(char key, const std::string& reason) {
   // A child's call (the `task` tool) is answered on the child; the daemon takes either id.
   const std::string& on =
       pending->child_session_id().empty() ? turn_.session_id : pending->child_session_id();
+  // 'e': "always", exactly this command, instead of the prefix rule proposed.
+  std::vector<std::string> rules;
+  if (key == 'e') rules.assign(pending->exact_rules().begin(), pending->exact_rules().end());
   grpc::Status s = commands_->Approve(on, pending->call_id(),
-                                      key == 'y'   ? v1::DECISION_ALLOW_ONCE
-                                      : key == 'a' ? v1::DECISION_ALLOW_ALWAYS
-                                                   : v1::DECISION_DENY,
-                                      reason, /*person=*/true);
+                                      key == 'y'                 ? v1::DECISION_ALLOW_ONCE
+                                      : key == 'a' || key == 'e' ? v1::DECISION_ALLOW_ALWAYS
+                                                                 : v1::DECISION_DENY,
+                                      reason, /*person=*/true, rules);
   // FAILED_PRECONDITION: another client answered first; its ApprovalResolved is on the way.
   if (s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
     turn_.answered_call = pending->call_id();
@@ -496,7 +499,8 @@ void SessionView::HandleDenyMessageKeys(const std::string& bytes) {
   Paint(true);
 }
 
-// At an approval question: y / n / a answer; t denies with a message typed next; q and a lone
+// At an approval question: y / n / a answer (e: "always" for exactly this command when the
+// proposal is a prefix rule); t denies with a message typed next; q and a lone
 // Esc deny (as n: Claude Code's Esc refuses too); Ctrl-D detaches and leaves the approval to
 // another client.
 void SessionView::HandleApprovalKeys(const std::string& bytes) {
@@ -525,6 +529,11 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
     char k = static_cast<char>(c | 0x20);
     if (k == 'y' || k == 'n' || k == 'a' || k == 'q') {
       Answer(k == 'q' ? 'n' : k);
+      return;
+    }
+    if (k == 'e' && screen_.pending_approval().has_value() &&
+        screen_.pending_approval()->exact_rules_size() > 0) {
+      Answer('e');
       return;
     }
     if (k == 't') {

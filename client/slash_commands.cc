@@ -35,7 +35,7 @@ const std::vector<Entry>& Commands() {
       {"model", SlashCommand::kModel, "/model NAME", "use model NAME from the next request"},
       {"allow", SlashCommand::kAllow, "/allow RULE",
        "record an allow rule, e.g. /allow bash(make *)"},
-      {"mode", SlashCommand::kMode, "/mode ask|auto|yes|read-only",
+      {"mode", SlashCommand::kMode, "/mode ask|auto|edits|yes|read-only",
        "how gated tools are decided; auto: sandboxed commands and edits run unasked"},
       {"trust", SlashCommand::kTrust, "/trust",
        "trust the allow rules of this project's .agent/settings.json, after asking"},
@@ -68,7 +68,8 @@ std::string MissingArgument(const SlashCommand& c) {
   if (!c.argument.empty()) return "";
   if (c.kind == SlashCommand::kModel) return "/model needs a model name, e.g. /model gpt-4.1";
   if (c.kind == SlashCommand::kAllow) return "/allow needs a rule, e.g. /allow bash(make *)";
-  if (c.kind == SlashCommand::kMode) return "/mode needs a mode: ask, auto, yes or read-only";
+  if (c.kind == SlashCommand::kMode)
+    return "/mode needs a mode: ask, auto, edits, yes or read-only";
   return "";
 }
 

@@ -74,8 +74,15 @@ bool IsEscalation(const std::string& tool, const Json& args) {
 CallVerdict DecideGatedCall(v1::PolicyMode mode, const absl::StatusOr<policy::RuleSet>& rules,
                             const Json& args, bool sandbox_confines, CallFacts* call) {
   if (IsEscalation(call->tool, args)) return DecideEscalation(mode, rules, args, call);
-  if (mode != v1::POLICY_MODE_AUTO) return DecideCall(mode, rules, *call);
   const bool file_edit = call->tool == "write_file" || call->tool == "edit_file";
+  if (mode == v1::POLICY_MODE_ACCEPT_EDITS) {
+    // Edits that need nobody's special answer run; everything else is asked as in ask mode.
+    if (file_edit && !call->protected_reason.has_value()) {
+      return DecideCall(v1::POLICY_MODE_YES, rules, *call);
+    }
+    return DecideCall(v1::POLICY_MODE_ASK, rules, *call);
+  }
+  if (mode != v1::POLICY_MODE_AUTO) return DecideCall(mode, rules, *call);
   if (call->tool == "bash" && sandbox_confines) {
     // The sandbox keeps .agent/ and .git read-only: naming them needs nobody's answer here.
     CallFacts confined = *call;
@@ -90,11 +97,19 @@ CallVerdict DecideGatedCall(v1::PolicyMode mode, const absl::StatusOr<policy::Ru
 
 std::vector<std::string> ProposedRules(const std::string& tool, const Json& args,
                                        const CallFacts& call) {
-  if (!IsEscalation(tool, args)) return policy::ProposeRules(tool, call.rule_args);
+  if (!IsEscalation(tool, args)) return policy::ProposePrefixRules(tool, call.rule_args);
   const std::string command = Command(args);
   // An escalation rule names exactly one command line, shown to the person as recorded.
   if (command.empty() || HasControlCharacter(command)) return {};
   return {policy::FormatRule(policy::Rule{kEscalationTool, command})};
+}
+
+std::vector<std::string> ExactRules(const std::string& tool, const Json& args,
+                                    const CallFacts& call) {
+  if (IsEscalation(tool, args)) return {};
+  std::vector<std::string> exact = policy::ProposeRules(tool, call.rule_args);
+  if (exact == policy::ProposePrefixRules(tool, call.rule_args)) return {};
+  return exact;
 }
 
 }  // namespace agent::daemon

@@ -39,8 +39,12 @@ CallVerdict DecideGatedCall(agent::v1::PolicyMode mode,
                             bool sandbox_confines, CallFacts* call);
 
 // What "allow always" proposes: for an escalation only its own escalation rule, else
-// policy::ProposeRules.
+// policy::ProposePrefixRules (`git status -s` -> `bash(git status *)`).
 std::vector<std::string> ProposedRules(const std::string& tool, const Json& args,
                                        const CallFacts& call);
+// The narrow alternative a person may choose instead ("exactly"): policy::ProposeRules, or
+// empty when it is no narrower than ProposedRules.
+std::vector<std::string> ExactRules(const std::string& tool, const Json& args,
+                                    const CallFacts& call);
 
 }  // namespace agent::daemon

@@ -42,6 +42,8 @@ std::string PermissionModeName(int policy_mode) {
       return "plan";
     case v1::POLICY_MODE_DENY_UNRULED:
       return "dontAsk";
+    case v1::POLICY_MODE_ACCEPT_EDITS:
+      return "acceptEdits";
     case v1::POLICY_MODE_AUTO:
       return "auto";  // ours: commands run confined without asking (README "Sandbox")
     default:

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/policy/bash_split.h"
 #include "daemon/policy/command_analysis.h"
 #include "daemon/policy/command_pattern.h"
+#include "daemon/policy/command_prefix.h"
 #include "daemon/policy/command_words.h"
 #include "daemon/policy/path_glob.h"
 
@@ -373,6 +375,27 @@ std::vector<std::string> ProposeRules(std::string_view tool, const Json& args) {
   if (path.has_dotdot || path.absolute || path.segments.empty()) return out;
   if (HasControlCharacter(*subject)) return out;
   out.push_back(FormatRule(Rule{std::string(tool), EscapePathGlob(path.Joined())}));
+  return out;
+}
+
+std::vector<std::string> ProposePrefixRules(std::string_view tool, const Json& args) {
+  // An MCP tool: every tool of its server (`mcp__gh__*`), beside the tool alone.
+  if (IsMcpTool(tool)) {
+    const std::string_view server = McpServerOf(tool);
+    if (server.empty()) return ProposeRules(tool, args);
+    return {"mcp__" + std::string(server) + "__*"};
+  }
+  std::vector<std::string> exact = ProposeRules(tool, args);
+  const std::string* subject = PatternArgument(tool, args);
+  if (!SameTool(tool, kBash) || exact.empty() || subject == nullptr) return exact;
+  std::vector<std::string> out;
+  for (const AnalyzedPart& part : AnalyzeBash(*subject).parts) {
+    std::optional<std::string> prefix = CommandPrefix(part.text);
+    std::string rule =
+        FormatRule(Rule{std::string(tool), prefix.has_value() ? EscapeCommandPattern(*prefix) + " *"
+                                                              : EscapeCommandPattern(part.text)});
+    if (std::find(out.begin(), out.end(), rule) == out.end()) out.push_back(std::move(rule));
+  }
   return out;
 }
 

@@ -104,6 +104,12 @@ Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args);
 // (`..`, absolute, empty) or for a call without the argument.
 std::vector<std::string> ProposeRules(std::string_view tool, const Json& args);
 
+// What a person most likely means by "always" (issue: approvals that learn): like ProposeRules,
+// but each simple command that has one gets its prefix rule (command_prefix.h: `git status -s`
+// -> `bash(git status *)`); the others keep their exact rule. An MCP tool gets its server's
+// rule (`mcp__gh__*`: every tool of that server). Equal to ProposeRules for the other tools.
+std::vector<std::string> ProposePrefixRules(std::string_view tool, const Json& args);
+
 // The simple commands of a bash command line, trimmed and whitespace-normalised, in order;
 // text inside $(...), backticks and process substitutions counts as commands too. Quotes keep
 // their content together. See ParseBashCommand (bash_split.h) for the details.

@@ -53,11 +53,15 @@ absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
   if (answer.decision == v1::DECISION_ALLOW_ALWAYS) {
     // The API chooses among the rules the daemon proposed; it cannot invent `bash(*)`.
     const auto& proposed = open_->proposed_rules();
+    const auto& exact = open_->exact_rules();
     for (const std::string& r : answer.rules) {
-      if (std::find(proposed.begin(), proposed.end(), r) == proposed.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("rule ", r, " was not proposed for this call (proposed: ",
-                         absl::StrJoin(proposed, ", "), "); /allow adds a rule of your own"));
+      if (std::find(proposed.begin(), proposed.end(), r) == proposed.end() &&
+          std::find(exact.begin(), exact.end(), r) == exact.end()) {
+        std::vector<std::string> all(proposed.begin(), proposed.end());
+        all.insert(all.end(), exact.begin(), exact.end());
+        return absl::InvalidArgumentError(absl::StrCat(
+            "rule ", r, " was not proposed for this call (proposed: ", absl::StrJoin(all, ", "),
+            "); /allow adds a rule of your own"));
       }
     }
   }

@@ -85,6 +85,7 @@ std::optional<tools::ToolOutcome> Session::AskClients(const llm::ToolCall& call,
   for (std::string& r : ProposedRules(call.name, args, facts)) {
     approval.add_proposed_rules(std::move(r));
   }
+  for (std::string& r : ExactRules(call.name, args, facts)) approval.add_exact_rules(std::move(r));
   if (facts.protected_reason.has_value()) {
     approval.set_requires_person(true);
     approval.set_person_reason(*facts.protected_reason);

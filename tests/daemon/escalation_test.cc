@@ -81,6 +81,28 @@ TEST(EscalationTest, AutoAsksWhatTheSandboxCannotHold) {
             K::kAsk);
 }
 
+TEST(EscalationTest, EditsModeRunsProjectEditsAndAsksForCommands) {
+  auto none = Rules({}, {});
+  const v1::PolicyMode edits = v1::POLICY_MODE_ACCEPT_EDITS;
+  EXPECT_EQ(Decide(edits, none, Make("write_file", {{"path", "src/a.c"}, {"content", "x"}})).kind,
+            K::kRun);
+  EXPECT_EQ(Decide(edits, none, Make("edit_file", {{"path", "src/a.c"}})).kind, K::kRun);
+  // Commands are asked about, sandbox or not: edits mode is not auto mode.
+  EXPECT_EQ(Decide(edits, none, Make("bash", {{"command", "make"}})).kind, K::kAsk);
+  EXPECT_EQ(Decide(edits, none, Make("bash", {{"command", "make"}}), false).kind, K::kAsk);
+  EXPECT_EQ(Decide(edits, none, Make("mcp__gh__create_issue", Json::object())).kind, K::kAsk);
+  // What only a person may allow is still asked; deny rules still refuse.
+  EXPECT_EQ(Decide(edits, none, Make("write_file", {{"path", ".agent/settings.json"}})).kind,
+            K::kAsk);
+  EXPECT_EQ(
+      Decide(edits, Rules({}, {"write_file(src/**)"}), Make("write_file", {{"path", "src/a.c"}}))
+          .kind,
+      K::kRefuse);
+  // A rule that allows a command still runs it without a question.
+  EXPECT_EQ(Decide(edits, Rules({"bash(make *)"}, {}), Make("bash", {{"command", "make"}})).kind,
+            K::kRun);
+}
+
 TEST(EscalationTest, AutoKeepsDenyRules) {
   auto v = Decide(v1::POLICY_MODE_AUTO, Rules({}, {"bash(rm *)"}),
                   Make("bash", {{"command", "rm -rf x"}}));
@@ -128,8 +150,12 @@ TEST(EscalationTest, AlwaysProposesOnlyTheEscalationRule) {
   Call c = Make("bash", Escalated("make install"));
   EXPECT_EQ(ProposedRules("bash", c.args, c.facts),
             std::vector<std::string>{"bash_escalated(make install)"});
+  EXPECT_TRUE(ExactRules("bash", c.args, c.facts).empty());  // no wider or narrower choice
+  // A confined command: its prefix rule, and the exact command beside it.
   Call plain = Make("bash", {{"command", "make install"}});
   EXPECT_EQ(ProposedRules("bash", plain.args, plain.facts),
+            std::vector<std::string>{"bash(make *)"});
+  EXPECT_EQ(ExactRules("bash", plain.args, plain.facts),
             std::vector<std::string>{"bash(make install)"});
   Call odd = Make("bash", Escalated("make\ninstall"));
   EXPECT_TRUE(ProposedRules("bash", odd.args, odd.facts).empty());

@@ -31,6 +31,7 @@ using ::agent::testing::FakeModelClient;
 using ::agent::testing::FakeScript;
 using ::agent::testing::TextReply;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A read-only tool that takes `ms` milliseconds (the wait is the workload being measured).
 class SlowReadTool : public tools::Tool {
@@ -309,29 +310,50 @@ TEST_F(SessionTest, PendingApprovalIsInTheSnapshotOfALateClient) {
   s->Detach(&late);
 }
 
-TEST_F(SessionTest, AllowAlwaysRecordsNarrowRulesAndTheNextCallRunsWithoutAsking) {
+TEST_F(SessionTest, AllowAlwaysRecordsPrefixRulesAndTheNextSimilarCallRunsWithoutAsking) {
   auto s = NewSession(v1::POLICY_MODE_ASK);
   Recorder rec;
   s->Attach(&rec, "t", false, "", 0);
-  script_->Add(CallsReply({{"bash", R"({"command":"echo one && echo two"})"}}, "x"));
+  script_->Add(CallsReply({{"bash", R"({"command":"echo one && git status -s"})"}}, "x"));
   script_->Add(TextReply("ok"));
-  script_->Add(CallsReply({{"bash", R"({"command":"echo one && echo two"})"}}, "y"));
+  script_->Add(CallsReply({{"bash", R"({"command":"echo two && git status"})"}}, "y"));
   script_->Add(TextReply("ok again"));
   ASSERT_TRUE(s->SendPrompt("first", "t").ok());
   EventPtr req = rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); });
   ASSERT_TRUE(req);
   EXPECT_THAT(req->approval_requested().approval().proposed_rules(),
-              ::testing::ElementsAre("bash(echo one)", "bash(echo two)"));
+              ::testing::ElementsAre("bash(echo *)", "bash(git status *)"));
+  EXPECT_THAT(req->approval_requested().approval().exact_rules(),
+              ::testing::ElementsAre("bash(echo one)", "bash(git status -s)"));
+  // A rule nobody proposed is refused, whichever list it is compared with.
+  EXPECT_FALSE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {"bash(*)"}, "", "t").ok());
   ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(1));
   auto settings = ReadFileToString(workdir_ + "/.agent/settings.local.json");
   ASSERT_TRUE(settings.ok());
-  EXPECT_THAT(*settings, HasSubstr("bash(echo one)"));
+  EXPECT_THAT(*settings, HasSubstr("bash(git status *)"));
   ASSERT_TRUE(s->SendPrompt("second", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(2));
   int asked = 0;
   for (const EventPtr& e : rec.events()) asked += e->has_approval_requested();
   EXPECT_EQ(asked, 1);
+  s->Detach(&rec);
+}
+
+TEST_F(SessionTest, AllowAlwaysExactlyRecordsTheExactCommandsOnly) {
+  auto s = NewSession(v1::POLICY_MODE_ASK);
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"bash", R"({"command":"git status -s"})"}}, "x"));
+  script_->Add(TextReply("ok"));
+  ASSERT_TRUE(s->SendPrompt("first", "t").ok());
+  ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
+  ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {"bash(git status -s)"}, "", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded(1));
+  auto settings = ReadFileToString(workdir_ + "/.agent/settings.local.json");
+  ASSERT_TRUE(settings.ok());
+  EXPECT_THAT(*settings, HasSubstr("bash(git status -s)"));
+  EXPECT_THAT(*settings, Not(HasSubstr("git status *")));
   s->Detach(&rec);
 }
 

@@ -37,6 +37,60 @@ class ApprovalsThatLearn(unittest.TestCase):
         term.keys(w, "C-d")
         self.assertEqual(term.wait_exit(w), 0)
 
+    def test_always_offers_the_prefix_and_the_exact_command(self):
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="ls -a")]},
+            {"tool_calls": [tool_call("bash", command="ls -l")]},
+            {"text": "listed twice"},
+            {"tool_calls": [tool_call("bash", command="rm -f nothing-here")]},
+            {"text": "removed"},
+        ])
+        self.addCleanup(env.close)
+        term = Terminal(self, env)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "list")
+        screen = term.wait_for(w, "[e]xactly: bash(ls -a)")
+        self.assertIn("[a]lways: bash(ls *)", screen)
+        term.keys(w, "a")
+        screen = term.wait_for(w, "listed twice")
+        # The prefix rule answered the second, similar call: one question only.
+        self.assertEqual(screen.count("Allow?"), 1)
+        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
+            self.assertEqual(json.load(f)["allow"], ["bash(ls *)"])
+        # A command whose prefix would allow too much is offered exactly, with no [e] choice.
+        term.type_line(w, "remove")
+        screen = term.wait_for(w, "[a]lways: bash(rm -f nothing-here)")
+        self.assertNotIn("[e]xactly: bash(rm", screen)
+        term.keys(w, "n")
+        term.wait_for(w, "removed")
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+
+    def test_exactly_records_the_command_alone(self):
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="ls -a")]},
+            {"tool_calls": [tool_call("bash", command="ls -l")]},
+            {"text": "done"},
+        ])
+        self.addCleanup(env.close)
+        term = Terminal(self, env)
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "list")
+        term.wait_for(w, "[e]xactly: bash(ls -a)")
+        term.keys(w, "e")
+        term.wait_for(w, "allowed always by you: bash(ls -a)")
+        # `ls -l` is not `ls -a`: asked again.
+        term.wait_for(w, "ls -l")
+        term.wait_for(w, "[e]xactly: bash(ls -l)")
+        term.keys(w, "y")
+        term.wait_for(w, "done")
+        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
+            self.assertEqual(json.load(f)["allow"], ["bash(ls -a)"])
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+
     def test_slash_allow_records_in_the_personal_file_and_warns(self):
         env = Env([])
         self.addCleanup(env.close)
