@@ -17,11 +17,12 @@
 namespace agent::daemon::llm {
 
 enum class Provider {
-  kOpenAi,     // Chat Completions: POST <base_url>/chat/completions, Bearer key
-  kAnthropic,  // Messages: POST <base_url>/messages, x-api-key and anthropic-version
+  kOpenAi,           // Chat Completions: POST <base_url>/chat/completions, Bearer key
+  kAnthropic,        // Messages: POST <base_url>/messages, x-api-key and anthropic-version
+  kOpenAiResponses,  // Responses: POST <base_url>/responses, Bearer key, stateless (store false)
 };
 
-// "openai" (and "", the default) or "anthropic", in any case. Anything else is
+// "openai" (and "", the default), "anthropic" or "openai-responses", in any case. Anything else is
 // FailedPrecondition naming the accepted values: a typo must not silently speak the wrong
 // protocol.
 absl::StatusOr<Provider> ParseProvider(std::string_view setting);
@@ -41,8 +42,10 @@ inline constexpr int kAnthropicMaxTokens = 8192;
 // base_url, no model, an unknown provider, a cache_ttl other than "", "5m" or "1h", no
 // api_key for a cloud endpoint (api.openai.com, anthropic.com). Anthropic requests carry
 // cache breakpoints (anthropic_convert.h) with the settings' TTL; OpenAI requests carry
-// request.cache_key as prompt_cache_key. DeepSeek endpoints (a base_url containing "deepseek") get
-// their reasoning_content back inside a tool loop (WIRE.md §8); other servers reject the field.
+// request.cache_key as prompt_cache_key (Responses requests too, with store false and the
+// encrypted reasoning included: responses_convert.h). DeepSeek endpoints (a base_url containing
+// "deepseek") get their reasoning_content back inside a tool loop (WIRE.md §8); other servers
+// reject the field.
 absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request);
 
 // A fresh assembler for one answer of `provider`, holding at most `max_reply_bytes`. `sink` is

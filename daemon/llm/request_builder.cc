@@ -17,6 +17,7 @@ Json OutgoingOpenAiMessage(const Json& message, const OpenAiRequestOptions& opti
   if (!message.is_object()) return message;
   Json out = message;
   out.erase("anthropic_thinking");
+  out.erase("openai_reasoning");
   if (!options.send_reasoning_content) out.erase("reasoning_content");
   auto refusal = out.find("refusal");
   if (refusal != out.end()) {

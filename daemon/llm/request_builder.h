@@ -4,7 +4,8 @@
 // Our transcript keeps fields on assistant messages that some providers reject when they
 // come back (WIRE.md §8), so BuildOpenAiRequest removes them from outgoing messages:
 // - `anthropic_thinking` (Anthropic thinking blocks; only the Anthropic transport sends them)
-//   is always dropped;
+//   is always dropped, and so is `openai_reasoning` (Responses reasoning items, only the
+//   Responses transport sends them);
 // - `reasoning_content` is dropped unless Options::send_reasoning_content (DeepSeek's
 //   reasoner answers 400 to it, its newer thinking models in a tool loop require it);
 // - `refusal` is dropped too, because strict servers reject unknown message fields; when
