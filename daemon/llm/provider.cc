@@ -51,6 +51,7 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
 
   WireRequest wire;
   wire.provider = *provider;
+  wire.model = m.model;
   OpenAiRequestOptions openai = OpenAiOptionsFor(m);
   openai.prompt_cache_key = request.cache_key;
   // "5m" is Anthropic's default: sent as no ttl, so both spellings give the same bytes.
@@ -69,8 +70,9 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
   } else if (*provider == Provider::kOpenAiResponses) {
     wire.url = m.base_url + "/responses";
     if (!prepared) {
-      body = BuildResponsesRequest(m.model, request.messages, request.tools, /*stream=*/true,
-                                   ResponsesRequestOptions{.prompt_cache_key = request.cache_key});
+      body = BuildResponsesRequest(
+          m.model, request.messages, request.tools, /*stream=*/true,
+          ResponsesRequestOptions{.prompt_cache_key = request.cache_key, .model = m.model});
     }
     if (!m.api_key.empty()) wire.headers.push_back("Authorization: Bearer " + m.api_key);
   } else {
@@ -86,12 +88,13 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
 }
 
 std::unique_ptr<StreamAssembler> MakeStreamAssembler(Provider provider, StreamSink* sink,
-                                                     size_t max_reply_bytes) {
+                                                     size_t max_reply_bytes,
+                                                     const std::string& model) {
   if (provider == Provider::kAnthropic) {
     return std::make_unique<AnthropicStreamAssembler>(sink, max_reply_bytes);
   }
   if (provider == Provider::kOpenAiResponses) {
-    return std::make_unique<ResponsesStreamAssembler>(sink, max_reply_bytes);
+    return std::make_unique<ResponsesStreamAssembler>(sink, max_reply_bytes, model);
   }
   return std::make_unique<OpenAiStreamAssembler>(sink, max_reply_bytes);
 }

@@ -33,6 +33,7 @@ struct WireRequest {
   std::string url;
   std::string payload;               // the JSON body, with "stream": true
   std::vector<std::string> headers;  // "Name: value" lines, the key among them
+  std::string model;                 // the model asked for
 };
 
 // The Anthropic request's max_tokens (the API requires one).
@@ -49,8 +50,10 @@ inline constexpr int kAnthropicMaxTokens = 8192;
 absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request);
 
 // A fresh assembler for one answer of `provider`, holding at most `max_reply_bytes`. `sink` is
-// borrowed, may be null, and must outlive the assembler.
+// borrowed, may be null, and must outlive the assembler. `model` (the model asked for) is
+// recorded with Responses reasoning items, which only that model can read back.
 std::unique_ptr<StreamAssembler> MakeStreamAssembler(Provider provider, StreamSink* sink,
-                                                     size_t max_reply_bytes = kMaxReplyBytes);
+                                                     size_t max_reply_bytes = kMaxReplyBytes,
+                                                     const std::string& model = "");
 
 }  // namespace agent::daemon::llm

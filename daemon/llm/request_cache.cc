@@ -91,7 +91,7 @@ RequestCache::Entry RequestCache::Convert(const Json& message, const std::string
   }
   if (provider_ == Provider::kOpenAiResponses) {
     // The message's input items, comma-separated; "" when it sends none.
-    for (const Json& item : ResponsesInputItems(message)) {
+    for (const Json& item : ResponsesInputItems(message, options_.model)) {
       if (!e.text.empty()) e.text += ',';
       e.text += DumpJson(item);
     }
@@ -121,7 +121,9 @@ RequestCache::Entry RequestCache::Convert(const Json& message, const std::string
 PreparedMessages RequestCache::Prepare(const Json& messages,
                                        const std::vector<std::string>& serialized,
                                        Provider provider, const OpenAiRequestOptions& options) {
-  if (provider != provider_ || options.send_reasoning_content != options_.send_reasoning_content) {
+  // Responses items depend on the model (reasoning items are sent to their own model only).
+  if (provider != provider_ || options.send_reasoning_content != options_.send_reasoning_content ||
+      (provider == Provider::kOpenAiResponses && options.model != options_.model)) {
     entries_.clear();
     provider_ = provider;
     options_ = options;
@@ -230,8 +232,9 @@ std::string PreparedBody(const PreparedMessages& prepared, const std::string& mo
     return Splice(head, WithBreakpoints(prepared, anthropic), rest);
   }
   if (prepared.provider == Provider::kOpenAiResponses) {
-    Json rest = BuildResponsesRequest(model, Json::array(), tools, /*stream=*/true,
-                                      {.prompt_cache_key = openai.prompt_cache_key});
+    Json rest = BuildResponsesRequest(
+        model, Json::array(), tools, /*stream=*/true,
+        {.prompt_cache_key = openai.prompt_cache_key, .model = prepared.options.model});
     rest.erase("input");
     return SpliceMember(rest, "input", prepared.messages);
   }

@@ -7,7 +7,7 @@
 // the transcript in step with every change): an entry is reused while the text at its index
 // has the same size and hash, so appends convert one message, and a compaction, a refreshed
 // system prompt or a truncation (fork) re-convert only the messages that changed. Switching
-// provider or OpenAI options drops every entry.
+// provider or OpenAI options (for Responses, the model too) drops every entry.
 //
 // The text is exactly what BuildOpenAiRequest / BuildAnthropicRequest / BuildResponsesRequest
 // would serialise (the tests compare byte for byte), so a request built from it is the same

@@ -73,7 +73,7 @@ Json FunctionCallItem(const Json& call) {
 
 }  // namespace
 
-Json ResponsesInputItems(const Json& message) {
+Json ResponsesInputItems(const Json& message, const std::string& model) {
   Json items = Json::array();
   if (!message.is_object()) return items;
   const std::string role = GetString(message, "role");
@@ -91,8 +91,10 @@ Json ResponsesInputItems(const Json& message) {
       items.push_back({{"type", "message"}, {"role", "user"}, {"content", std::move(parts)}});
     }
   } else if (role == "assistant") {
+    const std::string made_by = GetString(message, kOpenAiReasoningModelField);
+    const bool readable = made_by.empty() || model.empty() || made_by == model;
     if (const Json* reasoning = Member(message, kOpenAiReasoningField);
-        reasoning != nullptr && reasoning->is_array()) {
+        readable && reasoning != nullptr && reasoning->is_array()) {
       for (const Json& item : *reasoning) {
         if (item.is_object()) items.push_back(item);
       }
@@ -143,7 +145,7 @@ Json BuildResponsesRequest(const std::string& model, const Json& messages, const
   Json input = Json::array();
   if (messages.is_array()) {
     for (const Json& m : messages) {
-      for (Json& item : ResponsesInputItems(m)) input.push_back(std::move(item));
+      for (Json& item : ResponsesInputItems(m, options.model)) input.push_back(std::move(item));
     }
   }
   request["input"] = std::move(input);

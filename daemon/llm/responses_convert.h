@@ -30,14 +30,21 @@ namespace agent::daemon::llm {
 // The assistant-message field holding the Responses reasoning items (each as the model sent
 // it, with its encrypted_content). Only the Responses transport sends it.
 inline constexpr char kOpenAiReasoningField[] = "openai_reasoning";
+// Beside it, the model that produced them: encrypted reasoning is only readable by that model
+// (and a model without reasoning rejects reasoning items with a 400 on every later request),
+// so after a model switch the items stay in the transcript but are no longer sent.
+inline constexpr char kOpenAiReasoningModelField[] = "openai_reasoning_model";
 
 struct ResponsesRequestOptions {
   // Sent as `prompt_cache_key` when not empty (the session id).
   std::string prompt_cache_key;
+  // The model the request goes to; "" sends every reasoning item.
+  std::string model;
 };
 
-// The `input` items one transcript message contributes (an array, maybe empty).
-Json ResponsesInputItems(const Json& message);
+// The `input` items one transcript message contributes (an array, maybe empty) to a request
+// for `model` (reasoning items recorded for another model are left out).
+Json ResponsesInputItems(const Json& message, const std::string& model = "");
 
 // The Responses function tools for our OpenAI chat tool schemas.
 Json ResponsesTools(const Json& openai_tools);

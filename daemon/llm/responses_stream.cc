@@ -61,8 +61,9 @@ std::string IdFromHash(uint64_t h) {
 
 }  // namespace
 
-ResponsesStreamAssembler::ResponsesStreamAssembler(StreamSink* sink, size_t max_reply_bytes)
-    : sink_(sink), budget_(max_reply_bytes) {}
+ResponsesStreamAssembler::ResponsesStreamAssembler(StreamSink* sink, size_t max_reply_bytes,
+                                                   std::string model)
+    : sink_(sink), budget_(max_reply_bytes), model_(std::move(model)) {}
 
 absl::Status ResponsesStreamAssembler::Fail(absl::Status status) {
   error_ = status;
@@ -299,6 +300,7 @@ absl::StatusOr<ModelReply> ResponsesStreamAssembler::Finish() {
     Json items = Json::array();
     for (auto& [index, item] : reasoning_items_) items.push_back(std::move(item));
     reply.provider_fields[kOpenAiReasoningField] = std::move(items);
+    if (!model_.empty()) reply.provider_fields[kOpenAiReasoningModelField] = model_;
   }
   reply.finish_reason = finish_reason_;
   if (reply.finish_reason == "stop" && !reply.tool_calls.empty())

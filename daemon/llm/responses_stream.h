@@ -48,7 +48,10 @@ namespace agent::daemon::llm {
 class ResponsesStreamAssembler : public StreamAssembler {
  public:
   // `sink` is borrowed, may be null, and must outlive the assembler.
-  explicit ResponsesStreamAssembler(StreamSink* sink, size_t max_reply_bytes = kMaxReplyBytes);
+  // `model`, the model asked for, is recorded beside the reasoning items
+  // (kOpenAiReasoningModelField) when not empty.
+  explicit ResponsesStreamAssembler(StreamSink* sink, size_t max_reply_bytes = kMaxReplyBytes,
+                                    std::string model = "");
 
   ResponsesStreamAssembler(const ResponsesStreamAssembler&) = delete;
   ResponsesStreamAssembler& operator=(const ResponsesStreamAssembler&) = delete;
@@ -80,6 +83,7 @@ class ResponsesStreamAssembler : public StreamAssembler {
 
   StreamSink* sink_;
   ReplyBudget budget_;
+  std::string model_;
   absl::Status error_;
   bool complete_ = false;
   bool output_started_ = false;

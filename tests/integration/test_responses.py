@@ -26,6 +26,7 @@ class ResponsesProvider(unittest.TestCase):
              "text": "It is a note."},
             {"expect": {"last_user_contains": "now over chat"}, "text": "chat works"},
             {"expect": {"last_user_contains": "and back"}, "text": "responses again"},
+            {"expect": {"last_user_contains": "another model"}, "text": "other model"},
         ], extra_env=RESPONSES, log_raw=True)
         self.addCleanup(self.env.close)
         with open(os.path.join(self.env.project, "n.txt"), "w") as f:
@@ -96,6 +97,16 @@ class ResponsesProvider(unittest.TestCase):
         self.assertEqual(env.stats()["rejected"], 0)
         self.assertEqual(env.stats()["expect_failed"], 0)
         self.assertIsNone(transcript_problems(env.transcript()))
+
+        # Another model cannot read the encrypted reasoning (one without reasoning rejects the
+        # items): it gets the conversation without them.
+        r = self.agent_ok("-r", sid, "--model", "scripted-2", "another model")
+        self.assertIn("other model", r.stdout)
+        other = env.requests()[4]
+        self.assertEqual(other["body"]["model"], "scripted-2")
+        self.assertNotIn("ENC-ONE", other["raw"])
+        self.assertEqual(env.stats()["rejected"], 0)
+        self.assertEqual(env.transcript()[2]["openai_reasoning_model"], "scripted")
 
     def test_rate_limit_is_retried_and_length_cuts_the_last_call(self):
         env = self.env

@@ -189,6 +189,48 @@ TEST(ResponsesConvert, SwitchingProvidersMidSessionKeepsEveryRequestValid) {
   }
 }
 
+TEST(ResponsesConvert, ReasoningGoesOnlyToTheModelThatMadeIt) {
+  Transcript t = TurnWithCalls();
+  Json messages = t.messages();
+  messages[2]["openai_reasoning_model"] = "gpt-x";
+  absl::StatusOr<Transcript> stamped = Transcript::FromJson(messages);
+  ASSERT_TRUE(stamped.ok());
+  RequestCache cache;
+  // Body() asks for gpt-x: the items go.
+  EXPECT_THAT(Body(*stamped, "openai-responses", &cache), HasSubstr("ENC-7"));
+  EXPECT_THAT(Body(*stamped, "openai-responses", nullptr), HasSubstr("ENC-7"));
+  // Another model gets the message's text and calls, not its reasoning.
+  const Json other = ResponsesInputItems(messages[2], "gpt-other");
+  ASSERT_EQ(other.size(), 3u);
+  EXPECT_EQ(other[0]["type"], "message");
+  EXPECT_EQ(ResponsesInputItems(messages[2], "gpt-x").size(), 4u);
+  // Nor does the stamp leave with chat.
+  EXPECT_THAT(Body(*stamped, "openai", nullptr), Not(HasSubstr("openai_reasoning_model")));
+}
+
+TEST(ResponsesConvert, SwitchingModelReconvertsTheCachedItems) {
+  Json messages = TurnWithCalls().messages();
+  messages[2]["openai_reasoning_model"] = "gpt-x";
+  absl::StatusOr<Transcript> t = Transcript::FromJson(messages);
+  ASSERT_TRUE(t.ok());
+  RequestCache cache;
+  for (const char* model : {"gpt-x", "gpt-other", "gpt-x"}) {
+    ModelSettings settings{"http://127.0.0.1:1/v1", "k", model, "openai-responses", ""};
+    ModelRequest plain;
+    plain.settings = settings;
+    plain.messages = t->messages();
+    ModelRequest cached;
+    cached.settings = settings;
+    cached.prepared = std::make_shared<const PreparedMessages>(cache.Prepare(
+        t->messages(), t->serialized(), Provider::kOpenAiResponses, OpenAiOptionsFor(settings)));
+    absl::StatusOr<WireRequest> a = BuildWireRequest(plain);
+    absl::StatusOr<WireRequest> b = BuildWireRequest(cached);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->payload, b->payload) << model;
+    EXPECT_EQ(a->payload.find("ENC-7") != std::string::npos, std::string(model) == "gpt-x");
+  }
+}
+
 TEST(ResponsesConvert, RefusalEmptyTextAndImages) {
   const Json refusal = ResponsesInputItems(
       {{"role", "assistant"}, {"content", ""}, {"refusal", "I cannot help with that."}});

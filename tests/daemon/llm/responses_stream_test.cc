@@ -136,6 +136,17 @@ TEST(ResponsesStream, AssemblesTextReasoningCallsAndUsage) {
   EXPECT_EQ(msg["openai_reasoning"][0]["encrypted_content"], "gAAAA-opaque==");
 }
 
+TEST(ResponsesStream, TheModelAskedForIsRecordedWithTheReasoning) {
+  ResponsesStreamAssembler a(nullptr, kMaxReplyBytes, "gpt-x");
+  SseParser parser;
+  std::vector<SseEvent> events;
+  parser.Feed(FullStream(), &events);
+  for (const SseEvent& ev : events) ASSERT_TRUE(a.OnEvent(ev).ok());
+  absl::StatusOr<ModelReply> r = a.Finish();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->provider_fields["openai_reasoning_model"], "gpt-x");
+}
+
 TEST(ResponsesStream, EverySplitGivesTheSameReply) {
   const std::string bytes = FullStream();
   const testing::StreamRun whole = RunStream<ResponsesStreamAssembler>(bytes, {});
