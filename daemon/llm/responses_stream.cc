@@ -109,14 +109,12 @@ absl::Status ResponsesStreamAssembler::OnEvent(const SseEvent& ev) {
   if (type.empty()) type = ev.event;
 
   if (type == "response.output_text.delta") {
-    if (std::string_view id = StringAt(json, "item_id"); !id.empty()) {
-      items_with_deltas_.emplace(id);
-    }
+    NoteDelta(StringAt(json, "item_id"));
     Text(StringAt(json, "delta"));
   } else if (type == "response.reasoning_summary_text.delta" ||
              type == "response.reasoning_text.delta") {
     const std::string item_id(StringAt(json, "item_id"));
-    if (!item_id.empty()) items_with_deltas_.insert(item_id);
+    NoteDelta(item_id);
     // A new summary part after earlier reasoning text starts a paragraph.
     const std::string part = absl::StrCat(item_id, "/", IntAt(json, "summary_index").value_or(0));
     if (reasoning_parts_.insert(part).second && !reasoning_.empty()) Reasoning("\n\n");
@@ -160,6 +158,14 @@ absl::Status ResponsesStreamAssembler::OnEvent(const SseEvent& ev) {
     return Fail(InStreamErrorStatus(json, data));
   }
   return error_;
+}
+
+void ResponsesStreamAssembler::NoteDelta(std::string_view item_id) {
+  if (item_id.empty()) {
+    anonymous_deltas_ = true;
+  } else {
+    items_with_deltas_.emplace(item_id);
+  }
 }
 
 ResponsesStreamAssembler::Call* ResponsesStreamAssembler::CallAt(const Json& event) {
@@ -213,7 +219,10 @@ void ResponsesStreamAssembler::ItemDone(const Json& event) {
   const int64_t index = IntAt(event, "output_index").value_or(-1);
   const std::string type = GetString(*item, "type");
   const std::string item_id = GetString(*item, "id");
-  const bool had_deltas = !item_id.empty() && items_with_deltas_.count(item_id) > 0;
+  // Without item ids on the deltas we cannot tell which item they belonged to: then no done
+  // item adds text, so nothing is shown twice.
+  const bool had_deltas =
+      anonymous_deltas_ || (!item_id.empty() && items_with_deltas_.count(item_id) > 0);
   if (type == "function_call") {
     Call& call = OpenCall(index >= 0 ? index : static_cast<int64_t>(calls_.size()), *item);
     if (!error_.ok()) return;

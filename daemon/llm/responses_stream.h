@@ -75,6 +75,7 @@ class ResponsesStreamAssembler : public StreamAssembler {
   bool Charge(size_t bytes);
   void Text(std::string_view text);
   void Reasoning(std::string_view text);
+  void NoteDelta(std::string_view item_id);
   Call* CallAt(const Json& event);
   Call& OpenCall(int64_t output_index, const Json& item);
   void SetArguments(Call& call, const std::string& arguments);
@@ -97,6 +98,7 @@ class ResponsesStreamAssembler : public StreamAssembler {
   std::map<int64_t, Call> calls_;            // by output_index
   std::map<int64_t, Json> reasoning_items_;  // by output_index
   std::set<std::string> items_with_deltas_;  // item ids whose text came as deltas
+  bool anonymous_deltas_ = false;            // a text delta came without an item id
   std::set<std::string> reasoning_parts_;    // "<item id>/<summary index>" seen
 };
 

@@ -240,6 +240,16 @@ TEST(ResponsesStream, TextOnlyInTheDoneItemsIsTaken) {
   EXPECT_EQ(run.reply["finish_reason"], "stop");
 }
 
+TEST(ResponsesStream, DeltasWithoutItemIdsAreNotRepeatedByTheDoneItem) {
+  std::string s;
+  s += Sse({{"type", "response.output_text.delta"}, {"delta", "hello"}});
+  s += Sse(Done(0, {{"type", "message"},
+                    {"id", "msg_1"},
+                    {"content", Json::array({{{"type", "output_text"}, {"text", "hello"}}})}}));
+  s += Sse(Completed("response.completed"));
+  EXPECT_EQ(RunStream<ResponsesStreamAssembler>(s, {}).reply["content"], "hello");
+}
+
 TEST(ResponsesStream, CallsWithoutIdsGetUniqueOnes) {
   std::string s;
   s += Sse(Added(0, {{"type", "function_call"}, {"name", "a"}, {"arguments", ""}}));
