@@ -148,7 +148,7 @@ class CurlModelClient : public ModelClient {
 
     const int max_attempts = std::max(1, active_.max_attempts);
     for (int attempt = 1;; ++attempt) {
-      Attempt a(MakeStreamAssembler(wire->provider, sink, options_.max_reply_bytes),
+      Attempt a(MakeStreamAssembler(wire->provider, sink, options_.max_reply_bytes, wire->model),
                 options_.max_event_bytes, curl_, easy_);
       const CURLcode code = Perform(*wire, &a, cancelled);
       if (cancelled != nullptr && *cancelled) return absl::CancelledError("cancelled");

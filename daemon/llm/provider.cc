@@ -8,6 +8,8 @@
 #include "daemon/llm/openai_stream.h"
 #include "daemon/llm/request_builder.h"
 #include "daemon/llm/request_cache.h"
+#include "daemon/llm/responses_convert.h"
+#include "daemon/llm/responses_stream.h"
 
 namespace agent::daemon::llm {
 
@@ -15,9 +17,11 @@ absl::StatusOr<Provider> ParseProvider(std::string_view setting) {
   const std::string p = absl::AsciiStrToLower(absl::StripAsciiWhitespace(std::string(setting)));
   if (p.empty() || p == "openai") return Provider::kOpenAi;
   if (p == "anthropic") return Provider::kAnthropic;
-  return absl::FailedPreconditionError(
-      absl::StrCat("unknown provider \"", std::string(setting),
-                   "\": set AGENT_PROVIDER to openai (any OpenAI-compatible server) or anthropic"));
+  if (p == "openai-responses") return Provider::kOpenAiResponses;
+  return absl::FailedPreconditionError(absl::StrCat(
+      "unknown provider \"", std::string(setting),
+      "\": set AGENT_PROVIDER to openai (any OpenAI-compatible server), openai-responses (the "
+      "OpenAI Responses API) or anthropic"));
 }
 
 absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
@@ -47,6 +51,7 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
 
   WireRequest wire;
   wire.provider = *provider;
+  wire.model = m.model;
   OpenAiRequestOptions openai = OpenAiOptionsFor(m);
   openai.prompt_cache_key = request.cache_key;
   // "5m" is Anthropic's default: sent as no ttl, so both spellings give the same bytes.
@@ -62,6 +67,14 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
     }
     wire.headers.push_back("anthropic-version: 2023-06-01");
     wire.headers.push_back("x-api-key: " + m.api_key);
+  } else if (*provider == Provider::kOpenAiResponses) {
+    wire.url = m.base_url + "/responses";
+    if (!prepared) {
+      body = BuildResponsesRequest(
+          m.model, request.messages, request.tools, /*stream=*/true,
+          ResponsesRequestOptions{.prompt_cache_key = request.cache_key, .model = m.model});
+    }
+    if (!m.api_key.empty()) wire.headers.push_back("Authorization: Bearer " + m.api_key);
   } else {
     wire.url = m.base_url + "/chat/completions";
     if (!prepared) {
@@ -75,9 +88,13 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
 }
 
 std::unique_ptr<StreamAssembler> MakeStreamAssembler(Provider provider, StreamSink* sink,
-                                                     size_t max_reply_bytes) {
+                                                     size_t max_reply_bytes,
+                                                     const std::string& model) {
   if (provider == Provider::kAnthropic) {
     return std::make_unique<AnthropicStreamAssembler>(sink, max_reply_bytes);
+  }
+  if (provider == Provider::kOpenAiResponses) {
+    return std::make_unique<ResponsesStreamAssembler>(sink, max_reply_bytes, model);
   }
   return std::make_unique<OpenAiStreamAssembler>(sink, max_reply_bytes);
 }

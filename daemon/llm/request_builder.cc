@@ -17,6 +17,8 @@ Json OutgoingOpenAiMessage(const Json& message, const OpenAiRequestOptions& opti
   if (!message.is_object()) return message;
   Json out = message;
   out.erase("anthropic_thinking");
+  out.erase("openai_reasoning");
+  out.erase("openai_reasoning_model");
   if (!options.send_reasoning_content) out.erase("reasoning_content");
   auto refusal = out.find("refusal");
   if (refusal != out.end()) {
@@ -32,6 +34,7 @@ Json OutgoingOpenAiMessage(const Json& message, const OpenAiRequestOptions& opti
 OpenAiRequestOptions OpenAiOptionsFor(const ModelSettings& settings) {
   OpenAiRequestOptions options;
   options.send_reasoning_content = absl::StrContains(settings.base_url, "deepseek");
+  options.model = settings.model;
   return options;
 }
 

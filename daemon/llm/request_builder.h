@@ -4,7 +4,8 @@
 // Our transcript keeps fields on assistant messages that some providers reject when they
 // come back (WIRE.md §8), so BuildOpenAiRequest removes them from outgoing messages:
 // - `anthropic_thinking` (Anthropic thinking blocks; only the Anthropic transport sends them)
-//   is always dropped;
+//   is always dropped, and so are `openai_reasoning` and `openai_reasoning_model` (Responses
+//   reasoning items and their model; only the Responses transport sends them);
 // - `reasoning_content` is dropped unless Options::send_reasoning_content (DeepSeek's
 //   reasoner answers 400 to it, its newer thinking models in a tool loop require it);
 // - `refusal` is dropped too, because strict servers reject unknown message fields; when
@@ -26,6 +27,9 @@ struct OpenAiRequestOptions {
   // Sent as `prompt_cache_key` when not empty (the session id), so the provider routes a
   // session's requests to the same prompt cache. Servers that do not know it ignore it.
   std::string prompt_cache_key;
+  // Responses only (request_cache.h): the model the request goes to, which decides which
+  // reasoning items are sent (responses_convert.h).
+  std::string model;
 };
 
 // {"model", "messages", "stream", "tools" (only when `tools` is a non-empty array),

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "daemon/llm/anthropic_convert.h"
+#include "daemon/llm/responses_convert.h"
 
 namespace agent::daemon::llm {
 namespace {
@@ -29,6 +30,29 @@ std::string Splice(std::string head, const std::string& messages, const Json& re
   } else {
     out += '}';
   }
+  return out;
+}
+
+// `rest` (an object without `key`) with `"key":value_text` among its members, where DumpJson
+// would put it (nlohmann's objects are ordered by key).
+std::string SpliceMember(const Json& rest, const std::string& key, const std::string& value_text) {
+  std::string out = "{";
+  bool placed = false;
+  auto member = [&](const std::string& name, const std::string& text) {
+    if (out.size() > 1) out += ',';
+    out += DumpJson(Json(name));
+    out += ':';
+    out += text;
+  };
+  for (auto it = rest.begin(); it != rest.end(); ++it) {
+    if (!placed && key < it.key()) {
+      member(key, value_text);
+      placed = true;
+    }
+    member(it.key(), DumpJson(*it));
+  }
+  if (!placed) member(key, value_text);
+  out += '}';
   return out;
 }
 
@@ -65,6 +89,15 @@ RequestCache::Entry RequestCache::Convert(const Json& message, const std::string
     if (e.same_as_source) e.text.clear();
     return e;
   }
+  if (provider_ == Provider::kOpenAiResponses) {
+    // The message's input items, comma-separated; "" when it sends none.
+    for (const Json& item : ResponsesInputItems(message, options_.model)) {
+      if (!e.text.empty()) e.text += ',';
+      e.text += DumpJson(item);
+    }
+    e.role = e.text.empty() ? "" : "items";
+    return e;
+  }
   // One message through the whole converter: what it contributes to the request.
   Json one = Json::array();
   one.push_back(message);
@@ -88,7 +121,9 @@ RequestCache::Entry RequestCache::Convert(const Json& message, const std::string
 PreparedMessages RequestCache::Prepare(const Json& messages,
                                        const std::vector<std::string>& serialized,
                                        Provider provider, const OpenAiRequestOptions& options) {
-  if (provider != provider_ || options.send_reasoning_content != options_.send_reasoning_content) {
+  // Responses items depend on the model (reasoning items are sent to their own model only).
+  if (provider != provider_ || options.send_reasoning_content != options_.send_reasoning_content ||
+      (provider == Provider::kOpenAiResponses && options.model != options_.model)) {
     entries_.clear();
     provider_ = provider;
     options_ = options;
@@ -106,6 +141,8 @@ PreparedMessages RequestCache::Prepare(const Json& messages,
   out.options = options_;
   if (provider_ == Provider::kOpenAi) {
     AppendOpenAi(serialized, &out);
+  } else if (provider_ == Provider::kOpenAiResponses) {
+    AppendResponses(&out);
   } else {
     AppendAnthropic(&out);
   }
@@ -125,6 +162,21 @@ void RequestCache::AppendOpenAi(const std::vector<std::string>& serialized,
   for (size_t i = 0; i < entries_.size(); ++i) {
     if (i > 0) m += ',';
     m += entries_[i].same_as_source ? serialized[i] : entries_[i].text;
+  }
+  m += ']';
+}
+
+void RequestCache::AppendResponses(PreparedMessages* out) const {
+  size_t size = 2;
+  for (const Entry& e : entries_) size += e.text.size() + 1;
+  std::string& m = out->messages;
+  m.clear();
+  m.reserve(size);
+  m += '[';
+  for (const Entry& e : entries_) {
+    if (e.text.empty()) continue;
+    if (m.size() > 1) m += ',';
+    m += e.text;
   }
   m += ']';
 }
@@ -179,6 +231,13 @@ std::string PreparedBody(const PreparedMessages& prepared, const std::string& mo
     if (!anthropic.breakpoints) return Splice(head, prepared.messages, rest);
     return Splice(head, WithBreakpoints(prepared, anthropic), rest);
   }
+  if (prepared.provider == Provider::kOpenAiResponses) {
+    Json rest = BuildResponsesRequest(
+        model, Json::array(), tools, /*stream=*/true,
+        {.prompt_cache_key = openai.prompt_cache_key, .model = prepared.options.model});
+    rest.erase("input");
+    return SpliceMember(rest, "input", prepared.messages);
+  }
   OpenAiRequestOptions options = prepared.options;
   options.prompt_cache_key = openai.prompt_cache_key;
   Json rest = BuildOpenAiRequest(model, Json::array(), tools, /*stream=*/true, options);
@@ -191,6 +250,9 @@ Json RequestMessages(const ModelRequest& request) {
   absl::StatusOr<Json> parsed = ParseJson(request.prepared->messages);
   if (!parsed.ok()) return Json::array();
   if (request.prepared->provider == Provider::kOpenAi) return *std::move(parsed);
+  if (request.prepared->provider == Provider::kOpenAiResponses) {
+    return ChatMessagesFromResponsesInput(*parsed);
+  }
   Json anthropic = {{"messages", *std::move(parsed)}};
   if (!request.prepared->system.empty()) anthropic["system"] = request.prepared->system;
   return OpenAiMessagesFromAnthropic(anthropic);

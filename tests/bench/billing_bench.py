@@ -4,8 +4,9 @@ Each task runs against the scripted model server (its own daemon, state and serv
 request bodies the server received are then priced by the providers' published cache rules
 (tests/model_server/prompt_cache.py replays them):
 
-- OpenAI chat: any prefix of 1024 tokens and more shared with an earlier request is cached,
-  in steps of 128 tokens, and billed at 0.1 of the input price.
+- OpenAI chat and Responses: any prefix of 1024 tokens and more shared with an earlier
+  request is cached, in steps of 128 tokens, and billed at 0.1 of the input price (Responses:
+  tools, instructions and the `input` items).
 - Anthropic Messages: only prefixes ending at a `cache_control` breakpoint are cached; a
   write costs 1.25, a read 0.1 (the 5-minute TTL's prices).
 
@@ -28,6 +29,7 @@ import prompt_cache  # noqa: E402
 
 SERVER = os.path.join(HERE, "model_nodelay.py")
 PROVIDERS = [("OpenAI chat", "openai", "/v1/chat/completions"),
+             ("OpenAI Responses", "openai-responses", "/v1/responses"),
              ("Anthropic Messages", "anthropic", "/v1/messages")]
 READ = 0.1
 WRITE = 1.25
@@ -105,6 +107,8 @@ def bill(provider, bodies):
     for body in bodies:
         if provider == "anthropic":
             t, r, w = cache.anthropic(body)
+        elif provider == "openai-responses":
+            (t, r), w = cache.openai(body, key="input"), 0
         else:
             (t, r), w = cache.openai(body), 0
         total, read, written = total + t, read + r, written + w

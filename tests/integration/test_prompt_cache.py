@@ -57,7 +57,7 @@ def prefix_problem(before, after, model_changed=False):
     for key in sorted(set(a) | set(b)):
         if key == "model" and model_changed:
             continue
-        if key == "messages":
+        if key in ("messages", "input"):  # chat and Anthropic; Responses
             old = [m.replace(ANTHROPIC_MARK, "") for m in a[key]]
             new = [m.replace(ANTHROPIC_MARK, "") for m in b[key]]
             if new[:len(old)] != old:
@@ -149,6 +149,17 @@ class OpenAiPrefix(BytesOfThePrefix, unittest.TestCase):
         for e in requests:
             self.assertEqual(e["body"]["prompt_cache_key"], self.env.session_ids()[0])
         # OpenAI caches any long enough prefix it saw: every request after the first hits.
+        for e in requests[1:]:
+            self.assertGreater(e["cache"]["read"], 0, e["n"])
+
+
+class ResponsesPrefix(BytesOfThePrefix, unittest.TestCase):
+    provider_env = {"AGENT_PROVIDER": "openai-responses"}
+
+    def check_cache(self, requests):
+        for e in requests:
+            self.assertEqual(e["body"]["prompt_cache_key"], self.env.session_ids()[0])
+            self.assertIs(e["body"]["store"], False)
         for e in requests[1:]:
             self.assertGreater(e["cache"]["read"], 0, e["n"])
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scripted OpenAI- and Anthropic-compatible model server for tests and the demo.
 
-Each model request (POST /v1/chat/completions or POST /v1/messages) consumes the next
+Each model request (POST /v1/chat/completions, POST /v1/responses or POST /v1/messages)
+consumes the next
 reply of a JSON script and answers it in the provider's real wire shape (WIRE.md
 sections 2 and 5), or misbehaves on purpose (HTTP errors, cut streams, hangs, raw SSE).
 README.md in this folder documents the script format.
@@ -515,6 +516,100 @@ def validate_anthropic(body):
     return None
 
 
+def validate_responses(body):
+    """None when a Responses request is valid, else (message, param, code): every
+    function_call answered by exactly one function_call_output after it, no output without its
+    call, unique call ids, and (store false) reasoning items that carry their encrypted_content.
+    The texts are OpenAI's."""
+    if not isinstance(body, dict):
+        return ("Invalid type for request body: expected an object.", None, "invalid_type")
+    if not isinstance(body.get("model"), str) or not body.get("model"):
+        return ("Missing required parameter: 'model'.", "model", "missing_required_parameter")
+    items = body.get("input")
+    if isinstance(items, str):
+        return None
+    if not isinstance(items, list):
+        return (f"Invalid type for 'input': expected a string or an array, but got "
+                f"{_type_name(items)} instead.", "input", "invalid_type")
+    calls, answered = {}, set()
+    for i, it in enumerate(items):
+        if not isinstance(it, dict):
+            return (f"Invalid type for 'input[{i}]': expected an object, but got "
+                    f"{_type_name(it)} instead.", f"input[{i}]", "invalid_type")
+        t = it.get("type", "message")
+        if t == "function_call":
+            cid = it.get("call_id")
+            for k in ("call_id", "name", "arguments"):
+                if not isinstance(it.get(k), str) or (k != "arguments" and not it.get(k)):
+                    return (f"Missing required parameter: 'input[{i}].{k}'.", f"input[{i}].{k}",
+                            "missing_required_parameter")
+            if cid in calls:
+                return (f"Duplicate value for 'call_id' of {cid} in 'input[{i}]'.",
+                        f"input[{i}].call_id", "duplicate_call_id")
+            calls[cid] = i
+        elif t == "function_call_output":
+            cid = it.get("call_id")
+            if not isinstance(cid, str) or not cid:
+                return (f"Missing required parameter: 'input[{i}].call_id'.",
+                        f"input[{i}].call_id", "missing_required_parameter")
+            if cid not in calls:
+                return (f"No tool call found for function call output with call_id {cid}.",
+                        "input", None)
+            if cid in answered:
+                return (f"Duplicate function call output for call_id {cid}.", "input", None)
+            if not isinstance(it.get("output"), (str, list)):
+                return (f"Missing required parameter: 'input[{i}].output'.",
+                        f"input[{i}].output", "missing_required_parameter")
+            answered.add(cid)
+        elif t == "reasoning":
+            if body.get("store") is False and not it.get("encrypted_content"):
+                return (f"Item with id '{it.get('id', '')}' not found. Items are not persisted "
+                        f"when `store` is set to false. Try again with `store` set to true, or "
+                        f"remove this item from your input.", "input", None)
+        elif t == "message":
+            if it.get("role") not in ("user", "assistant", "system", "developer"):
+                return (f"Invalid value: '{it.get('role')}'. Supported values are: 'assistant', "
+                        f"'system', 'developer', and 'user'.", f"input[{i}].role",
+                        "invalid_value")
+        else:
+            return (f"Invalid value: '{t}'.", f"input[{i}].type", "invalid_value")
+    for cid in calls:
+        if cid not in answered:
+            return (f"No tool output found for function call {cid}.", "input", None)
+    return None
+
+
+def responses_view(body):
+    """A Responses body seen as a chat one ({"model", "messages"}), for the checks written for
+    chat requests (expect, summary requests, agent markers)."""
+    if not isinstance(body, dict):
+        return body
+    messages = []
+    if isinstance(body.get("instructions"), str):
+        messages.append({"role": "system", "content": body["instructions"]})
+    items = body.get("input")
+    if isinstance(items, str):
+        items = [{"type": "message", "role": "user", "content": items}]
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, dict):
+            continue
+        t = it.get("type", "message")
+        if t == "message":
+            messages.append({"role": it.get("role"), "content": _content_text(it.get("content"))})
+        elif t == "function_call_output":
+            out = it.get("output")
+            messages.append({"role": "tool", "tool_call_id": it.get("call_id"),
+                             "content": out if isinstance(out, str) else _content_text(out)})
+        elif t == "function_call":
+            messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": it.get("call_id"), "type": "function",
+                 "function": {"name": it.get("name"), "arguments": it.get("arguments")}}]})
+    view = dict(body)
+    view.pop("input", None)
+    view["messages"] = messages
+    return view
+
+
 # ---------------------------------------------------------------------------------------
 # Helpers for building replies.
 
@@ -890,6 +985,128 @@ def anthropic_message(reply, n, body, prompt, completion):
             "usage": anthropic_usage(reply, prompt, completion)}
 
 
+def responses_encrypted(reply, n):
+    """The reply's encrypted reasoning: the script's "signature" or one derived from the text."""
+    if "signature" in reply:
+        return reply["signature"]
+    digest = hashlib.sha256(reply.get("reasoning", "").encode("utf-8")).digest()
+    return base64.b64encode(b"scripted-encrypted-reasoning:%d:" % n + digest).decode("ascii")
+
+
+def responses_usage(reply, prompt, completion):
+    read, _ = cache_split(reply, prompt)
+    return {"input_tokens": prompt, "input_tokens_details": {"cached_tokens": read},
+            "output_tokens": completion, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": prompt + completion}
+
+
+def responses_items(reply, n):
+    """The complete output items of the reply, in order."""
+    items = []
+    if reply.get("reasoning"):
+        items.append({"id": f"rs_scripted_{n}", "type": "reasoning",
+                      "summary": [{"type": "summary_text", "text": reply["reasoning"]}],
+                      "encrypted_content": responses_encrypted(reply, n)})
+    calls = reply.get("tool_calls", [])
+    if reply.get("text") or reply.get("random_bytes") or not calls:
+        items.append({"id": f"msg_scripted_{n}", "type": "message", "status": "completed",
+                      "role": "assistant",
+                      "content": [{"type": "output_text", "text": reply_text(reply),
+                                   "annotations": [], "logprobs": []}]})
+    for i, c in enumerate(calls):
+        items.append({"id": f"fc_scripted_{n}_{i}", "type": "function_call",
+                      "status": "completed", "arguments": call_arguments(c),
+                      "call_id": c.get("id") or f"call_{n}_{i}", "name": c["name"]})
+    return items
+
+
+def responses_object(reply, n, body, prompt, completion, status, output):
+    model = body.get("model") if isinstance(body.get("model"), str) else "scripted-model"
+    obj = {"id": f"resp_scripted_{n}", "object": "response", "created_at": int(time.time()),
+           "status": status, "error": None, "incomplete_details": None, "model": model,
+           "output": output, "store": body.get("store", True),
+           "usage": responses_usage(reply, prompt, completion) if status != "in_progress"
+           else None}
+    if status == "incomplete":
+        obj["incomplete_details"] = {"reason": "max_output_tokens"}
+    return obj
+
+
+def responses_events(reply, n, body, prompt, completion):
+    """(content events, finish events) for a streamed POST /v1/responses."""
+    size = reply.get("chunk_size", 4)
+    seq = [0]
+
+    def ev(obj):
+        obj["sequence_number"] = seq[0]
+        seq[0] += 1
+        return sse_event(obj["type"], obj)
+
+    content = [ev({"type": "response.created",
+                   "response": responses_object(reply, n, body, prompt, completion,
+                                                "in_progress", [])}),
+               ev({"type": "response.in_progress",
+                   "response": responses_object(reply, n, body, prompt, completion,
+                                                "in_progress", [])})]
+    items = responses_items(reply, n)
+    for idx, item in enumerate(items):
+        base = {"output_index": idx, "item_id": item["id"]}
+        if item["type"] == "reasoning":
+            content.append(ev({"type": "response.output_item.added", "output_index": idx,
+                               "item": {"id": item["id"], "type": "reasoning", "summary": []}}))
+            part = {"type": "summary_text", "text": ""}
+            content.append(ev(dict(base, type="response.reasoning_summary_part.added",
+                                   summary_index=0, part=part)))
+            text = item["summary"][0]["text"]
+            for piece in split_chars(text, size):
+                content.append(ev(dict(base, type="response.reasoning_summary_text.delta",
+                                       summary_index=0, delta=piece)))
+            content.append(ev(dict(base, type="response.reasoning_summary_text.done",
+                                   summary_index=0, text=text)))
+            content.append(ev(dict(base, type="response.reasoning_summary_part.done",
+                                   summary_index=0,
+                                   part={"type": "summary_text", "text": text})))
+        elif item["type"] == "message":
+            content.append(ev({"type": "response.output_item.added", "output_index": idx,
+                               "item": dict(item, status="in_progress", content=[])}))
+            content.append(ev(dict(base, type="response.content_part.added", content_index=0,
+                                   part={"type": "output_text", "text": "", "annotations": []})))
+            text = item["content"][0]["text"]
+            for piece in split_chars(reply.get("text", "") * reply.get("text_times", 1), size):
+                content.append(ev(dict(base, type="response.output_text.delta", content_index=0,
+                                       delta=piece, logprobs=[])))
+            if reply.get("random_bytes"):
+                content.append(with_random_bytes(
+                    ev(dict(base, type="response.output_text.delta", content_index=0,
+                            delta=RAW_MARKER, logprobs=[])), reply, n))
+            content.append(ev(dict(base, type="response.output_text.done", content_index=0,
+                                   text=text, logprobs=[])))
+            content.append(ev(dict(base, type="response.content_part.done", content_index=0,
+                                   part=item["content"][0])))
+        else:
+            content.append(ev({"type": "response.output_item.added", "output_index": idx,
+                               "item": dict(item, status="in_progress", arguments="")}))
+            for piece in split_in_three(item["arguments"]):
+                content.append(ev(dict(base, type="response.function_call_arguments.delta",
+                                       delta=piece)))
+            content.append(ev(dict(base, type="response.function_call_arguments.done",
+                                   arguments=item["arguments"])))
+        content.append(ev({"type": "response.output_item.done", "output_index": idx,
+                           "item": item}))
+    length = reply.get("finish_reason") == "length"
+    status = "incomplete" if length else "completed"
+    tail = [ev({"type": f"response.{status}",
+                "response": responses_object(reply, n, body, prompt, completion, status,
+                                             items)})]
+    return content, tail
+
+
+def responses_response(reply, n, body, prompt, completion):
+    status = "incomplete" if reply.get("finish_reason") == "length" else "completed"
+    return responses_object(reply, n, body, prompt, completion, status,
+                            responses_items(reply, n))
+
+
 # ---------------------------------------------------------------------------------------
 # HTTP layer.
 
@@ -1035,7 +1252,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     st.set_agents(new["agents"])
             self.send_json(200, {"ok": True})
             return
-        if path not in ("/v1/chat/completions", "/v1/messages"):
+        if path not in ("/v1/chat/completions", "/v1/messages", "/v1/responses"):
             self.send_json(404, openai_error_body(404, f"Invalid URL (POST {path})",
                                                   code="unknown_url"))
             return
@@ -1049,6 +1266,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def model_request(self, path, raw):
         st = self.server.state
         anthropic = path == "/v1/messages"
+        self.responses_api = path == "/v1/responses"
         has_auth = bool(self.headers.get("Authorization") or self.headers.get("x-api-key"))
         try:
             body = json.loads(raw.decode("utf-8")) if raw else None
@@ -1064,8 +1282,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if anthropic:
                 msg = validate_anthropic(body)
                 rejection = None if msg is None else (msg, None, None)
+            elif self.responses_api:
+                rejection = validate_responses(body)
             else:
                 rejection = validate_openai(body)
+        # The chat-shaped checks below read a Responses body through its chat view.
+        view = responses_view(body) if self.responses_api and parse_error is None else body
 
         with st.lock:
             st.request_number += 1
@@ -1085,12 +1307,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if rejection is not None:
                 st.rejected += 1
                 entry["rejected"] = rejection[0]
-            elif parse_error is None and st.summary is not None and is_summary_request(body):
+            elif parse_error is None and st.summary is not None and is_summary_request(view):
                 st.summaries += 1
                 entry["summary"] = True
                 reply = st.summary
             elif parse_error is None:
-                marker = st.marker_of(body)
+                marker = st.marker_of(view)
                 if marker is not None:
                     entry["agent"] = marker
                 reply = st.next_reply() if marker is None else st.next_agent_reply(marker)
@@ -1098,7 +1320,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     reply = {"text": EXHAUSTED_TEXT, "finish_reason": "stop"}
                     entry["exhausted"] = True
                 elif "expect" in reply:
-                    failed = check_expect(reply["expect"], body)
+                    failed = check_expect(reply["expect"], view)
                     if failed is not None:
                         st.expect_failed += 1
                         entry["expect_failed"] = failed
@@ -1107,6 +1329,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if reply is not None and isinstance(body, dict) and "usage" not in reply:
                 if anthropic:
                     _, read, written = st.cache.anthropic(body)
+                elif self.responses_api:
+                    (_, read), written = st.cache.openai(body, key="input"), 0
                 else:
                     (_, read), written = st.cache.openai(body), 0
                 reply = dict(reply, _cache=(read, written))
@@ -1161,6 +1385,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
         build = anthropic_events if anthropic else openai_events
+        if getattr(self, "responses_api", False):
+            build = responses_events
         content, tail = build(reply, n, body, prompt, completion)
         events = content + tail
         # Where the stream stops being the normal one: (index, what happens there).
@@ -1200,6 +1426,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def stream_error(self, err, anthropic):
         if not isinstance(err, dict):
             err = {}
+        if getattr(self, "responses_api", False):
+            # The Responses API's `error` event: code, message and param at the top level.
+            out = {"type": "error", "code": "server_error",
+                   "message": "The server had an error while processing your request. "
+                              "Sorry about that!", "param": None}
+            out.update({k: v for k, v in err.items() if k != "type"})
+            return sse_event("error", out)
         if anthropic:
             inner = {"type": err.get("type", "overloaded_error"),
                      "message": err.get("message", "Overloaded")}
@@ -1248,6 +1481,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer_plain(self, reply, n, body, prompt, completion, anthropic, delay):
         build = anthropic_message if anthropic else openai_completion
+        if getattr(self, "responses_api", False):
+            build = responses_response
         data = json.dumps(build(reply, n, body, prompt, completion),
                           ensure_ascii=False).encode("utf-8")
         delay.wait()

@@ -573,6 +573,139 @@ class StrictModeTest(ServerTestCase):
         self.assertEqual(self.stats()["rejected"], 2)
 
 
+class ResponsesTest(ServerTestCase):
+    """POST /v1/responses: the Responses API's stream events, usage and strict checks."""
+
+    def responses(self, items=None, stream=True, **extra):
+        body = {"model": "gpt-test", "stream": stream, "store": False,
+                "include": ["reasoning.encrypted_content"],
+                "input": items if items is not None else [
+                    {"type": "message", "role": "user",
+                     "content": [{"type": "input_text", "text": "hi"}]}]}
+        body.update(extra)
+        return self.post("/v1/responses", body)
+
+    def events(self, r):
+        self.assertEqual(r.status, 200)
+        self.assertTrue(r.getheader("Content-Type").startswith("text/event-stream"))
+        out = []
+        for name, data in parse_sse(r.read()):
+            obj = json.loads(data)
+            self.assertEqual(name, obj["type"])
+            out.append(obj)
+        return out
+
+    def test_text_reasoning_and_calls_stream_as_response_events(self):
+        self.start([{"reasoning": "think first", "text": "Reading.", "chunk_size": 3,
+                     "tool_calls": [{"name": "read_file", "arguments": {"path": "ä.txt"},
+                                     "id": "call_r"}]}])
+        evs = self.events(self.responses())
+        types = [e["type"] for e in evs]
+        self.assertEqual(types[0], "response.created")
+        self.assertEqual(types[-1], "response.completed")
+        self.assertEqual([e["sequence_number"] for e in evs], list(range(len(evs))))
+        summary = "".join(e["delta"] for e in evs
+                          if e["type"] == "response.reasoning_summary_text.delta")
+        self.assertEqual(summary, "think first")
+        text = [e["delta"] for e in evs if e["type"] == "response.output_text.delta"]
+        self.assertEqual("".join(text), "Reading.")
+        self.assertGreater(len(text), 1)
+        added = [e for e in evs if e["type"] == "response.output_item.added"]
+        self.assertEqual([a["item"]["type"] for a in added],
+                         ["reasoning", "message", "function_call"])
+        call = added[2]["item"]
+        self.assertEqual((call["call_id"], call["name"], call["arguments"]),
+                         ("call_r", "read_file", ""))
+        args = [e["delta"] for e in evs if e["type"] == "response.function_call_arguments.delta"]
+        self.assertGreater(len(args), 1)
+        self.assertEqual(json.loads("".join(args)), {"path": "ä.txt"})
+        done = [e["item"] for e in evs if e["type"] == "response.output_item.done"]
+        self.assertEqual(done[0]["type"], "reasoning")
+        self.assertTrue(done[0]["encrypted_content"])
+        usage = evs[-1]["response"]["usage"]
+        self.assertGreater(usage["input_tokens"], 0)
+        self.assertEqual(usage["input_tokens_details"]["cached_tokens"], 0)
+
+    def test_length_is_an_incomplete_response(self):
+        self.start([{"text": "cut", "finish_reason": "length"}])
+        last = self.events(self.responses())[-1]
+        self.assertEqual(last["type"], "response.incomplete")
+        self.assertEqual(last["response"]["incomplete_details"]["reason"], "max_output_tokens")
+
+    def test_error_in_stream_is_an_error_event(self):
+        self.start([{"text": "abc", "error_in_stream": {"code": "rate_limit_exceeded"},
+                     "error_after_chunks": 3}])
+        evs = self.events(self.responses())
+        self.assertEqual(len(evs), 4)
+        self.assertEqual(evs[-1]["type"], "error")
+        self.assertEqual(evs[-1]["code"], "rate_limit_exceeded")
+
+    def test_cached_tokens_follow_the_prompt_cache(self):
+        long_text = "x" * 8000  # well over 1024 tokens of 4 bytes
+        items = [{"type": "message", "role": "system",
+                  "content": [{"type": "input_text", "text": long_text}]},
+                 {"type": "message", "role": "user",
+                  "content": [{"type": "input_text", "text": "one"}]}]
+        self.start([{"text": "a"}, {"text": "b"}])
+        first = self.events(self.responses(items))[-1]["response"]["usage"]
+        self.assertEqual(first["input_tokens_details"]["cached_tokens"], 0)
+        items = items + [{"type": "message", "role": "assistant",
+                          "content": [{"type": "output_text", "text": "a"}]},
+                         {"type": "message", "role": "user",
+                          "content": [{"type": "input_text", "text": "two"}]}]
+        second = self.events(self.responses(items))[-1]["response"]["usage"]
+        self.assertGreaterEqual(second["input_tokens_details"]["cached_tokens"], 1024)
+        self.assertEqual([e["cache"]["read"] > 0 for e in self.log_entries()], [False, True])
+
+    def test_non_stream_returns_a_response_object(self):
+        self.start([{"text": "plain", "tool_calls": [{"name": "ls", "arguments": {}}]}])
+        r = self.responses(stream=False)
+        self.assertEqual(r.status, 200)
+        obj = json.loads(r.read())
+        self.assertEqual(obj["object"], "response")
+        self.assertEqual([o["type"] for o in obj["output"]], ["message", "function_call"])
+
+    def test_strict_rejects_unanswered_calls_and_orphan_outputs(self):
+        self.start([{"text": "fine"}], strict=True)
+        user = {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "go"}]}
+
+        def call(cid):
+            return {"type": "function_call", "call_id": cid, "name": "ls", "arguments": "{}"}
+
+        def out(cid):
+            return {"type": "function_call_output", "call_id": cid, "output": "ok"}
+
+        cases = [
+            ([user, call("c1")], "No tool output found for function call c1."),
+            ([user, out("c9")], "No tool call found for function call output with call_id c9."),
+            ([user, call("c1"), out("c1"), out("c1")], "Duplicate function call output"),
+            ([user, call("c1"), out("c1"), call("c1"), out("c1")], "Duplicate value"),
+            ([user, {"type": "reasoning", "id": "rs_1", "summary": []}],
+             "Items are not persisted when `store` is set to false"),
+        ]
+        for items, want in cases:
+            r = self.responses(items)
+            self.assertEqual(r.status, 400, items)
+            err = json.loads(r.read())["error"]
+            self.assertIn(want, err["message"])
+            self.assertEqual(err["type"], "invalid_request_error")
+        self.assertEqual(self.stats()["rejected"], len(cases))
+        good = [user, {"type": "reasoning", "id": "rs_1", "summary": [],
+                       "encrypted_content": "e"}, call("c1"), call("c2"), out("c2"), out("c1")]
+        evs = self.events(self.responses(good))
+        self.assertEqual(evs[-1]["type"], "response.completed")
+
+    def test_expect_reads_the_input_items(self):
+        self.start([{"text": "ok", "expect": {"last_role": "tool",
+                                               "last_message_contains": "result!"}}])
+        items = [{"type": "message", "role": "user",
+                  "content": [{"type": "input_text", "text": "go"}]},
+                 {"type": "function_call", "call_id": "c", "name": "ls", "arguments": "{}"},
+                 {"type": "function_call_output", "call_id": "c", "output": "the result!"}]
+        self.assertEqual(self.events(self.responses(items))[-1]["type"], "response.completed")
+
+
 class ConnectionAndProcessTest(ServerTestCase):
 
     def test_keep_alive_two_requests_on_one_connection(self):

@@ -302,7 +302,7 @@ TEST_F(CurlModelClientTest, AnthropicProviderComesFromTheSetting) {
 
 // Security item 8: invalid UTF-8 from the server arrives as U+FFFD and the turn still ends.
 TEST_F(CurlModelClientTest, RawInvalidBytesArriveAsReplacementCharacters) {
-  for (const char* provider : {"openai", "anthropic"}) {
+  for (const char* provider : {"openai", "anthropic", "openai-responses"}) {
     Serve(Json::array({{{"text", "before "}, {"random_bytes", 300}}}));
     Sink sink;
     absl::StatusOr<ModelReply> reply = Complete(&sink, nullptr, provider);
@@ -313,6 +313,46 @@ TEST_F(CurlModelClientTest, RawInvalidBytesArriveAsReplacementCharacters) {
     EXPECT_EQ(sink.text, reply->content) << provider;
     EXPECT_EQ(reply->finish_reason, "stop") << provider;
   }
+}
+
+// The Responses transport through the same attempt loop: an in-stream rate limit before any
+// output is retried, then the reply (reasoning item, call with fragmented arguments) assembles.
+TEST_F(CurlModelClientTest, ResponsesRetriesAnInStreamRateLimitThenAssembles) {
+  Serve(Json::array({{{"text", "x"},
+                      {"error_in_stream", {{"code", "rate_limit_exceeded"}}},
+                      {"error_after_chunks", 2}},
+                     {{"reasoning", "plan"},
+                      {"signature", "ENC"},
+                      {"text", "ok"},
+                      {"tool_calls", Json::array({{{"name", "read_file"},
+                                                   {"id", "call_1"},
+                                                   {"arguments", {{"path", "a.txt"}}}}})}}}));
+  Sink sink;
+  absl::StatusOr<ModelReply> reply = Complete(&sink, nullptr, "openai-responses");
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  ASSERT_EQ(sink.retries.size(), 1u);
+  EXPECT_EQ(reply->content, "ok");
+  EXPECT_EQ(reply->reasoning, "plan");
+  ASSERT_EQ(reply->tool_calls.size(), 1u);
+  EXPECT_EQ(reply->tool_calls[0].id, "call_1");
+  EXPECT_EQ(reply->tool_calls[0].arguments, "{\"path\":\"a.txt\"}");
+  EXPECT_EQ(reply->finish_reason, "tool_calls");
+  EXPECT_EQ(reply->provider_fields["openai_reasoning"][0]["encrypted_content"], "ENC");
+  const std::vector<Json> requests = server_->Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0]["path"], "/v1/responses");
+  EXPECT_EQ(requests[0]["body"]["store"], false);
+}
+
+// A Responses stream cut after text was shown fails loudly and is not retried.
+TEST_F(CurlModelClientTest, ResponsesResetAfterOutputIsDataLoss) {
+  Serve(Json::array({{{"text", "abcdefgh"}, {"chunk_size", 2}, {"reset_after_chunks", 6}},
+                     {{"text", "must not be used"}}}));
+  Sink sink;
+  absl::StatusOr<ModelReply> reply = Complete(&sink, nullptr, "openai-responses");
+  EXPECT_THAT(reply.status(), StatusIs(absl::StatusCode::kDataLoss));
+  EXPECT_FALSE(sink.text.empty());
+  EXPECT_EQ(server_->Requests().size(), 1u);
 }
 
 // Security item 9: one SSE event over kMaxSseEventBytes ends the request, without a retry.

@@ -4,6 +4,7 @@
 
 #include "daemon/llm/anthropic_stream.h"
 #include "daemon/llm/openai_stream.h"
+#include "daemon/llm/responses_stream.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/llm/stream_test_util.h"
@@ -27,7 +28,13 @@ TEST(Provider, ParsedFromTheSettingNotTheUrl) {
   EXPECT_EQ(*ParseProvider(""), Provider::kOpenAi);
   EXPECT_EQ(*ParseProvider("openai"), Provider::kOpenAi);
   EXPECT_EQ(*ParseProvider("Anthropic"), Provider::kAnthropic);
+  EXPECT_EQ(*ParseProvider(" OpenAI-Responses "), Provider::kOpenAiResponses);
   EXPECT_THAT(ParseProvider("antropic").status(), StatusIs(absl::StatusCode::kFailedPrecondition));
+  // The error names every accepted value.
+  const std::string message(ParseProvider("responses").status().message());
+  EXPECT_THAT(message, HasSubstr("to openai "));
+  EXPECT_THAT(message, HasSubstr("openai-responses"));
+  EXPECT_THAT(message, HasSubstr("anthropic"));
   // The URL does not decide: an Anthropic host with the openai setting speaks OpenAI.
   absl::StatusOr<WireRequest> w =
       BuildWireRequest(Request("https://api.anthropic.com/v1", "openai"));
@@ -94,6 +101,9 @@ TEST(Provider, AssemblerMatchesTheProvider) {
       nullptr);
   EXPECT_NE(dynamic_cast<AnthropicStreamAssembler*>(
                 MakeStreamAssembler(Provider::kAnthropic, nullptr).get()),
+            nullptr);
+  EXPECT_NE(dynamic_cast<ResponsesStreamAssembler*>(
+                MakeStreamAssembler(Provider::kOpenAiResponses, nullptr).get()),
             nullptr);
 }
 

@@ -32,12 +32,14 @@ TEST(RequestBuilder, ToolsPassedThrough) {
 TEST(RequestBuilder, StripsAnthropicThinkingAndReasoningContentByDefault) {
   const Json messages = J(R"([{"role":"user","content":"x"},
     {"role":"assistant","content":"a","reasoning_content":"r","anthropic_thinking":[{"type":"thinking"}],
+     "openai_reasoning":[{"type":"reasoning","id":"rs_1","encrypted_content":"e"}],
      "tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{}"},
                     "extra_content":{"google":{"thought_signature":"s"}}}]}])");
   Json req = BuildOpenAiRequest("m", messages, Json::array(), true);
   const Json& a = req["messages"][1];
   EXPECT_FALSE(a.contains("reasoning_content"));
   EXPECT_FALSE(a.contains("anthropic_thinking"));
+  EXPECT_FALSE(a.contains("openai_reasoning"));
   EXPECT_EQ(a["tool_calls"], messages[1]["tool_calls"]);   // Gemini's signature goes back
   EXPECT_TRUE(messages[1].contains("reasoning_content"));  // the transcript is untouched
 }

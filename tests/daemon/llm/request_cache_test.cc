@@ -36,6 +36,8 @@ Transcript Sample() {
       {"reasoning_content", "the user wants two files"},
       {"anthropic_thinking",
        Json::array({{{"type", "thinking"}, {"thinking", "hm"}, {"signature", "sig"}}})},
+      {"openai_reasoning",
+       Json::array({{{"type", "reasoning"}, {"id", "rs_1"}, {"encrypted_content", "enc"}}})},
       {"tool_calls", Json::array({Call("c1", "{\"path\":\"a.txt\"}"), Call("c2", "{\"pa")})}};
   EXPECT_TRUE(t.AppendAssistant(a1).ok());
   EXPECT_TRUE(t.AppendToolResult("c1", "alpha\n").ok());
@@ -89,7 +91,8 @@ struct Endpoint {
 };
 constexpr Endpoint kEndpoints[] = {{"http://127.0.0.1:1/v1", "openai"},
                                    {"https://api.deepseek.com/v1", "openai"},
-                                   {"https://api.anthropic.com/v1", "anthropic"}};
+                                   {"https://api.anthropic.com/v1", "anthropic"},
+                                   {"http://127.0.0.1:1/v1", "openai-responses"}};
 
 TEST(RequestCache, BodyEqualsTheUncachedOneForEachProvider) {
   Transcript t = Sample();
@@ -156,6 +159,7 @@ TEST(RequestCache, SwitchingProviderDropsTheEntries) {
   ExpectSameBody(cache, t, "http://127.0.0.1:1/v1", "openai");
   ExpectSameBody(cache, t, "https://api.anthropic.com/v1", "anthropic");
   ExpectSameBody(cache, t, "https://api.deepseek.com/v1", "openai");
+  ExpectSameBody(cache, t, "http://127.0.0.1:1/v1", "openai-responses");
   ExpectSameBody(cache, t, "http://127.0.0.1:1/v1", "openai");
 }
 
