@@ -374,7 +374,8 @@ TEST_F(SessionTest, UntrustedProjectRulesAreToldOnceAndAllowAlwaysTrustsTheRule)
   // The repository's rule is ignored (the call is asked about), and said so.
   ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
   EXPECT_THAT(s->UntrustedRulesNotice(), HasSubstr(": bash(echo one). They are ignored"));
-  ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
+  // "Exactly": the project's own rule, not the prefix rule proposed first.
+  ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {"bash(echo one)"}, "", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(1));
   // A person chose it: trusted at once, so the next call runs and nothing more is said.
   EXPECT_EQ(s->UntrustedRulesNotice(), "");

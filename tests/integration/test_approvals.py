@@ -68,9 +68,12 @@ class Approvals(unittest.TestCase):
             if kind(e) == "approval_requested":
                 req = e.approval_requested.approval
                 break
-        self.assertEqual(list(req.proposed_rules), ["bash(echo hi)", "bash(echo there)"])
+        # The prefix rule first, the exact commands as the narrow choice; this client takes those.
+        self.assertEqual(list(req.proposed_rules), ["bash(echo *)"])
+        self.assertEqual(list(req.exact_rules), ["bash(echo hi)", "bash(echo there)"])
         api.stub.Approve(pb.ApproveRequest(session_id=sid, call_id=req.call_id,
-                                           decision=pb.DECISION_ALLOW_ALWAYS, client_name="t"),
+                                           decision=pb.DECISION_ALLOW_ALWAYS,
+                                           rules=list(req.exact_rules), client_name="t"),
                          timeout=10)
         collect_until_turns_end(s)
         # A person's own rules go to the file git ignores, never to the committable one.
@@ -87,7 +90,7 @@ class Approvals(unittest.TestCase):
         for e in s:
             if kind(e) == "approval_requested":
                 self.assertEqual(list(e.approval_requested.approval.proposed_rules),
-                                 ["bash(echo hi)", "bash(rm -f nothing)"])
+                                 ["bash(echo *)", "bash(rm -f nothing)"])
                 api.stub.Approve(pb.ApproveRequest(
                     session_id=sid, call_id=e.approval_requested.approval.call_id,
                     decision=pb.DECISION_DENY, reason="no rm", client_name="t"), timeout=10)

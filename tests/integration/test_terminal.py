@@ -207,15 +207,16 @@ class InteractiveTerminal(unittest.TestCase):
         w = term.start("main")
         term.wait_for(w, "›")
         term.type_line(w, "run it")
-        screen = term.wait_for(w, "[a]lways: bash(echo first-run)")
+        screen = term.wait_for(w, "[e]xactly: bash(echo first-run)")
         self.assertIn("[y]es / [n]o", screen)
+        self.assertIn("[a]lways: bash(echo *)", screen)
         self.assertIn("? bash wants to run: echo first-run", screen)
-        term.keys(w, "a")
+        term.keys(w, "e")
         screen = term.wait_for(w, "It ran once.")
         self.assertIn("allowed always by you: bash(echo first-run)", screen)
         self.assertNotIn("[y]es", screen)  # the question is gone
         with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
-            self.assertIn("bash(echo first-run)", json.load(f)["allow"])
+            self.assertEqual(["bash(echo first-run)"], json.load(f)["allow"])
         # The same command again: no question, it just runs (nothing is typed to answer).
         term.type_line(w, "run it again")
         screen = term.wait_for(w, "It ran again.")

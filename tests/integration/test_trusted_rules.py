@@ -137,7 +137,8 @@ class TrustedRules(unittest.TestCase):
                                            decision=pb.DECISION_ALLOW_ALWAYS, client_name="t"),
                          timeout=10)
         collect_until_turns_end(s)
-        self.assertEqual(store(env), {os.path.realpath(env.project): ["bash(echo hi)"]})
+        # The prefix rule proposed first (`echo hi` -> `echo *`) is what "always" trusted.
+        self.assertEqual(store(env), {os.path.realpath(env.project): ["bash(echo *)"]})
         api.prompt(sid, "two")
         second = collect_until_turns_end(s)
         self.assertFalse([e for e in second if kind(e) == "approval_requested"])
