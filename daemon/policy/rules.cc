@@ -391,11 +391,27 @@ std::vector<std::string> ProposePrefixRules(std::string_view tool, const Json& a
   std::vector<std::string> out;
   for (const AnalyzedPart& part : AnalyzeBash(*subject).parts) {
     std::optional<std::string> prefix = CommandPrefix(part.text);
+    if (prefix.has_value()) {
+      // A prefix rule that would not allow this very part (a redirection out of the project
+      // needs what a write needs) is no proposal: the exact rule instead.
+      RuleSet alone;
+      alone.allow.push_back(Rule{std::string(tool), EscapeCommandPattern(*prefix) + " *"});
+      if (Evaluate(alone, tool, Json{{"command", part.text}}) != Verdict::kAllow) prefix.reset();
+    }
     std::string rule =
         FormatRule(Rule{std::string(tool), prefix.has_value() ? EscapeCommandPattern(*prefix) + " *"
                                                               : EscapeCommandPattern(part.text)});
     if (std::find(out.begin(), out.end(), rule) == out.end()) out.push_back(std::move(rule));
   }
+  // The whole line as the rules see it (hidden substitutions, redirections of every part):
+  // proposals that would not allow the very call asked about fall back to the exact ones.
+  RuleSet proposed;
+  for (const std::string& r : out) {
+    absl::StatusOr<Rule> rule = ParseRule(r);
+    if (!rule.ok()) return exact;
+    proposed.allow.push_back(*std::move(rule));
+  }
+  if (Evaluate(proposed, tool, args) != Verdict::kAllow) return exact;
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Fuzzes the bash command splitter and analysis behind permission rules: they never crash or
 // hang; the rules proposed for a command allow that command (and are not wider than asked: a
 // proposal never contains an unescaped wildcard); the same rules as deny rules deny it; and
-// deny evaluation through wrappers and shell strings terminates. The input is also read as a
+// deny evaluation through wrappers and shell strings terminates; the prefix rules proposed
+// first (`git status *`) allow the command too. The input is also read as a
 // settings file, whose parser must fail with a status, never crash.
 #include <cstddef>
 #include <cstdint>
@@ -38,5 +39,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   denied.allow.push_back(policy::Rule{"bash", ""});
   denied.deny = rules.allow;
   if (policy::Evaluate(denied, "bash", args) != policy::Verdict::kDeny) __builtin_trap();
+  // The prefix rules "always" proposes first allow the command they were proposed for too.
+  policy::RuleSet prefixed;
+  for (const std::string& r : policy::ProposePrefixRules("bash", args)) {
+    auto rule = policy::ParseRule(r);
+    if (!rule.ok()) __builtin_trap();
+    prefixed.allow.push_back(*rule);
+  }
+  if (policy::Evaluate(prefixed, "bash", args) != policy::Verdict::kAllow) __builtin_trap();
   return 0;
 }

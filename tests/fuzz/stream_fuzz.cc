@@ -1,5 +1,6 @@
-// libFuzzer target for the model stream pipeline: SseParser, OpenAiStreamAssembler and
-// AnthropicStreamAssembler. Invariants checked (a violation traps):
+// libFuzzer target for the model stream pipeline: SseParser, OpenAiStreamAssembler,
+// AnthropicStreamAssembler and ResponsesStreamAssembler. Invariants checked (a violation
+// traps):
 // - nothing crashes or hangs, whatever the bytes;
 // - the parser gives the same events, and each assembler the same reply or error and the same
 //   sink calls, when the input is fed whole and when it is fed in pieces (split points derived
@@ -19,6 +20,7 @@
 #include "daemon/llm/anthropic_stream.h"
 #include "daemon/llm/model_types.h"
 #include "daemon/llm/openai_stream.h"
+#include "daemon/llm/responses_stream.h"
 #include "daemon/llm/sse_parser.h"
 
 namespace {
@@ -143,10 +145,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   Check(Assemble<OpenAiStreamAssembler>(whole) == Assemble<OpenAiStreamAssembler>(split));
   Check(Assemble<AnthropicStreamAssembler>(whole) == Assemble<AnthropicStreamAssembler>(split));
+  Check(Assemble<ResponsesStreamAssembler>(whole) == Assemble<ResponsesStreamAssembler>(split));
 
   // The merger on its own: the raw bytes as one event, plain and as an Anthropic-style event.
   const std::vector<SseEvent> raw = {SseEvent{"", std::string(input), ""}};
   Assemble<OpenAiStreamAssembler>(raw);
   Assemble<AnthropicStreamAssembler>(raw);
+  Assemble<ResponsesStreamAssembler>(raw);
   return 0;
 }

@@ -82,6 +82,14 @@ TEST(ProposePrefixRulesTest, AnMcpToolProposesEveryToolOfItsServer) {
             std::vector<std::string>{"mcp__gh__create_issue"});
 }
 
+TEST(ProposePrefixRulesTest, ARedirectionOutOfTheProjectKeepsTheExactRule) {
+  // `bash(git status *)` would not allow this very command (a redirection is a write).
+  EXPECT_EQ(ProposePrefixRules("bash", {{"command", "git status -s > /tmp/out.txt"}}),
+            ProposeRules("bash", {{"command", "git status -s > /tmp/out.txt"}}));
+  EXPECT_EQ(ProposePrefixRules("bash", {{"command", "git status -s > out.txt"}}),
+            std::vector<std::string>{"bash(git status *)"});
+}
+
 TEST(ProposePrefixRulesTest, OtherToolsAreUnchanged) {
   Json args = {{"path", "src/a.cc"}};
   EXPECT_EQ(ProposePrefixRules("edit_file", args), ProposeRules("edit_file", args));
