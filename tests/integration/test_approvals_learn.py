@@ -90,6 +90,30 @@ class ApprovalsThatLearn(unittest.TestCase):
         term.keys(w, "C-d")
         self.assertEqual(term.wait_exit(w), 0)
 
+    def test_edits_mode_writes_without_asking_and_asks_for_commands(self):
+        env = Env([
+            {"tool_calls": [tool_call("write_file", path="notes.txt", content="hello\n")]},
+            {"expect": {"last_role": "tool"},
+             "tool_calls": [tool_call("bash", command="ls -a")]},
+            {"text": "wrote and listed"},
+        ])
+        self.addCleanup(env.close)
+        term = Terminal(self, env)
+        w = term.start("main", "--accept-edits")
+        term.wait_for(w, "›")
+        term.type_line(w, "write then list")
+        # The edit ran unasked; the command is asked about.
+        screen = term.wait_for(w, "? bash wants to run: ls -a")
+        self.assertNotIn("write_file wants to change", screen)
+        with open(os.path.join(env.project, "notes.txt")) as f:
+            self.assertEqual(f.read(), "hello\n")
+        term.keys(w, "y")
+        term.wait_for(w, "wrote and listed")
+        term.type_line(w, "/status")
+        term.wait_for(w, "mode edits")
+        term.keys(w, "C-d")
+        self.assertEqual(term.wait_exit(w), 0)
+
     def test_slash_allow_records_in_the_personal_file_and_warns(self):
         env = Env([])
         self.addCleanup(env.close)
