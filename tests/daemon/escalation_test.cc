@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "daemon/hooks/guard_verdict.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -101,6 +102,15 @@ TEST(EscalationTest, EditsModeRunsProjectEditsAndAsksForCommands) {
   // A rule that allows a command still runs it without a question.
   EXPECT_EQ(Decide(edits, Rules({"bash(make *)"}, {}), Make("bash", {{"command", "make"}})).kind,
             K::kRun);
+}
+
+TEST(EscalationTest, AHooksAllowNeverEscalatesPastTheSandbox) {
+  Call c = Make("bash", Escalated("make install"));
+  CallVerdict v = DecideGatedCall(v1::POLICY_MODE_YES, Rules({}, {}), c.args, true, &c.facts);
+  ASSERT_TRUE(c.facts.protected_reason.has_value());
+  hooks::ToolGuard allow;
+  allow.permission = hooks::Permission::kAllow;
+  EXPECT_EQ(hooks::ApplyGuard(v, allow, v1::POLICY_MODE_YES, true).kind, K::kAsk);
 }
 
 TEST(EscalationTest, AutoKeepsDenyRules) {
