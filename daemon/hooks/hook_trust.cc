@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "common/mutex.h"
 #include "common/paths.h"
+#include "daemon/policy/trusted_rules.h"
 
 namespace agent::daemon::hooks {
 namespace {
@@ -24,11 +25,22 @@ Json ReadProjects(const std::string& path) {
   return it != j->end() && it->is_object() ? *it : Json::object();
 }
 
+// The keys trusted for `project` while it is the directory it was (policy::ProjectIdentity): a
+// project removed and another cloned at its path trusts none of them. An entry without an
+// identity (the store's first format) trusts nothing.
 std::vector<std::string> ListOf(const Json& projects, const std::string& project) {
   std::vector<std::string> out;
   auto it = projects.find(project);
-  if (it == projects.end() || !it->is_array()) return out;
-  for (const Json& k : *it) {
+  if (it == projects.end() || !it->is_object()) return out;
+  const Json* identity = it->contains("identity") ? &(*it)["identity"] : nullptr;
+  const std::string now = policy::ProjectIdentity(project);
+  if (identity == nullptr || !identity->is_string() || now.empty() ||
+      identity->get_ref<const std::string&>() != now) {
+    return out;
+  }
+  auto keys = it->find("hooks");
+  if (keys == it->end() || !keys->is_array()) return out;
+  for (const Json& k : *keys) {
     if (k.is_string()) out.push_back(k.get<std::string>());
   }
   return out;
@@ -62,7 +74,11 @@ absl::StatusOr<std::vector<std::string>> TrustHooks(const std::string& path,
     added.push_back(k);
   }
   if (added.empty()) return added;
-  projects[project] = list;
+  const std::string identity = policy::ProjectIdentity(project);
+  if (identity.empty()) {
+    return absl::FailedPreconditionError("cannot read what identifies " + project);
+  }
+  projects[project] = Json{{"identity", identity}, {"hooks", list}};
   if (auto s = WriteProjects(path, projects); !s.ok()) return s;
   return added;
 }

@@ -5,8 +5,10 @@
 // The user's own config.json hooks need no trust.
 //
 // The record lives outside every repository: $XDG_STATE_HOME/agent/trusted-hooks.json,
-// `{"projects": {"/abs/project": ["<trust key>", ...]}}`. Writers are serialised by a
-// process-wide lock; a store that does not parse trusts nothing. Thread-safe.
+// `{"projects": {"/abs/project": {"identity": "<ProjectIdentity>", "hooks": ["<trust key>",
+// ...]}}}`: bound, like trusted rules, to the directory as it was (policy::ProjectIdentity), so
+// another clone at the same path trusts none of them. Writers are serialised by a process-wide
+// lock; a store that does not parse trusts nothing. Thread-safe.
 #pragma once
 
 #include <set>

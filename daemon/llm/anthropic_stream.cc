@@ -4,22 +4,10 @@
 #include <utility>
 
 #include "daemon/llm/error_text.h"
+#include "daemon/llm/stream_json.h"
 
 namespace agent::daemon::llm {
 namespace {
-
-std::string_view TrimWhitespace(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-const Json* Member(const Json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
 
 std::string MapStopReason(const std::string& reason) {
   if (reason == "end_turn" || reason == "stop_sequence") return "stop";

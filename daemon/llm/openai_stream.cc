@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "daemon/llm/error_text.h"
+#include "daemon/llm/stream_json.h"
 
 namespace agent::daemon::llm {
 namespace {
@@ -29,13 +30,6 @@ bool Truthy(const Json& v) {
   return true;
 }
 
-std::string_view TrimWhitespace(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 Usage UsageFrom(const Json& u) {
   Usage usage;
   usage.prompt_tokens = GetInt(u, "prompt_tokens");
@@ -57,14 +51,6 @@ void MergeInto(Json& target, const Json& value) {
     return;
   }
   target = value;
-}
-
-uint64_t Fnv1a(uint64_t h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
 }
 
 // 9 characters of [A-Za-z0-9]: accepted by every provider, including Mistral.

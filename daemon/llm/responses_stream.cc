@@ -7,22 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "daemon/llm/error_text.h"
 #include "daemon/llm/responses_convert.h"
+#include "daemon/llm/stream_json.h"
 
 namespace agent::daemon::llm {
 namespace {
-
-std::string_view TrimWhitespace(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-const Json* Member(const Json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
 
 // A string member, or "" when absent or not a string; no copy.
 std::string_view StringAt(const Json& obj, const char* key) {
@@ -35,14 +23,6 @@ std::optional<int64_t> IntAt(const Json& obj, const char* key) {
   const Json* v = Member(obj, key);
   if (v == nullptr || !v->is_number_integer()) return std::nullopt;
   return v->get<int64_t>();
-}
-
-uint64_t Fnv1a(uint64_t h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
 }
 
 // "call_" and 12 letters and digits: the same for any split of the stream.

@@ -1,5 +1,7 @@
 #include "daemon/hooks/session_hooks.h"
 
+#include <filesystem>
+
 #include "absl/synchronization/notification.h"
 #include "common/mutex.h"
 #include "daemon/hooks/hook_trust.h"
@@ -78,6 +80,21 @@ TEST_F(SessionHooksTest, InputCarriesTheContractsFields) {
   EXPECT_EQ((*in)["tool_name"], "bash");
   EXPECT_EQ((*in)["tool_input"]["command"], "ls");
   EXPECT_EQ((*in)["tool_call_id"], "call_1");
+}
+
+TEST_F(SessionHooksTest, AnotherCloneAtTheSamePathTrustsNoneOfTheHooks) {
+  ProjectHooks(R"({"PostToolUse": [{"hooks": [{"command": "true"}]}]})");
+  HookSet set = LoadHooks(files_);
+  ASSERT_EQ(set.untrusted.size(), 1u);
+  const std::string key = set.untrusted[0].TrustKey();
+  ASSERT_TRUE(TrustHooks(files_.trust_store, files_.project, {key}).ok());
+  EXPECT_EQ(TrustedHookKeys(files_.trust_store, files_.project).count(key), 1u);
+  // The project is removed and another one, with the same hook, made at its path.
+  std::filesystem::remove_all(files_.project);
+  std::filesystem::create_directories(files_.project);
+  ProjectHooks(R"({"PostToolUse": [{"hooks": [{"command": "true"}]}]})");
+  EXPECT_TRUE(TrustedHookKeys(files_.trust_store, files_.project).empty());
+  EXPECT_EQ(LoadHooks(files_).untrusted.size(), 1u);
 }
 
 TEST_F(SessionHooksTest, AProjectHookRunsOnlyOnceTrustedAndAgainAfterAChange) {
