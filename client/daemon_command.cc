@@ -14,6 +14,7 @@
 #include "client/connection.h"
 #include "client/session_client.h"
 #include "client/session_table.h"
+#include "client/terminal_text.h"
 #include "client/yes_no.h"
 #include "common/paths.h"
 
@@ -91,7 +92,12 @@ int StopDaemon(v1::AgentDaemon::Stub& stub, const std::string& socket, bool forc
     bool running = pid > 0 ? ProcessRuns(pid) : DaemonAnswers(socket);
     if (!running) {
       std::printf("agentd stopped\n");
-      return kExitDone;
+      // Said plainly: what the daemon could not write is lost with it.
+      for (const std::string& u : resp.unsaved()) {
+        Complain(absl::StrCat("session ", Visible(u),
+                              " (its newest messages could not be saved and are lost)"));
+      }
+      return resp.unsaved().empty() ? kExitDone : kExitError;
     }
     ::usleep(10000);
   }

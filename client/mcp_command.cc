@@ -144,10 +144,12 @@ int Remove(const std::string& name) {
 }
 
 absl::StatusOr<v1::ListMcpServersResponse> ListServers(v1::AgentDaemon::Stub& stub,
-                                                       const std::string& workdir) {
+                                                       const std::string& workdir,
+                                                       bool check = false) {
   grpc::ClientContext ctx;
   v1::ListMcpServersRequest req;
   req.set_workdir(workdir);
+  req.set_check(check);
   v1::ListMcpServersResponse resp;
   grpc::Status s = stub.ListMcpServers(&ctx, req, &resp);
   if (!s.ok()) return absl::UnavailableError(s.error_message());
@@ -200,11 +202,15 @@ int Approve(v1::AgentDaemon::Stub& stub, const std::string& name) {
 std::string McpServersText(v1::AgentDaemon::Stub& stub, const std::string& workdir) {
   absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(stub, workdir);
   if (!list.ok()) return absl::StrCat("MCP servers: ", list.status().message(), "\n");
-  if (list->servers().empty()) {
+  return McpServersText(*list);
+}
+
+std::string McpServersText(const v1::ListMcpServersResponse& list) {
+  if (list.servers().empty()) {
     return "no MCP servers (add one with: agent mcp add NAME -- CMD ARGS…)\n";
   }
   std::string out;
-  for (const v1::McpServer& s : list->servers()) {
+  for (const v1::McpServer& s : list.servers()) {
     absl::StrAppend(&out, Visible(s.name()), "  ", s.scope(), "  ", s.transport(), "  ", s.state(),
                     "  ", s.tools_size(), " tools  ", Visible(s.target()), "\n");
     // The rest of the definition (the first line is the target above).
@@ -214,7 +220,8 @@ std::string McpServersText(v1::AgentDaemon::Stub& stub, const std::string& workd
       absl::StrAppend(&out, "    error: ", Visible(s.last_error()), "\n");
     }
     for (const v1::McpTool& t : s.tools()) {
-      absl::StrAppend(&out, "    ", Visible(t.name()), t.read_only() ? " (read-only)" : "", "\n");
+      absl::StrAppend(&out, "    ", Visible(t.name()), t.read_only() ? " (read-only)" : "",
+                      t.filtered_out() ? " (not offered: the server's tool filters)" : "", "\n");
     }
   }
   return out;
@@ -234,7 +241,10 @@ int McpCommand(int argc, char** argv) {
   add->add_flag("--eager", eager, "start it with the daemon instead of on first use");
   add->add_option("command", command, "after --: the command and its arguments");
   add->prefix_command(false);
+  bool check = false;
   CLI::App* ls = app.add_subcommand("ls", "servers of this project: state, tools, last error");
+  ls->add_flag("--check", check,
+               "start the servers that may run and wait for each (exit 1 if one fails)");
   CLI::App* rm = app.add_subcommand("rm", "remove a server from your config.json");
   rm->add_option("name", name)->required();
   CLI::App* approve =
@@ -250,9 +260,16 @@ int McpCommand(int argc, char** argv) {
   auto daemon = Connect(ConnectOptions{SocketPath(), true});
   if (!daemon.ok()) return Error(std::string(daemon.status().message()));
   if (ls->parsed()) {
-    std::string text = McpServersText(*daemon->stub, Project());
-    std::fputs(text.c_str(), stdout);
-    return text.rfind("MCP servers: ", 0) == 0 ? kExitError : 0;
+    absl::StatusOr<v1::ListMcpServersResponse> list = ListServers(*daemon->stub, Project(), check);
+    if (!list.ok()) return Error(absl::StrCat("MCP servers: ", list.status().message()));
+    std::fputs(McpServersText(*list).c_str(), stdout);
+    if (!check) return 0;
+    // A server that failed to start or answer is what --check is for; one that waits for
+    // approval was never started, which `ls` already says.
+    for (const v1::McpServer& s : list->servers()) {
+      if (s.state() == "failed") return kExitError;
+    }
+    return 0;
   }
   (void)approve;
   return Approve(*daemon->stub, name);

@@ -21,5 +21,7 @@ int McpCommand(int argc, char** argv);
 
 // The /mcp text: the servers of the project in `workdir` and their tools.
 std::string McpServersText(agent::v1::AgentDaemon::Stub& stub, const std::string& workdir);
+// The same text for a listing already made.
+std::string McpServersText(const agent::v1::ListMcpServersResponse& list);
 
 }  // namespace agent::client

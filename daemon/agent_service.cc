@@ -30,9 +30,8 @@ constexpr int kListModelsTimeoutMs = 15000;
 // A unary reactor that runs `then` once the call is done (its status sent).
 class FinishThen : public grpc::ServerUnaryReactor {
  public:
-  FinishThen(const absl::Status& s, std::function<void()> then) : then_(std::move(then)) {
-    Finish(ToGrpcStatus(s));
-  }
+  // The caller calls Finish.
+  explicit FinishThen(std::function<void()> then) : then_(std::move(then)) {}
   void OnDone() override {
     then_();
     delete this;
@@ -128,6 +127,18 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
   });
   if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
   return reactor;
+}
+
+grpc::ServerUnaryReactor* AgentService::ProvideFileText(grpc::CallbackServerContext* ctx,
+                                                        const v1::ProvideFileTextRequest* req,
+                                                        v1::ProvideFileTextResponse*) {
+  // What the model reads as the person's own text: not from a program a tool started.
+  if (absl::Status t = RefuseToolProcess(*ctx, "answer for an editor"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
+  auto s = sessions_->Find(req->session_id());
+  if (!s.ok()) return FinishUnary(ctx, s.status());
+  return FinishUnary(ctx, (*s)->ProvideFileText(req->request_id(), req->found(), req->text()));
 }
 
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
@@ -268,7 +279,15 @@ grpc::ServerUnaryReactor* AgentService::Shutdown(grpc::CallbackServerContext* ct
   if (shutdown_requested_.exchange(true)) return FinishUnary(ctx, absl::OkStatus());
   // The daemon stops once this call is done: a shutdown that began while it was still in
   // flight would wait for it until the deadline.
-  return new FinishThen(absl::OkStatus(), request_shutdown_);
+  auto* reactor = new FinishThen(request_shutdown_);
+  // First a last try at what a failed save left unwritten, off the gRPC threads: the person
+  // stopping the daemon is told which session it could not save.
+  bool queued = disk_workers_.Submit([sessions = sessions_, resp, reactor] {
+    for (std::string& u : sessions->SaveUnsavedNow()) resp->add_unsaved(std::move(u));
+    reactor->Finish(grpc::Status::OK);
+  });
+  if (!queued) reactor->Finish(grpc::Status::OK);
+  return reactor;
 }
 
 }  // namespace agent::daemon

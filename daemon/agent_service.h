@@ -38,6 +38,9 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* SendPrompt(grpc::CallbackServerContext* ctx,
                                        const agent::v1::SendPromptRequest* req,
                                        agent::v1::SendPromptResponse* resp) override;
+  grpc::ServerUnaryReactor* ProvideFileText(grpc::CallbackServerContext* ctx,
+                                            const agent::v1::ProvideFileTextRequest* req,
+                                            agent::v1::ProvideFileTextResponse* resp) override;
   grpc::ServerUnaryReactor* Approve(grpc::CallbackServerContext* ctx,
                                     const agent::v1::ApproveRequest* req,
                                     agent::v1::ApproveResponse* resp) override;

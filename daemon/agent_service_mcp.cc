@@ -1,6 +1,9 @@
 // The MCP RPCs: what `agent mcp ls` and /mcp show, and a person's approval of a server the
 // project defines (daemon/mcp/registry.h).
 
+#include <atomic>
+#include <string>
+
 #include "common/grpc_status.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
@@ -19,8 +22,21 @@ grpc::ServerUnaryReactor* AgentService::ListMcpServers(grpc::CallbackServerConte
   if (mcp_ == nullptr) return FinishUnary(ctx, absl::UnavailableError("MCP is not available"));
   absl::StatusOr<std::string> project = ProjectDirectory(req->workdir());
   if (!project.ok()) return FinishUnary(ctx, project.status());
-  for (v1::McpServer& s : mcp_->List(*project)) *resp->add_servers() = std::move(s);
-  return FinishUnary(ctx, absl::OkStatus());
+  if (!req->check()) {
+    for (v1::McpServer& s : mcp_->List(*project)) *resp->add_servers() = std::move(s);
+    return FinishUnary(ctx, absl::OkStatus());
+  }
+  // Starting servers waits for each one's startup timeout at most: off the gRPC threads.
+  auto* reactor = ctx->DefaultReactor();
+  bool queued = workers_.Submit([mcp = mcp_, project = *project, resp, reactor] {
+    static const std::atomic<bool> kNeverCancelled{false};
+    // Problems show in the listing's states and errors, not as a session's notices.
+    mcp->ToolsFor(project, "agent mcp ls --check", &kNeverCancelled, [](const std::string&) {});
+    for (v1::McpServer& s : mcp->List(project)) *resp->add_servers() = std::move(s);
+    reactor->Finish(grpc::Status::OK);
+  });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* AgentService::ApproveMcpServer(grpc::CallbackServerContext* ctx,

@@ -9,7 +9,7 @@ AttachReactor::AttachReactor(std::shared_ptr<Session> session,
                              const agent::v1::AttachRequest& request)
     : session_(std::move(session)), queue_(kMaxQueuedEvents, kMaxQueuedBytes) {
   session_->Attach(this, request.client_name(), request.read_only(), request.epoch(),
-                   request.after_seq());
+                   request.after_seq(), request.serves_file_text());
 }
 
 void AttachReactor::Deliver(const EventPtr& event) {

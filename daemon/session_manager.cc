@@ -42,6 +42,9 @@ ModelSettings FromProto(const v1::ModelConfig& m) {
 
 // How many deleted ids Find still names as removed.
 constexpr size_t kRememberRemoved = 256;
+// A session's time may be this far ahead of the wall clock (another host's clock, a rounding)
+// before List believes the clock was wrong when it was written.
+constexpr int64_t kClockSlackMs = 60'000;
 
 absl::Status StoppingError() {
   return absl::UnavailableError("agentd is shutting down; run agent again to start it anew");
@@ -315,8 +318,15 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
       out.push_back(std::move(info));
     }
   }
-  std::sort(out.begin(), out.end(), [](const v1::Session& a, const v1::Session& b) {
-    return a.updated_unix_ms() > b.updated_unix_ms();
+  // Newest first, by the wall clock the times were written with. A time ahead of now was
+  // written while the clock was wrong (set back since): believed, it would make that session
+  // `-c`'s "newest" until the clock caught up, so it ranks as the oldest instead.
+  const int64_t now_ms = absl::ToUnixMillis(deps_.clock->Now());
+  auto rank = [now_ms](const v1::Session& s) {
+    return s.updated_unix_ms() > now_ms + kClockSlackMs ? 0 : s.updated_unix_ms();
+  };
+  std::stable_sort(out.begin(), out.end(), [&rank](const v1::Session& a, const v1::Session& b) {
+    return rank(a) > rank(b);
   });
   return out;
 }
@@ -425,7 +435,9 @@ int SessionManager::SweepIdle() {
   }
   // 2. Outside it (a session holds its lock while it saves): which of them are at rest.
   std::vector<bool> at_rest;
-  for (auto& [id, s] : candidates) at_rest.push_back(!s->Busy() && s->attached_clients() == 0);
+  for (auto& [id, s] : candidates) {
+    at_rest.push_back(!s->Busy() && !s->RunsBackgroundJobs() && s->attached_clients() == 0);
+  }
   // 3. Under the lock again: still unused since `now` (a Find in between moved last_used past
   // it, and only a Find or an RPC holding the session could have given it work), so take it.
   struct Victim {
@@ -477,6 +489,23 @@ void SessionManager::RetryUnsavedSaves() {
   }
   // Outside the manager's lock: a retry writes the transcript whole.
   for (const std::shared_ptr<Session>& s : unsaved) s->RetrySave();
+}
+
+std::vector<std::string> SessionManager::SaveUnsavedNow() {
+  std::vector<std::shared_ptr<Session>> unsaved;
+  {
+    agent::MutexLock l(&mu_);
+    for (auto& [id, slot] : sessions_) {
+      if (slot.session && slot.session->HasUnsaved()) unsaved.push_back(slot.session);
+    }
+  }
+  std::vector<std::string> still;
+  for (const std::shared_ptr<Session>& s : unsaved) {
+    if (!s->RetrySave()) {
+      still.push_back(absl::StrCat(s->id(), ": ", s->UnsavedError().message()));
+    }
+  }
+  return still;
 }
 
 void SessionManager::SweepThreadMain() {

@@ -80,6 +80,8 @@ class SessionManager : public subagents::SessionDirectory {
   // Writes again the sessions a failed save left with unsaved messages (the sweep does, each
   // round): they are never unloaded before that succeeds.
   void RetryUnsavedSaves() ABSL_LOCKS_EXCLUDED(mu_);
+  // The same, now, for a stop: one line per session still unsaved after it, "<id>: <why>".
+  std::vector<std::string> SaveUnsavedNow() ABSL_LOCKS_EXCLUDED(mu_);
   // Unloads the sessions idle and detached for `idle_unload`; returns how many. The sweep
   // thread calls it; tests with a fake clock call it directly.
   int SweepIdle() ABSL_LOCKS_EXCLUDED(mu_);

@@ -118,7 +118,7 @@ void AcpAgent::OnLine(const LineReader::Line& line) {
       auto it = requests_.find(m.id.get<int64_t>());
       if (it == requests_.end()) return;
       auto s = sessions_.find(it->second);
-      if (s != sessions_.end()) s->second->OnPermissionAnswer(it->first, m);
+      if (s != sessions_.end()) s->second->OnEditorAnswer(it->first, m);
       requests_.erase(it);
       return;
     }
@@ -165,6 +165,15 @@ void AcpAgent::OnNotification(const Message& m) {
 
 AcpAgent::Reply AcpAgent::Initialize(const Json& params) {
   o_.client_name = ClientName(params);
+  reads_files_ = false;
+  auto caps_in = params.find("clientCapabilities");
+  if (caps_in != params.end() && caps_in->is_object()) {
+    auto fs = caps_in->find("fs");
+    if (fs != caps_in->end() && fs->is_object()) {
+      auto read = fs->find("readTextFile");
+      reads_files_ = read != fs->end() && read->is_boolean() && read->get<bool>();
+    }
+  }
   Json caps = {
       {"loadSession", true},
       {"promptCapabilities", Json{{"image", false}, {"audio", false}, {"embeddedContext", true}}},
@@ -249,9 +258,11 @@ absl::StatusOr<AcpSession*> AcpAgent::Find(const Json& params) {
 }
 
 AcpSession& AcpAgent::Open(const std::string& id, const std::string& cwd) {
-  EditorLink link{send_, [this, id](const std::string& method, Json params) {
+  EditorLink link{send_,
+                  [this, id](const std::string& method, Json params) {
                     return Request(id, method, std::move(params));
-                  }};
+                  },
+                  reads_files_};
   auto s = std::make_unique<AcpSession>(daemon_, o_, id, cwd, std::move(link));
   AcpSession& ref = *s;
   sessions_[id] = std::move(s);

@@ -52,6 +52,7 @@ class AcpAgent {
   const Connection& daemon_;
   ClientOptions o_;
   std::function<void(const std::string&)> send_;
+  bool reads_files_ = false;  // the editor offered fs/read_text_file
   int64_t next_request_ = 1;
   std::map<int64_t, std::string> requests_;  // our request id -> its session
   std::map<std::string, std::unique_ptr<AcpSession>> sessions_;

@@ -55,6 +55,7 @@ void AcpSession::Attach(std::optional<Json> load_id, Json load_result) {
   req.set_session_id(id_);
   req.set_client_name(o_.client_name);
   req.set_protocol_version(kProtocolVersion);
+  req.set_serves_file_text(editor_.reads_files);
   stream_ = std::make_unique<EventStream>(*daemon_.channel, req, mailbox_, kStreamId);
 }
 
@@ -72,6 +73,7 @@ void AcpSession::Notify(Json update) {
 
 void AcpSession::OnEvent(const v1::Event& e) {
   if (e.has_snapshot()) return OnSnapshot(e.snapshot());
+  if (e.has_file_text_requested()) return AskFileText(e.file_text_requested());
   if (e.has_user_message() && e.user_message().client_name() == o_.client_name) {
     for (PendingPrompt& p : prompts_) {
       if (!p.started) {
@@ -200,12 +202,43 @@ void AcpSession::Withdraw(const std::string& call_id) {
   asks_.erase(it);
 }
 
-void AcpSession::OnPermissionAnswer(int64_t request_id, const Message& answer) {
+void AcpSession::AskFileText(const v1::FileTextRequested& q) {
+  if (!editor_.reads_files) return;
+  int64_t id = editor_.request("fs/read_text_file", Json{{"sessionId", id_}, {"path", q.path()}});
+  file_reads_[id] = q.request_id();
+}
+
+void AcpSession::OnFileText(const std::string& daemon_request, const Message& answer) {
+  v1::ProvideFileTextRequest req;
+  req.set_session_id(id_);
+  req.set_request_id(daemon_request);
+  // An error (no such buffer, a file it cannot read) answers "none": the daemon reads the disk.
+  if (answer.result.is_object() && answer.result.contains("content") &&
+      answer.result["content"].is_string()) {
+    req.set_found(true);
+    req.set_text(answer.result["content"].get<std::string>());
+  }
+  grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
+  v1::ProvideFileTextResponse resp;
+  (void)daemon_.stub->ProvideFileText(&ctx, req, &resp);  // too late: the disk was read
+}
+
+void AcpSession::OnEditorAnswer(int64_t request_id, const Message& answer) {
+  if (auto f = file_reads_.find(request_id); f != file_reads_.end()) {
+    std::string daemon_request = f->second;
+    file_reads_.erase(f);
+    return OnFileText(daemon_request, answer);
+  }
   auto it = asked_calls_.find(request_id);
   if (it == asked_calls_.end()) return;  // answered elsewhere first: too late
   std::string call_id = it->second;
   asked_calls_.erase(it);
   asks_.erase(call_id);
+  OnPermissionAnswer(call_id, answer);
+}
+
+void AcpSession::OnPermissionAnswer(const std::string& call_id, const Message& answer) {
   const Json& outcome = answer.result.is_object() && answer.result.contains("outcome")
                             ? answer.result["outcome"]
                             : Json();

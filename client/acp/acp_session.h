@@ -13,6 +13,10 @@
 // answered first, the editor's request is withdrawn with $/cancel_request and the tool call's
 // update shows the outcome; a late answer from the editor is dropped.
 //
+// Unsaved text: when the editor offers fs/read_text_file, the session is attached as serving
+// file text; each FileTextRequested (the daemon's read_file) becomes one fs/read_text_file
+// request, and its answer (text, or an error: read the disk) goes back with ProvideFileText.
+//
 // Used on the one thread of the ACP loop (acp_loop.h); not thread-safe.
 #pragma once
 
@@ -44,8 +48,10 @@ inline void SetCallDeadline(grpc::ClientContext& ctx) {
 // How a session talks to the editor.
 struct EditorLink {
   std::function<void(const std::string& line)> send;  // one message, already framed
-  // Sends a request to the editor; returns its id (the answer comes to OnPermissionAnswer).
+  // Sends a request to the editor; returns its id (the answer comes to OnEditorAnswer).
   std::function<int64_t(const std::string& method, Json params)> request;
+  // The editor offered fs/read_text_file: the daemon's read_file asks it for unsaved text.
+  bool reads_files = false;
 };
 
 class AcpSession {
@@ -73,8 +79,8 @@ class AcpSession {
   absl::Status Prompt(const Json& id, const PromptText& p);
   // session/cancel: ends the running turn, as Ctrl-C in a terminal.
   void Cancel();
-  // The editor's answer to permission request `request_id`.
-  void OnPermissionAnswer(int64_t request_id, const Message& answer);
+  // The editor's answer to our request `request_id` (a permission, or a file's text).
+  void OnEditorAnswer(int64_t request_id, const Message& answer);
 
  private:
   struct PendingPrompt {
@@ -87,6 +93,10 @@ class AcpSession {
   void OnEnd(const grpc::Status& status);
   void Ask(const agent::v1::PendingApproval& a);
   void Withdraw(const std::string& call_id);
+  void OnPermissionAnswer(const std::string& call_id, const Message& answer);
+  // fs/read_text_file for the daemon's question, and the editor's answer passed back.
+  void AskFileText(const agent::v1::FileTextRequested& q);
+  void OnFileText(const std::string& daemon_request, const Message& answer);
   void Notify(Json update);
 
   const Connection& daemon_;
@@ -103,6 +113,7 @@ class AcpSession {
   std::deque<PendingPrompt> prompts_;
   std::map<std::string, int64_t> asks_;         // call id -> open permission request
   std::map<int64_t, std::string> asked_calls_;  // its inverse
+  std::map<int64_t, std::string> file_reads_;   // our fs request id -> the daemon's request
 };
 
 }  // namespace agent::client::acp

@@ -22,7 +22,9 @@ std::string LeftOutNotice(const std::vector<std::string>& names, const ToolOffer
   return absl::StrCat(names.size(), " tool", names.size() == 1 ? " is" : "s are",
                       " not offered to the model (at most ", l.max_tools, " tools and ",
                       l.max_bytes / 1024, " KiB of definitions per request): ", list,
-                      ". Remove the MCP servers this project does not need to offer the rest.");
+                      ". Remove the MCP servers this project does not need, or choose a "
+                      "server's tools with \"enabled_tools\" or \"disabled_tools\" in its "
+                      "definition, to offer the rest.");
 }
 
 }  // namespace

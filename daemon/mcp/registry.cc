@@ -82,6 +82,9 @@ absl::StatusOr<std::unique_ptr<Transport>> MakeConfinedTransport(const ServerDef
     sandbox::SandboxTarget target{def.project, o.cwd, /*own_session=*/false};
     o.wrapper = box->Options(target, def.network);
     o.env = sandbox::SandboxEnvironment(o.env);
+  } else if (box != nullptr && box->Confines()) {
+    // The user's own server runs as defined, but in a PID namespace, so that it ends whole.
+    o.wrapper = box->ContainOptions(o.cwd);
   }
   return std::unique_ptr<Transport>(std::make_unique<StdioTransport>(std::move(o)));
 }
@@ -133,7 +136,8 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
   StopReplaced(project, defs);
   std::vector<std::string> problems;
   for (const std::string& p : defs.problems) problems.push_back("MCP configuration: " + p);
-  std::vector<std::shared_ptr<ManagedServer>> wanted;
+  // With the definition read now: its tool filters are not part of the server's identity.
+  std::vector<std::pair<std::shared_ptr<ManagedServer>, const ServerDef*>> wanted;
   for (const ServerDef& def : defs.servers) {
     if (!IsApproved(def)) {
       problems.push_back(NeedsApproval(def));
@@ -141,11 +145,11 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
     }
     if (auto server = ServerFor(def)) {
       server->Want();
-      wanted.push_back(std::move(server));
+      wanted.emplace_back(std::move(server), &def);
     }
   }
   auto registry = std::make_shared<tools::ToolRegistry>(options_.base_tools());
-  for (const auto& server : wanted) {
+  for (const auto& [server, def] : wanted) {
     server->AwaitSettled(absl::Now() + absl::Milliseconds(server->def().startup_timeout_ms),
                          cancelled);
     ManagedServer::Snapshot snap = server->snapshot();
@@ -156,6 +160,7 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
                                       "; its tools are unavailable until it runs again"));
     }
     for (ToolInfo& t : snap.tools) {
+      if (!def->Offers(t.name)) continue;
       std::string name = ModelToolName(server->def().name, t.name);
       if (registry->Find(name) != nullptr) {
         problems.push_back(absl::StrCat("MCP server ", server->def().name, ": tool \"", t.name,
@@ -205,6 +210,7 @@ std::vector<agent::v1::McpServer> Registry::List(const std::string& project) {
       tool->set_name(ModelToolName(def.name, t.name));
       tool->set_description(t.description.substr(0, 300));
       tool->set_read_only(t.read_only);
+      tool->set_filtered_out(!def.Offers(t.name));
     }
     out.push_back(std::move(s));
   }

@@ -29,7 +29,9 @@ namespace agent::daemon::mcp {
 // Stdio for a "command", Streamable HTTP for a "url".
 absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def);
 // The same, with a project's stdio servers confined by `box` when it confines (network as
-// the definition's "network" says); the user's own servers run as the user defined them.
+// the definition's "network" says); the user's own servers run as the user defined them, in a
+// PID namespace of their own when `box` confines (so that a server ends with everything it
+// started).
 absl::StatusOr<std::unique_ptr<Transport>> MakeConfinedTransport(const ServerDef& def,
                                                                  const sandbox::Sandbox* box);
 

@@ -39,6 +39,47 @@ absl::Status StringMap(const Json& def, const char* key,
   return absl::OkStatus();
 }
 
+absl::Status StringList(const Json& def, const char* key, std::vector<std::string>* out,
+                        bool* given = nullptr) {
+  auto it = def.find(key);
+  if (it == def.end() || it->is_null()) return absl::OkStatus();
+  if (!it->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", key, "\" is not an array"));
+  }
+  for (const Json& w : *it) {
+    if (!w.is_string() || w.get<std::string>().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("\"", key, "\" holds something that is not a tool name"));
+    }
+    out->push_back(w.get<std::string>());
+  }
+  if (given != nullptr) *given = true;
+  return absl::OkStatus();
+}
+
+// `*` matches any run of characters, everything else itself. Greedy with one backtrack point
+// (the last star): O(pattern × name) however many stars a repository's settings hold.
+bool NameMatches(std::string_view pattern, std::string_view name) {
+  size_t p = 0, n = 0;
+  size_t star = std::string_view::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (p < pattern.size() && pattern[p] == name[n]) {
+      ++p;
+      ++n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
   if (!ValidServerName(name)) {
     return absl::InvalidArgumentError(
@@ -64,6 +105,11 @@ absl::StatusOr<ServerDef> ParseOne(const std::string& name, const Json& def) {
   }
   if (auto st = StringMap(def, "env", &s.env); !st.ok()) return st;
   if (auto st = StringMap(def, "headers", &s.headers); !st.ok()) return st;
+  if (auto st = StringList(def, "enabled_tools", &s.enabled_tools, &s.has_enabled_tools);
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = StringList(def, "disabled_tools", &s.disabled_tools); !st.ok()) return st;
   s.cwd = GetString(def, "cwd");
   const std::string start = GetString(def, "start", "lazy");
   if (start != "lazy" && start != "eager") {
@@ -93,6 +139,14 @@ ParsedServers FromText(const absl::StatusOr<std::string>& text, const std::strin
 }
 
 }  // namespace
+
+bool ServerDef::Offers(std::string_view tool) const {
+  auto matches = [tool](const std::string& p) { return NameMatches(p, tool); };
+  if (has_enabled_tools && std::none_of(enabled_tools.begin(), enabled_tools.end(), matches)) {
+    return false;
+  }
+  return std::none_of(disabled_tools.begin(), disabled_tools.end(), matches);
+}
 
 std::string ServerDef::Target() const {
   if (is_http()) return url;

@@ -2,10 +2,13 @@
 // project's .agent/settings.json. A stdio server is {"command", "args": [], "env": {},
 // "cwd"}; a Streamable HTTP server {"url", "headers": {}}; both may add "start": "eager"|"lazy",
 // "timeout_ms" (per call, default 120000) and "startup_timeout_ms" (initialize and the first
-// tools/list, default 30000). Pure functions, except the loaders, which read files; thread-safe.
+// tools/list, default 30000), and choose the tools offered to the model with "enabled_tools"
+// (only these) and "disabled_tools" (not these): the server's own tool names, `*` matching any
+// run of characters. Pure functions, except the loaders, which read files; thread-safe.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,8 +32,15 @@ struct ServerDef {
   bool network = false;
   int timeout_ms = 120000;
   int startup_timeout_ms = 30000;
+  // Which of its tools the model is offered. Not part of Identity: a filter changes what is
+  // offered, not what runs, so editing one neither restarts the server nor needs an approval.
+  bool has_enabled_tools = false;  // "enabled_tools" given: only those
+  std::vector<std::string> enabled_tools;
+  std::vector<std::string> disabled_tools;
 
   bool is_http() const { return !url.empty(); }
+  // Whether the filters let the model see the server's tool `tool` (its own name).
+  bool Offers(std::string_view tool) const;
   // The command line, its words quoted where the shell would need it, or the URL: what a
   // person approves and `agent mcp ls` shows.
   std::string Target() const;

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "common/process_table.h"
 #include "common/utf8.h"
 #include "daemon/mcp/command_path.h"
 
@@ -25,6 +27,10 @@ constexpr size_t kMaxStderrLineBytes = 4096;
 // How long a write to a server that does not read its stdin may block.
 constexpr int kWriteTimeoutMs = 10000;
 constexpr auto kKillGrace = std::chrono::milliseconds(300);
+// Reads of what a server wrote before it exited: more than a pipe's 64 KiB at 64 KiB a read.
+constexpr int kMaxPollsAfterExit = 16;
+// The reason when the exit came first; how it exited (KillGroup) replaces it.
+constexpr char kServerEnded[] = "the server ended";
 
 absl::Status Errno(const std::string& what) {
   return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
@@ -117,6 +123,8 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
                                             std::strerror(rc)));
   }
   ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
+  // Its exit ends the connection even while a process it left behind holds its stdout open.
+  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
   reader_ = std::thread([this] { ReadLoop(); });
   return absl::OkStatus();
 }
@@ -183,9 +191,15 @@ void StdioTransport::ReadLoop() {
   absl::Status why = absl::OkStatus();
   char chunk[65536];
   bool stop = false;
+  bool exited = false;
+  int polls_after_exit = 0;  // an orphan that keeps writing cannot keep the connection
   while (!stop) {
-    pollfd fds[3] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-    if (::poll(fds, 3, -1) < 0) {
+    pollfd fds[4] = {{stdout_fd_, POLLIN, 0},
+                     {stderr_fd_, POLLIN, 0},
+                     {wake_[0], POLLIN, 0},
+                     {exited ? -1 : pidfd_, POLLIN, 0}};
+    // Once the server exited, only what it wrote before is read: no waiting for more.
+    if (::poll(fds, 4, exited ? 0 : -1) < 0) {
       if (errno == EINTR) continue;
       why = Errno("poll");
       break;
@@ -208,6 +222,12 @@ void StdioTransport::ReadLoop() {
           err_buf.clear();
         }
       }
+    }
+    if (fds[3].revents != 0) exited = true;
+    const bool drained = fds[0].revents == 0 && (fds[1].revents == 0 || stderr_fd_ < 0);
+    if (exited && (drained || ++polls_after_exit > kMaxPollsAfterExit)) {
+      why = absl::UnavailableError(kServerEnded);
+      break;
     }
     if (fds[0].revents == 0) continue;
     ssize_t n = ::read(stdout_fd_, chunk, sizeof chunk);
@@ -240,13 +260,18 @@ void StdioTransport::ReadLoop() {
   }
   std::string ended = KillGroup();
   if (absl::IsUnavailable(why) && !ended.empty()) {
-    why = absl::UnavailableError(absl::StrCat(why.message(), " (", ended, ")"));
+    why = absl::UnavailableError(
+        why.message() == kServerEnded ? ended : absl::StrCat(why.message(), " (", ended, ")"));
   }
   callbacks_.on_closed(why);
 }
 
 std::string StdioTransport::KillGroup() {
   if (pid_ <= 0) return "";
+  // Taken before the group is signalled, while the server still parents them: what left the
+  // group with setsid is found only through its parent. (Under the sandbox's or the
+  // containment's PID namespace, everything ends with the namespace's init anyway.)
+  const std::vector<pid_t> descendants = Descendants(ReadProcessTable(), pid_);
   int status = 0;
   pid_t done = ::waitpid(pid_, &status, WNOHANG);
   if (done != pid_) {
@@ -263,6 +288,7 @@ std::string StdioTransport::KillGroup() {
     }
   }
   ::kill(-pid_, SIGKILL);  // whatever the server left behind in its group
+  for (pid_t d : descendants) ::kill(d, SIGKILL);
   if (done != pid_) return "";
   std::string ended = DescribeExit(status);
   std::cerr << "mcp " << options_.log_name << ": " << ended << "\n" << std::flush;
@@ -282,6 +308,7 @@ void StdioTransport::Close() {
   CloseFd(&stderr_fd_);
   CloseFd(&wake_[0]);
   CloseFd(&wake_[1]);
+  CloseFd(&pidfd_);
   MutexLock l(&write_mu_);
   CloseFd(&stdin_fd_);
 }

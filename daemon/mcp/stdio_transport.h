@@ -1,8 +1,10 @@
 // The stdio transport: the server is a child process speaking newline-delimited JSON-RPC on
 // its stdin and stdout. The child runs in a process group of its own with exactly the
 // environment given (never the daemon's, which may hold API keys), stdin/stdout on pipes and
-// its stderr copied, line by line and capped, to the daemon's log (our stderr). Close, or the
-// end of the connection for any reason, ends the whole group (SIGTERM, then SIGKILL).
+// its stderr copied, line by line and capped, to the daemon's log (our stderr). The server's
+// exit ends the connection at once (a pidfd), even while a process it started holds its
+// stdout. Close, or the end of the connection for any reason, ends the whole group (SIGTERM,
+// then SIGKILL) and every descendant that left it with setsid.
 //
 // A line that is not JSON, a message that is neither an object nor a batch of objects, or a
 // line over kMaxMessageBytes ends the connection (on_closed says why): a server that writes
@@ -62,6 +64,7 @@ class StdioTransport : public Transport {
   int stdout_fd_ = -1;
   int stderr_fd_ = -1;
   int wake_[2] = {-1, -1};
+  int pidfd_ = -1;  // the server's; -1 on kernels without pidfd_open (EOF alone then)
   Mutex close_mu_;
   std::thread reader_ ABSL_GUARDED_BY(close_mu_);
   bool closed_ ABSL_GUARDED_BY(close_mu_) = false;  // Close ran: Start starts nothing

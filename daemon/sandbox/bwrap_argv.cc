@@ -91,6 +91,13 @@ std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const Sandbox
   return argv;
 }
 
+std::vector<std::string> BwrapContainOptions(const std::string& bwrap, const std::string& cwd) {
+  std::vector<std::string> argv = {bwrap,           "--dev-bind", "/",    "/",
+                                   "--unshare-pid", "--proc",     "/proc"};
+  if (!cwd.empty()) Add(&argv, {"--chdir", cwd});
+  return argv;
+}
+
 std::vector<std::string> BwrapArgv(const SandboxPolicy& policy, const SandboxTarget& target,
                                    const std::string& command) {
   std::vector<std::string> argv = BwrapOptions(policy, target);

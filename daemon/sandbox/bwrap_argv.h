@@ -33,6 +33,13 @@ std::vector<std::string> BwrapArgv(const SandboxPolicy& policy, const SandboxTar
 // The mount and namespace options alone (no program), shared with the probe.
 std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const SandboxTarget& target);
 
+// A PID namespace and nothing else: the whole filesystem as it is (writable where the user may
+// write), the network, the user's sockets. For the user's own MCP servers, which run as
+// defined but must end whole: when the server exits or is killed, the namespace's init ends
+// and the kernel kills everything it started, also what left its group with setsid or forked
+// twice. bwrap sets no_new_privs, so setuid programs (sudo) do not raise privileges inside.
+std::vector<std::string> BwrapContainOptions(const std::string& bwrap, const std::string& cwd);
+
 // `env` without what reaches outside the sandbox: agent sockets (SSH_AUTH_SOCK, GPG agent, D-Bus,
 // the daemon's AGENT_SOCKET) and a TMPDIR that the private /tmp replaces.
 std::vector<std::string> SandboxEnvironment(const std::vector<std::string>& env);

@@ -40,6 +40,11 @@ class Sandbox {
   // The bwrap options that confine a program run as `options + {"--", program, args…}`;
   // requires Confines().
   std::vector<std::string> Options(const SandboxTarget& target, bool network) const;
+  // The bwrap options that only give a program a PID namespace of its own (BwrapContainOptions),
+  // so that everything it starts ends with it; requires Confines().
+  std::vector<std::string> ContainOptions(const std::string& cwd) const {
+    return BwrapContainOptions(policy_.bwrap, cwd);
+  }
 
  private:
   SandboxPolicy policy_;

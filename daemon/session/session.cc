@@ -308,7 +308,7 @@ void Session::OnSaveResult(const absl::Status& status) {
 // ---- Clients ----------------------------------------------------------------------------------
 
 void Session::Attach(Subscriber* sub, const std::string& client_name, bool read_only,
-                     const std::string& epoch, uint64_t after_seq) {
+                     const std::string& epoch, uint64_t after_seq, bool serves_file_text) {
   SessionMutexLock l(&mu_);
   if (auto missed = log_.Since(epoch, after_seq); missed.has_value()) {
     for (const EventPtr& e : *missed) sub->Deliver(e);
@@ -316,7 +316,7 @@ void Session::Attach(Subscriber* sub, const std::string& client_name, bool read_
     sub->Deliver(std::make_shared<const v1::Event>(SnapshotLocked()));
   }
   log_.Subscribe(sub);
-  clients_.push_back({sub, client_name, read_only});
+  clients_.push_back({sub, client_name, read_only, serves_file_text});
   if (read_only) read_only_names_.push_back(client_name);
   EmitClientsChanged();
 }
@@ -488,6 +488,7 @@ void Session::Shutdown(std::string_view reason) {
     gate_.Wake();
   }
   if (turn_thread_.joinable()) turn_thread_.join();
+  jobs_.KillAll();                   // background jobs end with the session, and none starts after
   hooks_->End(std::string(reason));  // SessionEnd, once
   {
     SessionMutexLock l(&mu_);

@@ -66,6 +66,7 @@
 #include "daemon/sandbox/sandbox.h"
 #include "daemon/session/approval_gate.h"
 #include "daemon/session/call_policy.h"
+#include "daemon/session/editor_text.h"
 #include "daemon/session/events.h"
 #include "daemon/session/files.h"
 #include "daemon/session/saver.h"
@@ -74,6 +75,7 @@
 #include "daemon/session/turn_settings.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
+#include "daemon/tools/background_jobs.h"
 #include "daemon/tools/file_tracker.h"
 #include "daemon/tools/tool_registry.h"
 
@@ -163,19 +165,30 @@ class Session : private TurnHost, private llm::StreamSink {
   std::string TranscriptJson() const ABSL_LOCKS_EXCLUDED(mu_);
   // A turn runs or waits, or messages are not on disk yet: not to be unloaded.
   bool Busy() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Background jobs (bash with background: true) run: a dev server is work in progress, so
+  // not idle either; but unlike a turn they do not stop `agent rm`, which ends them.
+  bool RunsBackgroundJobs() const { return jobs_.Running() > 0; }
   // Messages not on disk (a save failed): writes the transcript whole again. True when nothing
   // is left unsaved.
   bool RetrySave() ABSL_LOCKS_EXCLUDED(mu_);
   bool HasUnsaved() const { return saver_.unsaved(); }
+  // Why the last save failed (while HasUnsaved).
+  absl::Status UnsavedError() const { return saver_.last_error(); }
   // Discarded unanswered (see Create): the manager forgets it.
   bool discarded() const ABSL_LOCKS_EXCLUDED(mu_);
   // The model connection the next request uses (the key included: memory only).
   ModelSettings model_settings() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Registers `sub` and delivers, under the lock, either the events after (epoch, after_seq)
-  // or a snapshot; live events follow. `client_name` shows in ClientsChanged.
+  // or a snapshot; live events follow. `client_name` shows in ClientsChanged. A client that
+  // `serves_file_text` (an editor) is asked for files' unsaved text (editor_text.h).
   void Attach(Subscriber* sub, const std::string& client_name, bool read_only,
-              const std::string& epoch, uint64_t after_seq) ABSL_LOCKS_EXCLUDED(mu_);
+              const std::string& epoch, uint64_t after_seq, bool serves_file_text = false)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // An editor's answer to a FileTextRequested (EditorText::Provide).
+  absl::Status ProvideFileText(const std::string& request_id, bool found, std::string text) {
+    return editor_text_.Provide(request_id, found, std::move(text));
+  }
   void Detach(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
   // Delivers a fresh snapshot to a subscriber that fell too far behind.
   void Resync(Subscriber* sub) ABSL_LOCKS_EXCLUDED(mu_);
@@ -282,6 +295,7 @@ class Session : private TurnHost, private llm::StreamSink {
     Subscriber* sub;
     std::string name;
     bool read_only;
+    bool serves_file_text = false;
   };
 
   Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
@@ -431,6 +445,8 @@ class Session : private TurnHost, private llm::StreamSink {
   SessionDeps deps_;
   std::unique_ptr<llm::ModelClient> model_;  // used by the turn thread only
   tools::FileTracker files_;
+  tools::BackgroundJobs jobs_;  // thread-safe on its own; never under mu_
+  EditorText editor_text_;      // thread-safe on its own; asked without mu_
   SessionLock lock_;
   std::atomic<bool> cancelled_{false};
   std::shared_ptr<policy::RuleSource> rules_;

@@ -295,6 +295,7 @@ tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   ctx.files = &files_;
   ctx.cancelled = &cancelled_;
   ctx.sandbox = deps_.sandbox.get();
+  ctx.jobs = &jobs_;
   std::string cwd;
   {
     SessionMutexLock l(&mu_);
@@ -308,6 +309,19 @@ tools::ToolContext Session::MakeToolContext(const std::string& call_id) {
   ctx.on_output = [this, call_id](std::string_view chunk, bool is_stderr) {
     SessionMutexLock l(&mu_);
     Emit(events::ToolOutput(call_id, chunk, is_stderr));
+  };
+  ctx.editor_text = [this](const std::string& path) -> std::optional<std::string> {
+    // To the first editor attached, directly: the question is not session history.
+    auto send = [this](const v1::Event& e) {
+      SessionMutexLock l(&mu_);
+      for (const Client& c : clients_) {
+        if (!c.serves_file_text) continue;
+        c.sub->Deliver(std::make_shared<const v1::Event>(e));
+        return true;
+      }
+      return false;
+    };
+    return editor_text_.Ask(path, send, &cancelled_);
   };
   return ctx;
 }

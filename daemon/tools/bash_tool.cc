@@ -1,17 +1,20 @@
-// bash {command, timeout_s?, escalate?, justification?}: runs the command with /bin/bash -c in
-// the project directory (see subprocess.h) with the environment ctx.env, inside the sandbox
-// (daemon/sandbox/) whenever it confines; `escalate: true` runs it outside, which the policy
-// lets happen only with a person's answer (daemon/escalation.h). Output streams to
+// bash {command, timeout_s?, background?, escalate?, justification?}: runs the command with
+// /bin/bash -c in the project directory (see subprocess.h) with the environment ctx.env, inside
+// the sandbox (daemon/sandbox/) whenever it confines; `escalate: true` runs it outside, which
+// the policy lets happen only with a person's answer (daemon/escalation.h). Output streams to
 // ctx.on_output while it runs; the result holds the capped output, valid UTF-8, and how the
-// command ended. Cancel (ctx.cancelled) kills the process group (with bwrap, its --die-with-parent
-// takes the sandbox along). Commands started in the background end with the command, as before
-// the sandbox: there is no `background` argument yet.
+// command ended. Cancel (ctx.cancelled) kills the process group (with bwrap, its
+// --die-with-parent takes the sandbox along); so does the end of the command, for what it left
+// running with `&`. A long-lived command (a dev server) runs with `background: true` instead:
+// a job of the session (background_jobs.h), read and killed with `bash_job`, ended with the
+// session. Confinement and approval are the same either way.
 #include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "daemon/sandbox/sandbox.h"
+#include "daemon/tools/background_jobs.h"
 #include "daemon/tools/core_tools.h"
 #include "daemon/tools/subprocess.h"
 #include "daemon/tools/tool_args.h"
@@ -44,6 +47,7 @@ class BashTool : public Tool {
         "Sandboxed: writes only in the project and /tmp, no network, no secrets.",
         {{"command", Property("string")},
          {"timeout_s", Property("integer", "seconds")},
+         {"background", Property("boolean", "keep it running (a server): see bash_job")},
          {"escalate", Property("boolean", "run outside the sandbox (a person approves)")},
          {"justification", Property("string", "why, with escalate")}},
         {"command"});
@@ -67,6 +71,7 @@ class BashTool : public Tool {
     timeout_s = std::min(timeout_s, kMaxTimeoutS);
 
     ASSIGN_OR_RETURN(std::optional<bool> escalate, OptionalBool(args, "escalate", Name()));
+    ASSIGN_OR_RETURN(std::optional<bool> background, OptionalBool(args, "background", Name()));
     SubprocessOptions options;
     options.command = std::move(command);
     options.cwd = ctx.cwd.empty() ? ctx.workdir : ctx.cwd;
@@ -76,6 +81,18 @@ class BashTool : public Tool {
     if (confined) {
       options.argv = ctx.sandbox->Wrap({ctx.workdir, options.cwd}, options.command, false);
       options.env = sandbox::SandboxEnvironment(options.env);
+    }
+    if (background.value_or(false)) {
+      if (ctx.jobs == nullptr) {
+        return absl::FailedPreconditionError("bash: background jobs cannot run here");
+      }
+      const std::string shown = options.command;
+      ASSIGN_OR_RETURN(int job, ctx.jobs->Start(std::move(options), shown));
+      return ToolOutcome{absl::StrCat("[started background job ", job,
+                                      "; read its output with bash_job {\"job\": ", job,
+                                      "}, end it with {\"job\": ", job,
+                                      ", \"kill\": true}; the session's end ends it]"),
+                         false};
     }
     options.timeout = std::chrono::seconds(timeout_s);
     options.cancelled = ctx.cancelled;

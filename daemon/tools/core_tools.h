@@ -1,4 +1,4 @@
-// Factories for the seven core tools, one per file (read_file_tool.cc, ...). Each returned
+// Factories for the core tools, one per file (read_file_tool.cc, ...). Each returned
 // tool is stateless and safe to Run from several threads at once.
 #pragma once
 
@@ -15,5 +15,6 @@ std::unique_ptr<Tool> NewSearchTool();
 std::unique_ptr<Tool> NewWriteFileTool();
 std::unique_ptr<Tool> NewEditFileTool();
 std::unique_ptr<Tool> NewBashTool();
+std::unique_ptr<Tool> NewBashJobTool();
 
 }  // namespace agent::daemon::tools

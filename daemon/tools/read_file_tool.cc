@@ -1,6 +1,9 @@
 // read_file {path, offset?, limit?}: a text file as numbered lines ("     1\tline"), like
 // `cat -n`, so the model can cite lines and copy exact text for edit_file. Records the read
-// in the FileTracker. Binary files (a NUL in the first 8 KiB) are refused.
+// in the FileTracker. Binary files (a NUL in the first 8 KiB) are refused. With an editor
+// attached (ctx.editor_text), a file it holds with unsaved changes is shown as the editor has
+// it, said in the first line; the tracker still records the disk's content, which is what
+// edits apply to.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -79,14 +82,22 @@ class ReadFileTool : public Tool {
                                                         content->size(), " bytes); not shown"));
     }
     if (ctx.files != nullptr) ctx.files->RecordRead(abs, *content);
+    std::optional<std::string> unsaved;
+    if (ctx.editor_text) unsaved = ctx.editor_text(abs);
+    std::string out;
+    if (unsaved.has_value() && *unsaved != *content && unsaved->size() <= kMaxTextFileBytes &&
+        !LooksBinary(*unsaved)) {
+      content = &*unsaved;
+      absl::StrAppend(&out, "(the editor's unsaved text of ", display,
+                      "; the file on disk differs, and edits apply to the disk)\n");
+    }
     const size_t total_lines = CountLines(*content);
-    if (total_lines == 0) return absl::StrCat("(", display, " is empty)");
+    if (total_lines == 0) return absl::StrCat(out, "(", display, " is empty)");
     if (static_cast<size_t>(offset) > total_lines) {
       return absl::OutOfRangeError(absl::StrCat("offset ", offset, " is past the end of ", display,
                                                 " (", total_lines, " lines)"));
     }
 
-    std::string out;
     std::string_view rest = *content;
     int64_t line_no = 0;
     int64_t last_shown = 0;

@@ -1,6 +1,5 @@
 #include "daemon/tools/subprocess.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/process_table.h"
 #include "common/tool_env.h"
 #include "common/utf8.h"
 #include "daemon/tools/output_cap.h"
@@ -149,31 +149,12 @@ class GroupKiller {
 };
 
 bool GroupKiller::HasLiveMembers() const {
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return true;  // cannot tell: assume the worst
-  bool live = false;
-  while (!live) {
-    dirent* e = ::readdir(proc);
-    if (e == nullptr) break;
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    const std::string path = absl::StrCat("/proc/", e->d_name, "/stat");
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    char buf[512];
-    ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-    ::close(fd);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-    const char* close_paren = std::strrchr(buf, ')');
-    if (close_paren == nullptr) continue;
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (std::sscanf(close_paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
-    if (pgrp == pgid_ && state != 'Z' && state != 'X') live = true;
+  std::vector<ProcessEntry> table = ReadProcessTable();
+  if (table.empty()) return true;  // cannot tell: assume the worst
+  for (const ProcessEntry& p : table) {
+    if (p.pgrp == pgid_ && p.state != 'Z' && p.state != 'X') return true;
   }
-  ::closedir(proc);
-  return live;
+  return false;
 }
 
 struct Stream {

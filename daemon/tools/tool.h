@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ class Sandbox;
 
 namespace agent::daemon::tools {
 
+class BackgroundJobs;
 class FileTracker;
 
 // What a running tool may use. Owned by the caller for the duration of Run.
@@ -43,6 +45,12 @@ struct ToolContext {
   std::string call_id;
   // How commands (bash) are confined (daemon/sandbox/sandbox.h); null: not at all (unit tests).
   const sandbox::Sandbox* sandbox = nullptr;
+  // The session's background jobs (`bash` with background: true, `bash_job`); null: none
+  // can start here.
+  BackgroundJobs* jobs = nullptr;
+  // The text an attached editor holds for the file at an absolute path (its unsaved changes),
+  // or nullopt (no editor, no buffer, no answer): read_file then reads the disk. May be empty.
+  std::function<std::optional<std::string>(const std::string& path)> editor_text;
 };
 
 // What the model is told. is_error marks a refusal or failure; the turn goes on either way.

@@ -14,6 +14,7 @@ ToolRegistry ToolRegistry::CreateCore() {
   r.Add(NewWriteFileTool());
   r.Add(NewEditFileTool());
   r.Add(NewBashTool());
+  r.Add(NewBashJobTool());
   r.Add(NewUpdatePlanTool());
   return r;
 }

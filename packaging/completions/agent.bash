@@ -110,6 +110,8 @@ _agent() {
         COMPREPLY=($(compgen -W 'add ls rm approve' -- "$cur"))
       elif [[ ${words[first + 1]} == add && $cur == -* ]]; then
         COMPREPLY=($(compgen -W '--url --' -- "$cur"))
+      elif [[ ${words[first + 1]} == ls && $cur == -* ]]; then
+        COMPREPLY=($(compgen -W '--check' -- "$cur"))
       fi
       ;;
     *)

@@ -631,8 +631,9 @@ def bench_first_request(w, t):
     return body
 
 
-# Tools added to the first request by issue 18 (update_plan) and after it (task, subagents).
-TOOLS_SINCE_ISSUE_18 = ("update_plan", "task")
+# Tools added to the first request by issue 18 (update_plan) and after it (task, subagents;
+# bash_job, issue 24).
+TOOLS_SINCE_ISSUE_18 = ("update_plan", "task", "bash_job")
 
 
 def bench_request_size(t, body):

@@ -118,6 +118,20 @@ TEST_F(SessionManagerTest, AWallClockSetBackDoesNotKeepAnIdleSessionLoaded) {
   EXPECT_FALSE(m.IsLoaded(id));
 }
 
+TEST_F(SessionManagerTest, ASessionWrittenWhileTheClockWasAheadIsNotTheNewestForever) {
+  SessionManager& m = Start(ManualOptions());
+  std::string before = NewSession(m);
+  clock_.StepWall(absl::Hours(1));
+  std::string ahead = NewSession(m);
+  clock_.StepWall(-absl::Hours(1));  // corrected
+  clock_.Advance(absl::Minutes(1));
+  std::string after = NewSession(m);
+  std::vector<std::string> order;
+  for (const v1::Session& s : m.List(workdir_, false)) order.push_back(s.id());
+  // `-c` takes the first: the session of now, not the one stamped an hour ahead.
+  EXPECT_EQ(order, (std::vector<std::string>{after, before, ahead}));
+}
+
 TEST_F(SessionManagerTest, IdleSessionIsUnloadedAfterTheTimeoutListedAndReloadedByFind) {
   SessionManager& m = Start(ManualOptions());
   std::string id = NewSession(m);
@@ -135,6 +149,21 @@ TEST_F(SessionManagerTest, IdleSessionIsUnloadedAfterTheTimeoutListedAndReloaded
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ((*again)->id(), id);
   EXPECT_TRUE(m.IsLoaded(id));
+}
+
+TEST_F(SessionManagerTest, ASessionWithABackgroundJobIsNotIdleAndRemovingItEndsTheJob) {
+  SessionManager& m = Start(ManualOptions());
+  script_->Add(agent::testing::CallsReply(
+      {{"bash", R"({"command":"exec sleep 30","background":true})"}}, "b"));
+  script_->Add(agent::testing::TextReply("started"));
+  std::string id = NewSession(m);
+  clock_.Advance(2 * kIdle);
+  EXPECT_EQ(m.SweepIdle(), 0);  // a dev server is work in progress
+  ASSERT_TRUE(m.IsLoaded(id));
+  std::shared_ptr<Session> s = *m.Find(id);
+  EXPECT_TRUE(s->RunsBackgroundJobs());
+  EXPECT_TRUE(m.Delete(id, "t").ok());  // not refused as "running"
+  EXPECT_FALSE(s->RunsBackgroundJobs());
 }
 
 TEST_F(SessionManagerTest, FindRestartsTheIdleTime) {

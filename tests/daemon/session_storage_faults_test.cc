@@ -11,6 +11,7 @@
 #include "common/mutex.h"
 #include "daemon/session/files.h"
 #include "daemon/session/session.h"
+#include "daemon/session_manager.h"
 #include "daemon/store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -190,6 +191,26 @@ TEST_F(SessionStorageFaultsTest, ShutdownWritesWhatAFailedSaveLeftUnsaved) {
   s->Detach(&rec);
   s->Shutdown("test stops");  // a graceful `agent daemon stop` or an unload
   EXPECT_EQ(SavedMessages(id), shown);
+}
+
+TEST_F(SessionStorageFaultsTest, AStopNamesTheSessionsItCouldNotSave) {
+  SessionManager m(Deps());
+  v1::CreateSessionRequest req;
+  req.set_workdir(workdir_);
+  req.set_policy(v1::POLICY_MODE_YES);
+  std::shared_ptr<Session> s = *m.Create(req);
+  EventRecorder rec;
+  s->Attach(&rec, "test", false, "", 0);
+  disk_->Fail(true);
+  RunTurn(*s, rec, 1);
+  s->Detach(&rec);
+  std::vector<std::string> unsaved = m.SaveUnsavedNow();
+  ASSERT_EQ(unsaved.size(), 1u);
+  EXPECT_THAT(unsaved[0], ::testing::StartsWith(s->id() + ": "));
+  EXPECT_THAT(unsaved[0], HasSubstr("No space left"));
+  disk_->Fail(false);  // the disk is back before the stop: nothing to name
+  EXPECT_TRUE(m.SaveUnsavedNow().empty());
+  EXPECT_FALSE(s->HasUnsaved());
 }
 
 TEST_F(SessionStorageFaultsTest, TheClientsAreToldOnceAndAgainWhenItIsSaved) {

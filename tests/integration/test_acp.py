@@ -116,9 +116,9 @@ class Editor:
         self.proc.stdout.close()
 
 
-def initialize(editor):
+def initialize(editor, caps=None):
     r = editor.request("initialize", {"protocolVersion": 1, "clientInfo": {
-        "name": "test-editor", "version": "1"}, "clientCapabilities": {}})
+        "name": "test-editor", "version": "1"}, "clientCapabilities": caps or {}})
     return r["result"]
 
 
@@ -206,6 +206,46 @@ class AcpTest(unittest.TestCase):
         self.assertEqual(ed.text(sid), "Ran it.")
         term.wait_for(w, "Ran it.")
         self.assertEqual(ed.sdk_errors(), [])
+
+    def test_read_file_sees_the_editors_unsaved_buffer(self):
+        env = self.make([
+            {"tool_calls": [tool_call("read_file", path="notes.txt"),
+                            tool_call("read_file", path="other.txt")]},
+            {"text": "read"}])
+        with open(os.path.join(env.project, "notes.txt"), "w") as f:
+            f.write("saved on disk\n")
+        with open(os.path.join(env.project, "other.txt"), "w") as f:
+            f.write("no buffer for me\n")
+        editor = Editor(self, env)
+        initialize(editor, {"fs": {"readTextFile": True}})
+        path = os.path.join(env.project, "notes.txt")
+        editor.send(op="buffer", path=path, text="typed, not saved\n")
+        sid = new_session(editor, env)["sessionId"]
+        self.assertEqual(prompt(editor, sid, "read them")["result"]["stopReason"], "end_turn")
+        reads = [m["params"]["path"] for m in editor.seen if m["type"] == "fs_read"]
+        self.assertEqual(sorted(reads), sorted([path, os.path.join(env.project, "other.txt")]))
+        results = [m["content"] for m in env.requests()[-1]["body"]["messages"]
+                   if m["role"] == "tool"]
+        self.assertIn("typed, not saved", results[0])
+        self.assertIn("the editor's unsaved text of notes.txt", results[0])
+        self.assertNotIn("saved on disk", results[0])
+        self.assertIn("no buffer for me", results[1])  # the editor's error: the disk
+        self.assertNotIn("unsaved", results[1])
+        self.assertEqual(editor.sdk_errors(), [])
+
+    def test_an_editor_without_the_fs_capability_is_never_asked(self):
+        env = self.make([{"tool_calls": [tool_call("read_file", path="notes.txt")]},
+                         {"text": "read"}])
+        with open(os.path.join(env.project, "notes.txt"), "w") as f:
+            f.write("saved on disk\n")
+        editor = Editor(self, env)
+        initialize(editor)
+        sid = new_session(editor, env)["sessionId"]
+        self.assertEqual(prompt(editor, sid, "read it")["result"]["stopReason"], "end_turn")
+        self.assertEqual([m for m in editor.seen if m["type"] == "fs_read"], [])
+        results = [m["content"] for m in env.requests()[-1]["body"]["messages"]
+                   if m["role"] == "tool"]
+        self.assertIn("saved on disk", results[0])
 
     def test_cancel_mid_stream_answers_cancelled(self):
         env = self.make([{"text": "word " * 400, "chunk_size": 5, "delay_ms": 20}])

@@ -62,6 +62,58 @@ class McpCommand(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("no MCP server nope", r.stderr)
 
+    def test_ls_check_starts_the_servers_and_fails_when_one_does(self):
+        env = Env([])
+        self.addCleanup(env.close)
+        r = env.agent("mcp", "add", "fake", "--", "/usr/bin/python3", os.path.abspath(FAKE), "ok")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = env.agent("mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # Without --check nothing starts, and nothing has failed yet.
+        r = env.agent("mcp", "ls")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("fake  user  stdio  stopped  0 tools", r.stdout)
+        r = env.agent("mcp", "ls", "--check")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("fake  user  stdio  running  9 tools", r.stdout)
+        self.assertIn("mcp__fake__echo (read-only)", r.stdout)
+        self.assertIn("web  user  http  failed", r.stdout)
+        self.assertEqual(env.agent("mcp", "rm", "web").returncode, 0)
+        r = env.agent("mcp", "ls", "--check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("fake  user  stdio  running  9 tools", r.stdout)
+
+    def test_tool_filters_choose_what_the_model_is_offered(self):
+        env = Env([{"text": "one"}, {"text": "two"}])
+        self.addCleanup(env.close)
+        config = os.path.join(env.dir, "config", "agent", "config.json")
+        os.makedirs(os.path.dirname(config))
+
+        log = os.path.join(env.dir, "fake-log")
+
+        def write(**filters):
+            server = dict(fake(), **filters)
+            server["args"] = server["args"] + [log]
+            with open(config, "w") as f:
+                json.dump({"mcp_servers": {"fake": server}}, f)
+        write(disabled_tools=["die", "fl*"])
+        self.assertEqual(env.agent("--yes", "hello").returncode, 0)
+        offered = tool_names(env.requests()[0])
+        self.assertIn("mcp__fake__echo", offered)
+        self.assertNotIn("mcp__fake__die", offered)
+        self.assertNotIn("mcp__fake__flood", offered)
+        ls = env.agent("mcp", "ls").stdout
+        self.assertIn("fake  user  stdio  running  9 tools", ls)
+        self.assertIn("mcp__fake__die (not offered: the server's tool filters)", ls)
+        self.assertIn("mcp__fake__echo (read-only)\n", ls)
+        # An edited filter applies at the next request, to the same server process.
+        write(enabled_tools=["echo"])
+        self.assertEqual(env.agent("--yes", "-c", "again").returncode, 0)
+        mcp_tools = [n for n in tool_names(env.requests()[1]) if n.startswith("mcp__")]
+        self.assertEqual(mcp_tools, ["mcp__fake__echo"])
+        with open(log) as f:
+            self.assertEqual(sum(1 for line in f if '"started"' in line), 1)
+
     def test_add_refuses_what_the_daemon_would_reject(self):
         env = Env([])
         self.addCleanup(env.close)
@@ -238,13 +290,45 @@ class Faults(unittest.TestCase):
 
         def servers():
             return [pid for pid, cmd in processes() if marker.encode() in cmd]
-        self.assertEqual(len(servers()), 1)
+        # The server, and bwrap's two processes where the sandbox gives it a PID namespace.
+        self.assertIn(len(servers()), (1, 3))
         self.assertEqual(env.agent("daemon", "stop").returncode, 0)
         for _ in range(100):
             if not servers():
                 break
             time.sleep(0.05)  # reaped by the daemon as it stops; not our child to wait for
         self.assertEqual(servers(), [])
+
+    def test_what_a_server_daemonized_ends_with_it(self):
+        # A helper forked twice has no parent left to find it by: only the PID namespace the
+        # sandbox gives a user's server ends it.
+        env = Env([{"text": "hi"}])
+        self.addCleanup(env.close)
+        if env.agent("sandbox", "--check").returncode != 0:
+            self.skipTest("the sandbox cannot start here")
+        marker = os.path.join(env.dir, "orphan-log")
+        server = fake("orphan")
+        server["args"].append(marker)  # the helper's command line names it
+        self.write_config(env, {"fake": server})
+        self.assertEqual(env.agent("--yes", "hello").returncode, 0)
+
+        def helpers():
+            return [pid for pid, cmd in processes()
+                    if b"time.sleep(300)" in cmd and marker.encode() in cmd]
+        for _ in range(100):
+            if helpers():
+                break
+            time.sleep(0.05)  # started by the server beside its first answer
+        self.assertTrue(helpers())
+        self.assertEqual(env.agent("daemon", "stop").returncode, 0)
+        for _ in range(100):
+            if not helpers():
+                break
+            time.sleep(0.05)  # ended by the daemon as it stops
+        left = helpers()
+        for pid in left:
+            os.kill(pid, 9)
+        self.assertEqual(left, [])
 
     def test_a_server_that_never_initializes_leaves_a_working_session(self):
         env = Env([

@@ -3,7 +3,10 @@
 
 Usage: fake_mcp_server.py MODE [LOGFILE]. MODE changes the whole server: "ok", "no-init"
 (never answers initialize), "bad-version", "garbage" (a non-JSON line after initialize),
-"crash-once" (exits during its first life's initialize when LOGFILE has no "started" line).
+"crash-once" (exits during its first life's initialize when LOGFILE has no "started" line),
+"orphan" (daemonizes a helper as daemons do: a session of its own, forked twice, so that its
+parent is gone at once; it holds the server's stdout, names LOGFILE in its argv and sleeps
+300 s).
 Tools (in "ok"): echo, add, slow (progress, then waits to be cancelled), huge (N bytes),
 die (exits mid-call), flood (N notifications before the answer), fail (isError), change
 (adds a tool and sends tools/list_changed), image; and, not listed, no-result, both,
@@ -12,6 +15,7 @@ LOGFILE as JSON, one per line, so tests can see what the client sent.
 """
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -124,6 +128,10 @@ def main():
         except OSError:
             pass
     log({"started": True, "pid": os.getpid()})
+    if MODE == "orphan":
+        subprocess.Popen([sys.executable, "-c",
+                          "import os, time\nif os.fork(): os._exit(0)\ntime.sleep(300)", str(LOG)],
+                         start_new_session=True)
     sys.stderr.write("fake server up in mode %s\n" % MODE)
     sys.stderr.flush()
     for line in sys.stdin:

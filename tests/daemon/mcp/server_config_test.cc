@@ -20,6 +20,41 @@ void Write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+TEST(ServerConfigTest, ToolFiltersChooseWhatIsOfferedWithoutChangingTheIdentity) {
+  Json settings = Json::parse(R"({"mcp_servers": {
+    "gh": {"command": "gh-mcp", "enabled_tools": ["get_*", "search_code"],
+           "disabled_tools": ["get_secret*"]},
+    "all": {"command": "gh-mcp"},
+    "bad": {"command": "x", "enabled_tools": "get_*"},
+    "empty-name": {"command": "x", "disabled_tools": [""]}
+  }})");
+  ParsedServers p = ParseServers(settings, "user", "", "config.json");
+  ASSERT_EQ(p.servers.size(), 2u);
+  const ServerDef& all = p.servers[0];
+  const ServerDef& gh = p.servers[1];
+  ASSERT_EQ(gh.name, "gh");
+  EXPECT_TRUE(gh.Offers("get_issue"));
+  EXPECT_TRUE(gh.Offers("search_code"));
+  EXPECT_FALSE(gh.Offers("search_code_more"));
+  EXPECT_FALSE(gh.Offers("create_issue"));
+  EXPECT_FALSE(gh.Offers("get_secret_value"));
+  EXPECT_TRUE(all.Offers("create_issue"));
+  ServerDef unfiltered = gh;
+  unfiltered.has_enabled_tools = false;
+  unfiltered.enabled_tools.clear();
+  unfiltered.disabled_tools.clear();
+  EXPECT_EQ(gh.Identity(), unfiltered.Identity());
+  EXPECT_THAT(p.problems, ElementsAre(HasSubstr("\"enabled_tools\" is not an array"),
+                                      HasSubstr("\"disabled_tools\" holds something")));
+  // An empty allow-list offers nothing; many stars stay cheap.
+  ServerDef none;
+  none.has_enabled_tools = true;
+  EXPECT_FALSE(none.Offers("anything"));
+  ServerDef stars;
+  stars.disabled_tools = {"*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"};
+  EXPECT_TRUE(stars.Offers(std::string(4000, 'a')));
+}
+
 TEST(ServerConfigTest, ParsesStdioAndHttpAndNamesTheProblems) {
   Json settings = Json::parse(R"({"mcp_servers": {
     "fs": {"command": "npx", "args": ["-y", "server fs", "it's"], "env": {"A": "1"},

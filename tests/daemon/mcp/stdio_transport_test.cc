@@ -1,12 +1,15 @@
 #include "daemon/mcp/stdio_transport.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "common/process_table.h"
 #include "daemon/mcp/client.h"
 #include "daemon/mcp/command_path.h"
 #include "daemon/mcp/http_transport.h"
@@ -26,6 +29,28 @@ using ::testing::HasSubstr;
 void WriteMarkerScript(const std::string& path, const std::string& marker) {
   std::ofstream(path) << "#!/bin/sh\necho ran > '" << marker << "'\nexit 1\n";
   ::chmod(path.c_str(), 0755);
+}
+
+// The live processes whose command line holds `marker`.
+std::vector<pid_t> LiveProcessesNaming(const std::string& marker) {
+  std::vector<pid_t> out;
+  for (const ProcessEntry& p : ReadProcessTable()) {
+    if (p.state == 'Z' || p.state == 'X') continue;
+    std::ifstream f("/proc/" + std::to_string(p.pid) + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (cmdline.find(marker) != std::string::npos) out.push_back(p.pid);
+  }
+  return out;
+}
+
+// Waits (bounded) until no live process names `marker`; kills what is left either way.
+bool AllGone(const std::string& marker) {
+  for (int i = 0; i < 200; ++i) {
+    if (LiveProcessesNaming(marker).empty()) return true;
+    absl::SleepFor(absl::Milliseconds(10));  // a killed process takes a moment to be reaped
+  }
+  for (pid_t p : LiveProcessesNaming(marker)) ::kill(p, SIGKILL);
+  return false;
 }
 
 class CommandPathTest : public ::testing::Test {
@@ -115,6 +140,49 @@ TEST_F(StdioTransportTest, ACloseBeforeStartRunsNothing) {
   EXPECT_TRUE(absl::IsCancelled(s)) << s;
   t.Close();
   EXPECT_FALSE(std::filesystem::exists(marker_));
+}
+
+// A server that starts a helper in a session of its own (setsid), which holds its stdout.
+StdioOptions ServerWithAnOrphan(const std::string& cwd, const std::string& marker,
+                                const std::string& then) {
+  StdioOptions o;
+  o.command = "/bin/sh";
+  // One process that sleeps with the marker in its argv: nothing is left when it is killed.
+  o.args = {"-c",
+            "setsid /usr/bin/python3 -c 'import time; time.sleep(30)' '" + marker + "' & " + then};
+  o.cwd = cwd;
+  o.log_name = "orphan";
+  return o;
+}
+
+TEST_F(StdioTransportTest, AServerThatExitsIsNoticedWhileAHelperHoldsItsOutput) {
+  const std::string marker = dir_.Join("helper-exits");
+  StdioTransport t(ServerWithAnOrphan(dir_.path(), marker, "exit 3"));
+  absl::Notification closed;
+  absl::Status why;
+  ASSERT_TRUE(t.Start({[](Json) {},
+                       [&](absl::Status s) {
+                         why = s;
+                         closed.Notify();
+                       }})
+                  .ok());
+  // Without the exit being watched, the end came only when the helper's 30 s were over.
+  EXPECT_TRUE(closed.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_THAT(std::string(why.message()), HasSubstr("the server exited with status 3"));
+  t.Close();
+  AllGone(marker);  // re-parented before the server was gone: not ours to end here
+}
+
+TEST_F(StdioTransportTest, CloseEndsAHelperThatLeftTheServersGroup) {
+  const std::string marker = dir_.Join("helper-close");
+  StdioTransport t(ServerWithAnOrphan(dir_.path(), marker, "exec sleep 30"));
+  ASSERT_TRUE(t.Start({[](Json) {}, [](absl::Status) {}}).ok());
+  for (int i = 0; i < 500 && LiveProcessesNaming(marker).empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));  // the helper starts in the background
+  }
+  ASSERT_FALSE(LiveProcessesNaming(marker).empty());
+  t.Close();
+  EXPECT_TRUE(AllGone(marker));
 }
 
 TEST(HttpTransportTest, ACloseBeforeStartIsHarmless) {

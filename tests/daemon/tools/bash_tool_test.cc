@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "daemon/sandbox/sandbox.h"
+#include "daemon/tools/background_jobs.h"
 #include "daemon/tools/subprocess.h"
 #include "test_util.h"
 
@@ -98,6 +100,24 @@ TEST_F(BashToolTest, BinaryOutputIsValidUtf8) {
   EXPECT_EQ(out.content, "ok\xEF\xBF\xBD\xEF\xBF\xBD\n[exit code 0]");
 }
 
+TEST_F(BashToolTest, BackgroundStartsAJobThatBashJobReadsAndKills) {
+  EXPECT_THAT(Call("bash", {{"command", "sleep 30"}, {"background", true}}).content,
+              HasSubstr("background jobs cannot run here"));
+  BackgroundJobs jobs;
+  ctx_.jobs = &jobs;
+  ToolOutcome started =
+      Call("bash", {{"command", "echo serving; exec sleep 30"}, {"background", true}});
+  EXPECT_FALSE(started.is_error) << started.content;
+  EXPECT_THAT(started.content, HasSubstr("[started background job 1;"));
+  EXPECT_THAT(Call("bash_job", Json::object()).content,
+              HasSubstr("job 1 running: echo serving; exec sleep 30"));
+  ToolOutcome killed = Call("bash_job", {{"job", 1}, {"kill", true}});
+  EXPECT_THAT(killed.content, HasSubstr("[job 1 ended (killed)"));
+  EXPECT_THAT(killed.content, HasSubstr("serving\n"));
+  EXPECT_TRUE(Call("bash_job", {{"job", 2}}).is_error);
+  EXPECT_TRUE(Call("bash_job", {{"job", "one"}}).is_error);
+}
+
 class SandboxedBashToolTest : public BashToolTest {
  protected:
   void SetUp() override {
@@ -136,6 +156,17 @@ TEST_F(SandboxedBashToolTest, AnEscalatedCommandRunsOnTheHost) {
       {{"command", "touch " + outside_.string()}, {"escalate", true}, {"justification", "test"}});
   EXPECT_FALSE(out.is_error) << out.content;
   EXPECT_TRUE(std::filesystem::exists(outside_));
+}
+
+TEST_F(SandboxedBashToolTest, ABackgroundJobOutlivesTheTurnThatStartedIt) {
+  // bwrap's --die-with-parent follows the thread that spawned it: a job spawned by the turn's
+  // thread would end with the turn.
+  BackgroundJobs jobs;
+  ctx_.jobs = &jobs;
+  std::thread turn([&] { Call("bash", {{"command", "exec sleep 30"}, {"background", true}}); });
+  turn.join();
+  EXPECT_FALSE(jobs.WaitEnded(1, std::chrono::milliseconds(300)));
+  EXPECT_THAT(*jobs.Kill(1), HasSubstr("[job 1 ended (killed)"));
 }
 
 }  // namespace

@@ -20,6 +20,27 @@ TEST_F(ReadFileToolTest, ShowsNumberedLines) {
   EXPECT_EQ(out.content, "     1\tone\n     2\ttwo\n");
 }
 
+TEST_F(ReadFileToolTest, AnEditorsUnsavedTextIsShownAndSaidSo) {
+  Write("a.txt", "on disk\n");
+  Write("b.txt", "same\n");
+  std::vector<std::string> asked;
+  ctx_.editor_text = [&](const std::string& path) -> std::optional<std::string> {
+    asked.push_back(path);
+    if (path.ends_with("/a.txt")) return "typed\n";
+    if (path.ends_with("/b.txt")) return "same\n";
+    return std::nullopt;
+  };
+  EXPECT_EQ(Call("read_file", {{"path", "a.txt"}}).content,
+            "(the editor's unsaved text of a.txt; the file on disk differs, and edits apply to "
+            "the disk)\n     1\ttyped\n");
+  EXPECT_EQ(Call("read_file", {{"path", "b.txt"}}).content, "     1\tsame\n");
+  EXPECT_EQ(asked, (std::vector<std::string>{dir_.Join("a.txt"), dir_.Join("b.txt")}));
+  // Edits check against the disk: what was recorded is the disk's content.
+  EXPECT_FALSE(
+      Call("edit_file", {{"path", "a.txt"}, {"old_string", "on disk"}, {"new_string", "edited"}})
+          .is_error);
+}
+
 TEST_F(ReadFileToolTest, LastLineWithoutNewlineIsShown) {
   Write("a.txt", "one\ntwo");
   EXPECT_EQ(Call("read_file", {{"path", "a.txt"}}).content, "     1\tone\n     2\ttwo\n");
