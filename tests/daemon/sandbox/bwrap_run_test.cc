@@ -87,8 +87,11 @@ TEST_F(BwrapRunTest, WritesOnlyInTheProject) {
   EXPECT_EQ(in.status, 0) << in.output;
   EXPECT_TRUE(fs::exists(project_ + "/made"));
   Ran out = In("echo x > " + root_ + "/outside");
-  EXPECT_NE(out.status, 0);
-  EXPECT_THAT(out.output, HasSubstr("Read-only file system"));
+  // A build tree under /tmp is inside the sandbox's private /tmp: the write lands there.
+  if (root_.rfind("/tmp/", 0) != 0 && root_.rfind("/var/tmp/", 0) != 0) {
+    EXPECT_NE(out.status, 0);
+    EXPECT_THAT(out.output, HasSubstr("Read-only file system"));
+  }
   EXPECT_FALSE(fs::exists(root_ + "/outside"));
 }
 
