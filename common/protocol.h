@@ -26,5 +26,7 @@ inline constexpr size_t kMaxQueuedEvents = 1024;
 inline constexpr size_t kMaxQueuedBytes = 8 << 20;
 // Largest gRPC message either side accepts (a snapshot carries the whole transcript).
 inline constexpr int kMaxMessageBytes = 256 << 20;
+// Largest editor text (ProvideFileText) the daemon uses; a larger buffer is read from disk.
+inline constexpr size_t kMaxEditorTextBytes = 10 << 20;
 
 }  // namespace agent

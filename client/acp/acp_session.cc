@@ -212,9 +212,11 @@ void AcpSession::OnFileText(const std::string& daemon_request, const Message& an
   v1::ProvideFileTextRequest req;
   req.set_session_id(id_);
   req.set_request_id(daemon_request);
-  // An error (no such buffer, a file it cannot read) answers "none": the daemon reads the disk.
+  // An error (no such buffer, a file it cannot read), or a buffer larger than the daemon uses,
+  // answers "none" at once: the daemon reads the disk.
   if (answer.result.is_object() && answer.result.contains("content") &&
-      answer.result["content"].is_string()) {
+      answer.result["content"].is_string() &&
+      answer.result["content"].get_ref<const std::string&>().size() <= kMaxEditorTextBytes) {
     req.set_found(true);
     req.set_text(answer.result["content"].get<std::string>());
   }

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
+#include "common/protocol.h"
 
 namespace agent::daemon {
 
@@ -28,7 +29,7 @@ class EditorText {
   // How long a read waits for the editor.
   static constexpr absl::Duration kWait = absl::Seconds(5);
   // A larger answer is not used (read_file reads at most this much from disk too).
-  static constexpr size_t kMaxTextBytes = 10 << 20;
+  static constexpr size_t kMaxTextBytes = kMaxEditorTextBytes;
 
   // Sends the question through `send` (false: no client to ask, nothing is asked) and waits
   // up to kWait, or until `cancelled`, for the answer. The editor's text, or nullopt.
