@@ -22,4 +22,7 @@ class Clock {
   static const Clock* Real();
 };
 
+// Clock::Real()->Monotonic(): for timeouts and waits measured inside one process.
+inline absl::Time MonotonicNow() { return Clock::Real()->Monotonic(); }
+
 }  // namespace agent

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/clock.h"
 #include "common/version.h"
 #include "daemon/mcp/json_rpc.h"
 
@@ -91,12 +92,13 @@ absl::Status Client::Initialize(absl::Duration timeout) {
 absl::StatusOr<std::vector<ToolInfo>> Client::ListTools(absl::Duration timeout) {
   std::vector<ToolInfo> tools;
   std::string cursor;
-  const absl::Time deadline = absl::Now() + timeout;
+  // Durations on the clock that never steps: a wall clock set back must not stretch them.
+  const absl::Time deadline = MonotonicNow() + timeout;
   for (int page = 0; page < 100; ++page) {  // bounded: a server that pages forever stops here
     Json params = Json::object();
     if (!cursor.empty()) params["cursor"] = cursor;
     absl::StatusOr<Json> result =
-        Request("tools/list", std::move(params), deadline - absl::Now(), nullptr, {});
+        Request("tools/list", std::move(params), deadline - MonotonicNow(), nullptr, {});
     if (!result.ok()) return result.status();
     auto list = result->find("tools");
     if (list == result->end() || !list->is_array()) {
@@ -144,7 +146,7 @@ absl::StatusOr<Json> Client::Request(const std::string& method, Json params, abs
     pending_.erase(id);
     return closed_.ok() ? s : Unshared(closed_);  // why the connection ended says more
   }
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time deadline = MonotonicNow() + timeout;
   MutexLock l(&mu_);
   while (!pending->done) {
     if (cancelled != nullptr && cancelled->load()) {
@@ -153,7 +155,7 @@ absl::StatusOr<Json> Client::Request(const std::string& method, Json params, abs
       mu_.Lock();
       return absl::CancelledError("cancelled by the user");
     }
-    const absl::Duration left = deadline - absl::Now();
+    const absl::Duration left = deadline - MonotonicNow();
     if (left <= absl::ZeroDuration()) {
       mu_.Unlock();
       AbandonRequest(id, "timed out");
@@ -227,7 +229,7 @@ void Client::OnNotification(const std::string& method, const Json& params) {
     auto it = pending_.find(token->get<int64_t>());
     if (it == pending_.end() || !it->second->on_progress) return;
     Pending& p = *it->second;
-    const absl::Time now = absl::Now();
+    const absl::Time now = MonotonicNow();
     if (p.progress_count >= kMaxProgressPerCall || now - p.last_progress < kProgressInterval) {
       return;
     }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/clock.h"
 
 namespace agent::daemon::mcp {
 namespace {
@@ -85,9 +86,9 @@ void ManagedServer::Fail(const std::string& error) {
 }
 
 bool ManagedServer::Pause(absl::Duration d) {
-  const absl::Time until = absl::Now() + d;
+  const absl::Time until = MonotonicNow() + d;
   MutexLock l(&mu_);
-  while (!stopping_ && absl::Now() < until) cv_.WaitWithTimeout(&mu_, until - absl::Now());
+  while (!stopping_ && MonotonicNow() < until) cv_.WaitWithTimeout(&mu_, until - MonotonicNow());
   return !stopping_;
 }
 
@@ -96,7 +97,7 @@ void ManagedServer::Supervise() {
   for (;;) {
     absl::Time started = absl::InfiniteFuture();
     if (!RunOnce(&started)) return;
-    if (absl::Now() - started > kHealthyRun) backoff = backoff_.first;
+    if (MonotonicNow() - started > kHealthyRun) backoff = backoff_.first;
     if (!Pause(backoff)) return;
     backoff = std::min(backoff * 2, backoff_.max);
     MutexLock l(&mu_);
@@ -133,7 +134,7 @@ bool ManagedServer::RunOnce(absl::Time* started) {
     client_.reset();
     return !stopping_;
   }
-  *started = absl::Now();
+  *started = MonotonicNow();
   {
     MutexLock l(&mu_);
     state_ = "running";

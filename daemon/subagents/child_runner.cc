@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/clock.h"
 #include "daemon/context/usage.h"
 #include "daemon/tools/text_util.h"
 
@@ -156,10 +157,10 @@ ChildEnd ChildRunner::Run() {
   // is at most kCancelGrace.
   while (!ended_.has_value()) {
     if (*task_.cancelled) {
-      if (!cancel_since.has_value()) cancel_since = absl::Now();
+      if (!cancel_since.has_value()) cancel_since = MonotonicNow();
       // Again on each poll: a cancel that came before the child's turn began is not lost.
       (void)task_.child->Cancel("task");
-      if (absl::Now() - *cancel_since > kCancelGrace) break;
+      if (MonotonicNow() - *cancel_since > kCancelGrace) break;
     }
     if (EventPtr e = Next(); e != nullptr) Handle(*e);
   }
