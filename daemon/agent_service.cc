@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "absl/time/clock.h"
+#include "common/clock.h"
 #include "common/grpc_status.h"
 #include "common/protocol.h"
 #include "common/version.h"
@@ -58,7 +58,7 @@ AgentService::AgentService(SessionManager* sessions, std::string epoch,
     : sessions_(sessions),
       epoch_(std::move(epoch)),
       request_shutdown_(std::move(request_shutdown)),
-      start_unix_ms_(absl::ToUnixMillis(absl::Now())),
+      started_(MonotonicNow()),
       socket_activated_(socket_activated) {}
 
 grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContext* ctx,
@@ -234,7 +234,7 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
                                                      const v1::DaemonStatusRequest* req,
                                                      v1::DaemonStatusResponse* resp) {
   resp->set_pid(::getpid());
-  resp->set_uptime_ms(absl::ToUnixMillis(absl::Now()) - start_unix_ms_);
+  resp->set_uptime_ms(absl::ToInt64Milliseconds(MonotonicNow() - started_));
   resp->set_sessions_loaded(sessions_->loaded_count());
   resp->set_clients_attached(sessions_->attached_count());
   resp->set_version(kVersion);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "absl/time/time.h"
 #include "agent/v1/agent.grpc.pb.h"
 #include "daemon/mcp/registry.h"
 #include "daemon/session_manager.h"
@@ -122,7 +123,7 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   std::string epoch_;
   std::function<void()> request_shutdown_;
   std::atomic<bool> shutdown_requested_{false};
-  int64_t start_unix_ms_;
+  absl::Time started_;  // on the monotonic clock: uptime is a duration
   bool socket_activated_;
   WorkerPool workers_{2};
   // For calls that read or write files or run git (a new session's prompt, a prompt's
