@@ -479,17 +479,7 @@ int SessionManager::SweepIdle() {
   return static_cast<int>(victims.size());
 }
 
-void SessionManager::RetryUnsavedSaves() {
-  std::vector<std::shared_ptr<Session>> unsaved;
-  {
-    agent::MutexLock l(&mu_);
-    for (auto& [id, slot] : sessions_) {
-      if (slot.session && slot.session->HasUnsaved()) unsaved.push_back(slot.session);
-    }
-  }
-  // Outside the manager's lock: a retry writes the transcript whole.
-  for (const std::shared_ptr<Session>& s : unsaved) s->RetrySave();
-}
+void SessionManager::RetryUnsavedSaves() { (void)SaveUnsavedNow(); }
 
 std::vector<std::string> SessionManager::SaveUnsavedNow() {
   std::vector<std::shared_ptr<Session>> unsaved;
@@ -499,6 +489,7 @@ std::vector<std::string> SessionManager::SaveUnsavedNow() {
       if (slot.session && slot.session->HasUnsaved()) unsaved.push_back(slot.session);
     }
   }
+  // Outside the manager's lock: a retry writes the transcript whole.
   std::vector<std::string> still;
   for (const std::shared_ptr<Session>& s : unsaved) {
     if (!s->RetrySave()) {

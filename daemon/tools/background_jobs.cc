@@ -45,12 +45,7 @@ absl::StatusOr<int> BackgroundJobs::Start(SubprocessOptions options,
   {
     MutexLock l(&mu_);
     if (closed_) return absl::FailedPreconditionError("the session is ending");
-    int running = 0;
-    for (auto& [id, j] : jobs_) {
-      MutexLock jl(&j->mu);
-      if (!j->done) ++running;
-    }
-    if (running >= kMaxRunning) {
+    if (RunningLocked() >= kMaxRunning) {
       return absl::ResourceExhaustedError(
           absl::StrCat(kMaxRunning,
                        " background jobs are running: end one with bash_job "
@@ -156,6 +151,10 @@ std::string BackgroundJobs::List() {
 
 int BackgroundJobs::Running() const {
   MutexLock l(&mu_);
+  return RunningLocked();
+}
+
+int BackgroundJobs::RunningLocked() const {
   int running = 0;
   for (auto& [id, j] : jobs_) {
     MutexLock jl(&j->mu);

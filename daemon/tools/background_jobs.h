@@ -71,6 +71,7 @@ class BackgroundJobs {
     std::string ending ABSL_GUARDED_BY(mu);  // "exit code 0", "killed by signal 9", …
   };
   std::shared_ptr<Job> Find(int id);
+  int RunningLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static std::string TakeReport(Job& job);
 
   Mutex kill_mu_;
