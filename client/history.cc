@@ -14,6 +14,21 @@ std::string StringField(const rapidjson::Value& obj, const char* key) {
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
+// A message's content: a string, or a list's text parts with "[image]" for each image.
+std::string ContentField(const rapidjson::Value& m) {
+  auto it = m.FindMember("content");
+  if (it == m.MemberEnd() || !it->value.IsArray()) return StringField(m, "content");
+  std::string out;
+  for (const rapidjson::Value& part : it->value.GetArray()) {
+    if (!part.IsObject()) continue;
+    const std::string piece =
+        StringField(part, "type") == "image_url" ? "[image]" : StringField(part, "text");
+    if (!out.empty() && !piece.empty()) out += '\n';
+    out += piece;
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<HistoryMessage>> ParseHistory(std::string_view transcript_json) {
@@ -34,7 +49,7 @@ absl::StatusOr<std::vector<HistoryMessage>> ParseHistory(std::string_view transc
     if (!m.IsObject()) continue;
     HistoryMessage h;
     h.role = StringField(m, "role");
-    h.content = StringField(m, "content");
+    h.content = ContentField(m);
     if (h.role == "user") h.content = TypedPart(h.content);  // not the files @mentions attached
     auto calls = m.FindMember("tool_calls");
     if (calls != m.MemberEnd() && calls->value.IsArray()) {

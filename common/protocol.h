@@ -28,5 +28,9 @@ inline constexpr size_t kMaxQueuedBytes = 8 << 20;
 inline constexpr int kMaxMessageBytes = 256 << 20;
 // Largest editor text (ProvideFileText) the daemon uses; a larger buffer is read from disk.
 inline constexpr size_t kMaxEditorTextBytes = 10 << 20;
+// A prompt's images (SendPromptRequest.images): at most this many, each at most this size, so
+// that its base64 stays within Anthropic's 5 MB per image.
+inline constexpr int kMaxPromptImages = 8;
+inline constexpr size_t kMaxPromptImageBytes = 3750 * 1024;
 
 }  // namespace agent

@@ -7,11 +7,14 @@
 #include <unordered_set>
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
 namespace agent {
 namespace {
+
+uint64_t HashOfText(std::string_view s) { return absl::Hash<std::string_view>{}(s); }
 
 std::string Role(const Json& m) { return GetString(m, "role"); }
 
@@ -43,6 +46,13 @@ size_t ContentChars(const Json& m) {
   if (c != m.end()) {
     if (c->is_string()) {
       n += c->get_ref<const std::string&>().size();
+    } else if (c->is_array()) {
+      // An image counts as what a model charges for one, not as its base64.
+      for (const Json& part : *c) {
+        n += part.is_object() && GetString(part, "type") == "image_url"
+                 ? kImagePartChars
+                 : ContentAsText(part).size();
+      }
     } else if (!c->is_null()) {
       n += DumpJson(*c).size();
     }
@@ -228,6 +238,8 @@ absl::StatusOr<Transcript> Transcript::FromFileText(std::string_view text) {
   t.messages_ = std::move(messages);
   if (split) {
     t.serialized_ = std::move(lines);
+    t.hashes_.reserve(t.serialized_.size());
+    for (const std::string& line : t.serialized_) t.hashes_.push_back(HashOfText(line));
     t.Recount();
   } else {
     t.SerializeAll();
@@ -247,12 +259,21 @@ absl::Status Transcript::AppendSystem(std::string text) {
   return absl::OkStatus();
 }
 
-absl::Status Transcript::AppendUser(std::string text) {
+absl::Status Transcript::AppendUser(std::string text, const std::vector<std::string>& image_urls) {
   if (HasPending()) {
     return absl::FailedPreconditionError(
         absl::StrCat("tool call ", pending_ids_[pending_begin_], " is not answered yet"));
   }
-  messages_.push_back({{"role", "user"}, {"content", std::move(text)}});
+  if (image_urls.empty()) {
+    messages_.push_back({{"role", "user"}, {"content", std::move(text)}});
+  } else {
+    Json parts = Json::array();
+    if (!text.empty()) parts.push_back({{"type", "text"}, {"text", std::move(text)}});
+    for (const std::string& url : image_urls) {
+      parts.push_back({{"type", "image_url"}, {"image_url", {{"url", url}}}});
+    }
+    messages_.push_back({{"role", "user"}, {"content", std::move(parts)}});
+  }
   SerializeLast();
   pending_ids_.clear();
   pending_begin_ = 0;
@@ -379,6 +400,7 @@ absl::Status Transcript::ReplaceSystemText(std::string text) {
   messages_[0]["content"] = std::move(text);
   chars_ += ContentChars(messages_[0]);
   serialized_[0] = DumpJson(messages_[0]);
+  hashes_[0] = HashOfText(serialized_[0]);
   ++rewrites_;
   DebugCheck();
   return absl::OkStatus();
@@ -388,6 +410,7 @@ void Transcript::TruncateTo(size_t n) {
   if (n >= messages_.size()) return;
   messages_.erase(messages_.begin() + static_cast<std::ptrdiff_t>(n), messages_.end());
   serialized_.resize(n);
+  hashes_.resize(n);
   Recount();
   RecomputePending();
   ++rewrites_;
@@ -420,6 +443,7 @@ void Transcript::RecomputePending() {
 
 void Transcript::SerializeLast() {
   serialized_.push_back(DumpJson(messages_.back()));
+  hashes_.push_back(HashOfText(serialized_.back()));
   chars_ += ContentChars(messages_.back());
   AddCallIds(messages_.back(), &call_ids_);
 }
@@ -428,10 +452,30 @@ void Transcript::SerializeAll() {
   serialized_.clear();
   serialized_.reserve(messages_.size());
   for (const Json& m : messages_) serialized_.push_back(DumpJson(m));
+  hashes_.clear();
+  hashes_.reserve(serialized_.size());
+  for (const std::string& s : serialized_) hashes_.push_back(HashOfText(s));
   Recount();
 }
 
 void Transcript::Recount() { CountAll(messages_, &chars_, &call_ids_); }
+
+std::string ContentAsText(const Json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  if (content.is_object()) {
+    if (GetString(content, "type") == "image_url") return "[image]";
+    return GetString(content, "text");
+  }
+  std::string out;
+  if (content.is_array()) {
+    for (const Json& part : content) {
+      const std::string piece = ContentAsText(part);
+      if (!out.empty() && !piece.empty()) out += '\n';
+      out += piece;
+    }
+  }
+  return out;
+}
 
 std::string Transcript::FileText() const { return TranscriptFileText(serialized_); }
 
@@ -452,9 +496,9 @@ std::string TranscriptFileText(const std::vector<std::string>& lines) {
 
 void Transcript::DebugCheck() const {
 #ifndef NDEBUG
-  if (serialized_.size() != messages_.size()) {
-    std::fprintf(stderr, "transcript cache out of step: %zu vs %zu\n", serialized_.size(),
-                 messages_.size());
+  if (serialized_.size() != messages_.size() || hashes_.size() != messages_.size()) {
+    std::fprintf(stderr, "transcript cache out of step: %zu, %zu vs %zu\n", serialized_.size(),
+                 hashes_.size(), messages_.size());
     std::abort();
   }
   size_t chars = 0;

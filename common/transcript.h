@@ -33,6 +33,14 @@ std::string TranscriptFileText(const std::vector<std::string>& lines);
 // unanswered calls of the last assistant message are not a problem.
 std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail);
 
+// What an image part counts for in CharCount: about the 1,600 tokens a model charges for a
+// large one, not the length of its base64.
+inline constexpr size_t kImagePartChars = 6400;
+
+// A message's content as text: a string as it is, a list's text parts joined by newlines and
+// each image as "[image]".
+std::string ContentAsText(const Json& content);
+
 class Transcript {
  public:
   Transcript() = default;
@@ -55,8 +63,9 @@ class Transcript {
 
   // Only as the first message.
   absl::Status AppendSystem(std::string text);
-  // FailedPrecondition while calls are pending.
-  absl::Status AppendUser(std::string text);
+  // FailedPrecondition while calls are pending. With images (data: URLs), the content is a
+  // list of parts: the text (when not empty), then an image_url part for each.
+  absl::Status AppendUser(std::string text, const std::vector<std::string>& image_urls = {});
   // `message` is {"role":"assistant", "content", "tool_calls"?, ...}. Validates the calls'
   // shape and id uniqueness; FailedPrecondition while calls are pending.
   absl::Status AppendAssistant(Json message);
@@ -94,6 +103,9 @@ class Transcript {
   std::string FileText() const;
   // Each message's serialisation (DumpJson), in step with messages(): what FileText joins.
   const std::vector<std::string>& serialized() const { return serialized_; }
+  // A hash of each serialisation (this process's absl::Hash), in step with it: what lets a
+  // request cache find the changed messages without reading every message's text.
+  const std::vector<uint64_t>& hashes() const { return hashes_; }
 
   // Problems by the rule; empty when valid (open tail allowed).
   std::vector<std::string> Validate() const { return ValidateMessages(messages_, true); }
@@ -111,6 +123,7 @@ class Transcript {
 
   Json messages_ = Json::array();
   std::vector<std::string> serialized_;   // DumpJson of each message
+  std::vector<uint64_t> hashes_;          // hashes()
   std::vector<std::string> pending_ids_;  // calls of the last assistant message
   size_t pending_begin_ = 0;              // how many of them are answered
   // Kept with serialized_, so a step is not a walk of the whole transcript.

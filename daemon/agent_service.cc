@@ -53,6 +53,31 @@ grpc::ServerUnaryReactor* FinishUnary(grpc::CallbackServerContext* ctx, const ab
   return r;
 }
 
+grpc::ServerUnaryReactor* AgentService::OnDisk(grpc::CallbackServerContext* ctx,
+                                               std::function<absl::Status()> work) {
+  auto* reactor = ctx->DefaultReactor();
+  bool queued = disk_workers_.Submit(
+      [work = std::move(work), reactor] { reactor->Finish(ToGrpcStatus(work())); });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AgentService::WithSession(grpc::CallbackServerContext* ctx,
+                                                    const std::string& id, SessionWork then) {
+  auto* reactor = ctx->DefaultReactor();
+  if (std::shared_ptr<Session> loaded = sessions_->FindLoaded(id)) {
+    then(std::move(loaded), reactor);
+    return reactor;
+  }
+  bool queued = disk_workers_.Submit([sessions = sessions_, id, then = std::move(then), reactor] {
+    auto s = sessions->Find(id);
+    if (!s.ok()) return reactor->Finish(ToGrpcStatus(s.status()));
+    then(*std::move(s), reactor);
+  });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
+}
+
 AgentService::AgentService(SessionManager* sessions, std::string epoch,
                            std::function<void()> request_shutdown, bool socket_activated)
     : sessions_(sessions),
@@ -78,22 +103,24 @@ grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext* ctx,
                                                      const v1::ListSessionsRequest* req,
                                                      v1::ListSessionsResponse* resp) {
-  for (v1::Session& s : sessions_->List(req->workdir(), req->all())) {
-    *resp->add_sessions() = std::move(s);
-  }
-  return FinishUnary(ctx, absl::OkStatus());
+  // Sessions that are not loaded are read from their files.
+  return OnDisk(ctx, [sessions = sessions_, req, resp] {
+    for (v1::Session& s : sessions->List(req->workdir(), req->all())) {
+      *resp->add_sessions() = std::move(s);
+    }
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* ctx,
                                                    const v1::GetSessionRequest* req,
                                                    v1::GetSessionResponse* resp) {
-  auto s = sessions_->Find(req->id());
-  if (s.ok()) {
-    *resp->mutable_session() = (*s)->Info();
-    resp->set_transcript_json((*s)->TranscriptJson());
-    for (auto& f : (*s)->InstructionFiles()) *resp->add_instructions() = std::move(f);
-  }
-  return FinishUnary(ctx, s.status());
+  return WithSession(ctx, req->id(), [resp](std::shared_ptr<Session> s, auto* reactor) {
+    *resp->mutable_session() = s->Info();
+    resp->set_transcript_json(s->TranscriptJson());
+    for (auto& f : s->InstructionFiles()) *resp->add_instructions() = std::move(f);
+    reactor->Finish(grpc::Status::OK);
+  });
 }
 
 grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerContext* ctx,
@@ -102,31 +129,50 @@ grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerCo
     return new RefusedStream(absl::FailedPreconditionError(
         "protocol version mismatch: restart the daemon (agent daemon stop) after upgrading"));
   }
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return new RefusedStream(s.status());
-  return new AttachReactor(*s, *req);
+  if (std::shared_ptr<Session> loaded = sessions_->FindLoaded(req->session_id())) {
+    return new AttachReactor(std::move(loaded), *req);
+  }
+  // Reading the session from disk (or waiting for another call's load): on a disk worker.
+  auto* reactor = new AttachReactor(*req);
+  bool queued = disk_workers_.Submit([sessions = sessions_, id = req->session_id(), reactor] {
+    auto s = sessions->Find(id);
+    if (s.ok()) {
+      reactor->Start(*std::move(s));
+    } else {
+      reactor->Refuse(ToGrpcStatus(s.status()));
+    }
+  });
+  if (!queued) reactor->Refuse(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* ctx,
                                                    const v1::SendPromptRequest* req,
                                                    v1::SendPromptResponse* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  auto send = [session = *s, req, resp](PromptExpansion expansion) {
+  auto send = [req, resp](const std::shared_ptr<Session>& session,
+                          PromptExpansion expansion) -> absl::Status {
+    absl::StatusOr<std::vector<std::string>> images = PromptImageUrls(req->images());
+    if (!images.ok()) return images.status();
+    expansion.image_urls = *std::move(images);
     for (const std::string& w : expansion.warnings) resp->add_warnings(w);
     auto pos = session->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
                                    req->tool_env(), std::move(expansion), req->settings());
     if (pos.ok()) resp->set_queue_position(*pos);
     return pos.status();
   };
-  if (!req->expand()) return FinishUnary(ctx, send({}));
-  auto* reactor = ctx->DefaultReactor();
-  // Custom commands and @mentions read files: off the gRPC threads.
-  bool queued = disk_workers_.Submit([session = *s, req, reactor, send] {
-    reactor->Finish(ToGrpcStatus(send(session->ExpandPrompt(req->text()))));
-  });
-  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
-  return reactor;
+  return WithSession(
+      ctx, req->session_id(), [this, req, send](std::shared_ptr<Session> session, auto* reactor) {
+        if (!req->expand() && req->images().empty()) {
+          return reactor->Finish(ToGrpcStatus(send(session, {})));
+        }
+        // Custom commands and @mentions read files, images are encoded: off the gRPC threads.
+        bool queued = disk_workers_.Submit([session, req, reactor, send] {
+          reactor->Finish(ToGrpcStatus(send(
+              session, req->expand() ? session->ExpandPrompt(req->text()) : PromptExpansion{})));
+        });
+        if (!queued)
+          reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+      });
 }
 
 grpc::ServerUnaryReactor* AgentService::ProvideFileText(grpc::CallbackServerContext* ctx,
@@ -136,9 +182,9 @@ grpc::ServerUnaryReactor* AgentService::ProvideFileText(grpc::CallbackServerCont
   if (absl::Status t = RefuseToolProcess(*ctx, "answer for an editor"); !t.ok()) {
     return FinishUnary(ctx, t);
   }
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  return FinishUnary(ctx, (*s)->ProvideFileText(req->request_id(), req->found(), req->text()));
+  return WithSession(ctx, req->session_id(), [req](std::shared_ptr<Session> s, auto* reactor) {
+    reactor->Finish(ToGrpcStatus(s->ProvideFileText(req->request_id(), req->found(), req->text())));
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
@@ -147,73 +193,82 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
   if (absl::Status t = RefuseToolProcess(*ctx, "answer approvals"); !t.ok()) {
     return FinishUnary(ctx, t);
   }
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  std::vector<std::string> rules(req->rules().begin(), req->rules().end());
-  std::shared_ptr<Session> target = *s;
-  PersonAnswerScope person(AnsweredByPerson(*ctx));  // for ApprovalGate::Resolve
-  absl::Status st =
-      target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
-  // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
-  // its own child, one hop per level (bounded: levels are capped in the config).
-  for (int hop = 0; hop < kMaxSubagentDepth && absl::IsFailedPrecondition(st); ++hop) {
-    std::string child = target->ChildApprovalOwner(req->call_id());
-    if (child.empty()) break;
-    auto c = sessions_->Find(child);
-    if (!c.ok()) return FinishUnary(ctx, c.status());
-    target = *c;
-    st = target->Approve(req->call_id(), req->decision(), rules, req->reason(), req->client_name());
-  }
-  return FinishUnary(ctx, st);
+  const bool person = AnsweredByPerson(*ctx);
+  return WithSession(
+      ctx, req->session_id(), [this, req, person](std::shared_ptr<Session> target, auto* reactor) {
+        std::vector<std::string> rules(req->rules().begin(), req->rules().end());
+        PersonAnswerScope scope(person);  // for ApprovalGate::Resolve, on this thread
+        absl::Status st = target->Approve(req->call_id(), req->decision(), rules, req->reason(),
+                                          req->client_name());
+        // A child's call shown to its parent's clients (the `task` tool): the child answers it, or
+        // its own child, one hop per level (bounded: levels are capped in the config). A child
+        // with a pending call runs, so it is loaded.
+        for (int hop = 0; hop < kMaxSubagentDepth && absl::IsFailedPrecondition(st); ++hop) {
+          std::string child = target->ChildApprovalOwner(req->call_id());
+          if (child.empty()) break;
+          std::shared_ptr<Session> c = sessions_->FindLoaded(child);
+          if (c == nullptr) break;
+          target = std::move(c);
+          st = target->Approve(req->call_id(), req->decision(), rules, req->reason(),
+                               req->client_name());
+        }
+        reactor->Finish(ToGrpcStatus(st));
+      });
 }
 
 grpc::ServerUnaryReactor* AgentService::Cancel(grpc::CallbackServerContext* ctx,
                                                const v1::CancelRequest* req,
                                                v1::CancelResponse* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  auto was = (*s)->Cancel(req->client_name());
-  if (was.ok()) resp->set_was_running(*was);
-  return FinishUnary(ctx, was.status());
+  return WithSession(ctx, req->session_id(),
+                     [req, resp](std::shared_ptr<Session> s, auto* reactor) {
+                       auto was = s->Cancel(req->client_name());
+                       if (was.ok()) resp->set_was_running(*was);
+                       reactor->Finish(ToGrpcStatus(was.status()));
+                     });
 }
 
 grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx,
                                                 const v1::CompactRequest* req,
                                                 v1::CompactResponse* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  auto* reactor = ctx->DefaultReactor();
-  // The summary request can take a while: wait for it off the gRPC threads.
-  bool queued = workers_.Submit([session = *s, reactor, resp] {
-    auto n = session->Compact();
-    if (n.ok()) resp->set_removed_messages(*n);
-    reactor->Finish(ToGrpcStatus(n.status()));
-  });
-  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
-  return reactor;
+  return WithSession(
+      ctx, req->session_id(), [this, resp](std::shared_ptr<Session> s, auto* reactor) {
+        // The summary request can take a while: wait for it off the gRPC threads.
+        bool queued = workers_.Submit([session = std::move(s), reactor, resp] {
+          auto n = session->Compact();
+          if (n.ok()) resp->set_removed_messages(*n);
+          reactor->Finish(ToGrpcStatus(n.status()));
+        });
+        if (!queued)
+          reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+      });
 }
 
 grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext* ctx,
                                                     const v1::ForkSessionRequest* req,
                                                     v1::Session* resp) {
-  if (req->restore_files() && req->at_message() > 0) {
-    // The files first: a restore that is refused (a turn runs, files changed since) forks
-    // nothing. Runs git, like Undo, but a rewind is rare enough for a gRPC thread.
-    auto source = sessions_->Find(req->session_id());
-    if (!source.ok()) return FinishUnary(ctx, source.status());
-    if (auto r = (*source)->RestoreFilesFrom(req->at_message(), "rewind"); !r.ok()) {
-      return FinishUnary(ctx, r.status());
+  // Copies the session's files (and may restore the project's with git).
+  return OnDisk(ctx, [sessions = sessions_, req, resp]() -> absl::Status {
+    if (req->restore_files() && req->at_message() > 0) {
+      // The files first: a restore that is refused (a turn runs, files changed since) forks
+      // nothing.
+      auto source = sessions->Find(req->session_id());
+      if (!source.ok()) return source.status();
+      if (auto r = (*source)->RestoreFilesFrom(req->at_message(), "rewind"); !r.ok()) {
+        return r.status();
+      }
     }
-  }
-  auto s = sessions_->Fork(req->session_id(), req->at_message());
-  if (s.ok()) *resp = (*s)->Info();
-  return FinishUnary(ctx, s.status());
+    auto s = sessions->Fork(req->session_id(), req->at_message());
+    if (s.ok()) *resp = (*s)->Info();
+    return s.status();
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContext* ctx,
                                                       const v1::DeleteSessionRequest* req,
                                                       v1::DeleteSessionResponse* resp) {
-  return FinishUnary(ctx, sessions_->Delete(req->session_id(), req->client_name()));
+  return OnDisk(ctx, [sessions = sessions_, req] {
+    return sessions->Delete(req->session_id(), req->client_name());
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
@@ -222,12 +277,12 @@ grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* c
   if (absl::Status t = RefuseToolProcess(*ctx, "change a session's policy"); !t.ok()) {
     return FinishUnary(ctx, t);
   }
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
-  absl::Status st = (*s)->SetPolicy(req->mode(), allow, req->client_name());
-  if (st.ok()) (*s)->SetModel(req->model());
-  return FinishUnary(ctx, st);
+  return WithSession(ctx, req->session_id(), [req](std::shared_ptr<Session> s, auto* reactor) {
+    std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
+    absl::Status st = s->SetPolicy(req->mode(), allow, req->client_name());
+    if (st.ok()) s->SetModel(req->model());
+    reactor->Finish(ToGrpcStatus(st));
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext* ctx,
@@ -242,35 +297,40 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   resp->set_epoch(epoch_);
   resp->set_socket_activated(socket_activated_);
   for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
-  resp->set_checkpoint_store_bytes(
-      static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
   if (sandbox_ != nullptr) {
     resp->set_sandbox(sandbox_->Describe());
     resp->set_sandbox_confines(sandbox_->Confines());
   }
-  return FinishUnary(ctx, absl::OkStatus());
+  // The checkpoint stores' size is a walk of their directories.
+  return OnDisk(ctx, [resp] {
+    resp->set_checkpoint_store_bytes(
+        static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
+    return absl::OkStatus();
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* ctx,
                                                    const v1::ListModelsRequest* req,
                                                    v1::ListModelsResponse* resp) {
-  ModelSettings fallback = sessions_->config().model;
-  if (!req->session_id().empty()) {
-    auto s = sessions_->Find(req->session_id());
-    if (!s.ok()) return FinishUnary(ctx, s.status());
-    fallback = (*s)->model_settings();
+  auto list = [this, req, resp](const ModelSettings& fallback, grpc::ServerUnaryReactor* reactor) {
+    ModelSettings settings = MergeModelSettings(FromProto(req->model()), fallback);
+    const int connect_ms = sessions_->config().connect_timeout_ms;
+    bool queued = workers_.Submit([settings = std::move(settings), connect_ms, reactor, resp] {
+      llm::ModelList list = llm::ListProviderModels(settings, connect_ms, kListModelsTimeoutMs);
+      for (std::string& m : list.models) resp->add_models(std::move(m));
+      resp->set_message(std::move(list.message));
+      reactor->Finish(grpc::Status::OK);
+    });
+    if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  };
+  if (req->session_id().empty()) {
+    auto* reactor = ctx->DefaultReactor();
+    list(sessions_->config().model, reactor);
+    return reactor;
   }
-  ModelSettings settings = MergeModelSettings(FromProto(req->model()), fallback);
-  const int connect_ms = sessions_->config().connect_timeout_ms;
-  auto* reactor = ctx->DefaultReactor();
-  bool queued = workers_.Submit([settings = std::move(settings), connect_ms, reactor, resp] {
-    llm::ModelList list = llm::ListProviderModels(settings, connect_ms, kListModelsTimeoutMs);
-    for (std::string& m : list.models) resp->add_models(std::move(m));
-    resp->set_message(std::move(list.message));
-    reactor->Finish(grpc::Status::OK);
+  return WithSession(ctx, req->session_id(), [list](std::shared_ptr<Session> s, auto* reactor) {
+    list(s->model_settings(), reactor);
   });
-  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
-  return reactor;
 }
 
 grpc::ServerUnaryReactor* AgentService::Shutdown(grpc::CallbackServerContext* ctx,

@@ -42,6 +42,9 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   grpc::ServerUnaryReactor* ProvideFileText(grpc::CallbackServerContext* ctx,
                                             const agent::v1::ProvideFileTextRequest* req,
                                             agent::v1::ProvideFileTextResponse* resp) override;
+  grpc::ServerUnaryReactor* SetSessionMcpServers(
+      grpc::CallbackServerContext* ctx, const agent::v1::SetSessionMcpServersRequest* req,
+      agent::v1::SetSessionMcpServersResponse* resp) override;
   grpc::ServerUnaryReactor* Approve(grpc::CallbackServerContext* ctx,
                                     const agent::v1::ApproveRequest* req,
                                     agent::v1::ApproveResponse* resp) override;
@@ -119,6 +122,17 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   }
 
  private:
+  // Runs `work` on a disk worker and finishes the call with its status: what reads or writes
+  // the disk (a session's files, a listing, git) never runs on a gRPC thread.
+  grpc::ServerUnaryReactor* OnDisk(grpc::CallbackServerContext* ctx,
+                                   std::function<absl::Status()> work);
+  // Runs `then` with session `id`: at once when it is loaded, else on a disk worker once Find
+  // has read it from disk (or waited for another call's load). `then` finishes the call;
+  // Find's error finishes it without `then`.
+  using SessionWork = std::function<void(std::shared_ptr<Session>, grpc::ServerUnaryReactor*)>;
+  grpc::ServerUnaryReactor* WithSession(grpc::CallbackServerContext* ctx, const std::string& id,
+                                        SessionWork then);
+
   SessionManager* sessions_;
   std::string epoch_;
   std::function<void()> request_shutdown_;

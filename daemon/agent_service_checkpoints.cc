@@ -27,57 +27,61 @@ std::string CappedDiff(std::string diff) {
 
 grpc::ServerUnaryReactor* AgentService::Undo(grpc::CallbackServerContext* ctx,
                                              const v1::UndoRequest* req, v1::UndoResponse* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
   if (req->turns() < 0)
     return FinishUnary(ctx, absl::InvalidArgumentError("turns must be 0 or more"));
-  auto* reactor = ctx->DefaultReactor();
-  bool queued = workers_.Submit([session = *s, req, resp, reactor] {
-    auto r = session->Undo(req->turns(), req->dry_run(), req->overwrite(), req->client_name());
-    if (r.ok()) {
-      for (v1::FileChange& f : r->files) {
-        f.set_path(ToValidUtf8(f.path()));  // a repository's file name need not be UTF-8
-        *resp->add_files() = std::move(f);
-      }
-      resp->set_restored(r->restored);
-      resp->set_message(ToValidUtf8(r->message));
-    }
-    reactor->Finish(ToGrpcStatus(r.status()));
-  });
-  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
-  return reactor;
+  return WithSession(
+      ctx, req->session_id(), [this, req, resp](std::shared_ptr<Session> session, auto* reactor) {
+        bool queued = workers_.Submit([session, req, resp, reactor] {
+          auto r =
+              session->Undo(req->turns(), req->dry_run(), req->overwrite(), req->client_name());
+          if (r.ok()) {
+            for (v1::FileChange& f : r->files) {
+              f.set_path(ToValidUtf8(f.path()));  // a repository's file name need not be UTF-8
+              *resp->add_files() = std::move(f);
+            }
+            resp->set_restored(r->restored);
+            resp->set_message(ToValidUtf8(r->message));
+          }
+          reactor->Finish(ToGrpcStatus(r.status()));
+        });
+        if (!queued)
+          reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+      });
 }
 
 grpc::ServerUnaryReactor* AgentService::Diff(grpc::CallbackServerContext* ctx,
                                              const v1::DiffRequest* req, v1::DiffResponse* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
   if (req->turn() < 0)
     return FinishUnary(ctx, absl::InvalidArgumentError("turn must be 0 or more"));
-  auto* reactor = ctx->DefaultReactor();
-  bool queued = workers_.Submit([session = *s, turn = req->turn(), resp, reactor] {
-    auto d = session->FilesDiff(turn);
-    if (d.ok()) resp->set_unified_diff(CappedDiff(*std::move(d)));
-    reactor->Finish(ToGrpcStatus(d.status()));
-  });
-  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
-  return reactor;
+  return WithSession(
+      ctx, req->session_id(), [this, req, resp](std::shared_ptr<Session> session, auto* reactor) {
+        bool queued = workers_.Submit([session, turn = req->turn(), resp, reactor] {
+          auto d = session->FilesDiff(turn);
+          if (d.ok()) resp->set_unified_diff(CappedDiff(*std::move(d)));
+          reactor->Finish(ToGrpcStatus(d.status()));
+        });
+        if (!queued)
+          reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+      });
 }
 
 grpc::ServerUnaryReactor* AgentService::ListCheckpoints(grpc::CallbackServerContext* ctx,
                                                         const v1::ListCheckpointsRequest* req,
                                                         v1::ListCheckpointsResponse* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (!s.ok()) return FinishUnary(ctx, s.status());
-  for (const checkpoints::CheckpointRecord& r : (*s)->ListCheckpoints()) {
-    v1::Checkpoint* c = resp->add_checkpoints();
-    c->set_turn(r.turn);
-    c->set_at_message(r.at_message);
-    c->set_unix_ms(r.unix_ms);
-    c->set_prompt(r.prompt);
-    c->set_files_changed(r.files_changed);
-  }
-  return FinishUnary(ctx, absl::OkStatus());
+  // The checkpoint log is read from its file.
+  return OnDisk(ctx, [sessions = sessions_, req, resp]() -> absl::Status {
+    auto s = sessions->Find(req->session_id());
+    if (!s.ok()) return s.status();
+    for (const checkpoints::CheckpointRecord& r : (*s)->ListCheckpoints()) {
+      v1::Checkpoint* c = resp->add_checkpoints();
+      c->set_turn(r.turn);
+      c->set_at_message(r.at_message);
+      c->set_unix_ms(r.unix_ms);
+      c->set_prompt(r.prompt);
+      c->set_files_changed(r.files_changed);
+    }
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace agent::daemon

@@ -7,11 +7,12 @@ namespace agent::daemon {
 grpc::ServerUnaryReactor* AgentService::GetContext(grpc::CallbackServerContext* ctx,
                                                    const agent::v1::GetContextRequest* req,
                                                    agent::v1::ContextReport* resp) {
-  auto s = sessions_->Find(req->session_id());
-  if (s.ok()) *resp = (*s)->ContextReport();
-  auto* r = ctx->DefaultReactor();
-  r->Finish(ToGrpcStatus(s.status()));
-  return r;
+  // The report reads the project's instruction files.
+  return OnDisk(ctx, [sessions = sessions_, req, resp]() -> absl::Status {
+    auto s = sessions->Find(req->session_id());
+    if (s.ok()) *resp = (*s)->ContextReport();
+    return s.status();
+  });
 }
 
 }  // namespace agent::daemon

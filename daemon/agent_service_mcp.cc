@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/grpc_status.h"
+#include "common/json.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
 #include "daemon/peer_origin.h"
@@ -49,6 +50,31 @@ grpc::ServerUnaryReactor* AgentService::ApproveMcpServer(grpc::CallbackServerCon
   absl::StatusOr<std::string> project = ProjectDirectory(req->workdir());
   if (!project.ok()) return FinishUnary(ctx, project.status());
   return FinishUnary(ctx, mcp_->Approve(*project, req->name(), req->target(), req->definition()));
+}
+
+grpc::ServerUnaryReactor* AgentService::SetSessionMcpServers(
+    grpc::CallbackServerContext* ctx, const v1::SetSessionMcpServersRequest* req,
+    v1::SetSessionMcpServersResponse*) {
+  // Servers run unconfined as the person's own: a program a tool started must not add one.
+  if (absl::Status t = RefuseToolProcess(*ctx, "add MCP servers"); !t.ok()) {
+    return FinishUnary(ctx, t);
+  }
+  if (mcp_ == nullptr) return FinishUnary(ctx, absl::UnavailableError("MCP is not available"));
+  Json servers = Json::object();
+  if (!req->servers_json().empty()) {
+    absl::StatusOr<Json> parsed = ParseJson(req->servers_json());
+    if (!parsed.ok() || !parsed->is_object()) {
+      return FinishUnary(ctx, absl::InvalidArgumentError(
+                                  "servers_json must be a JSON object of server definitions"));
+    }
+    servers = *std::move(parsed);
+  }
+  // Replacing servers stops the ones that left: off the gRPC threads.
+  return OnDisk(ctx, [sessions = sessions_, mcp = mcp_, req, servers = std::move(servers)] {
+    auto s = sessions->Find(req->session_id());
+    if (!s.ok()) return s.status();
+    return mcp->SetSessionServers((*s)->workdir(), (*s)->id(), servers);
+  });
 }
 
 }  // namespace agent::daemon

@@ -12,6 +12,41 @@ AttachReactor::AttachReactor(std::shared_ptr<Session> session,
                    request.after_seq(), request.serves_file_text());
 }
 
+AttachReactor::AttachReactor(const agent::v1::AttachRequest& request)
+    : request_(request), queue_(kMaxQueuedEvents, kMaxQueuedBytes), attaching_(true) {}
+
+void AttachReactor::Start(std::shared_ptr<Session> session) {
+  bool cancelled = false;
+  {
+    agent::MutexLock l(&mu_);
+    cancelled = finished_;  // the client went away while the session was read
+    if (!cancelled) session_ = session;
+  }
+  if (!cancelled) {
+    session->Attach(this, request_.client_name(), request_.read_only(), request_.epoch(),
+                    request_.after_seq(), request_.serves_file_text());
+  }
+  Attached();
+}
+
+void AttachReactor::Refuse(const grpc::Status& status) {
+  FinishOnce(status);
+  Attached();
+}
+
+void AttachReactor::Attached() {
+  bool finish = false;
+  {
+    agent::MutexLock l(&mu_);
+    attaching_ = false;
+    if (finish_when_attached_ && !finish_sent_ && !queue_.writing() && !finish_deferred_) {
+      finish = true;
+      finish_sent_ = true;
+    }
+  }
+  if (finish) Finish(finish_status_);
+}
+
 void AttachReactor::Deliver(const EventPtr& event) {
   agent::MutexLock l(&mu_);
   if (finished_ || ending_) return;
@@ -42,8 +77,12 @@ void AttachReactor::StartDeferredWrite() {
       finish_deferred_ = false;
       if (!finished_) finish_status_ = end_status_;  // else a cancel came first
       finished_ = true;
-      finish = !finish_sent_;
-      finish_sent_ = true;
+      if (attaching_) {
+        finish_when_attached_ = true;
+      } else {
+        finish = !finish_sent_;
+        finish_sent_ = true;
+      }
     } else {
       now = current_;
     }
@@ -70,7 +109,10 @@ void AttachReactor::OnWriteDone(bool ok) {
       finished_ = true;
       finish_status_ = end_status_;
     }
-    if (finished_) {
+    if (finished_ && attaching_) {
+      finish_when_attached_ = true;
+      next = {};
+    } else if (finished_) {
       finish = !finish_sent_;
       finish_sent_ = true;
       next = {};
@@ -98,6 +140,10 @@ void AttachReactor::FinishOnce(const grpc::Status& status) {
     // Finish must not overtake a write in flight (OnWriteDone sends it then) or a deferred
     // finish (StartDeferredWrite sends it).
     if (queue_.writing() || finish_deferred_) return;
+    if (attaching_) {
+      finish_when_attached_ = true;  // Attached sends it
+      return;
+    }
     finish_sent_ = true;
   }
   Finish(status);
@@ -106,7 +152,7 @@ void AttachReactor::FinishOnce(const grpc::Status& status) {
 void AttachReactor::OnCancel() { FinishOnce(grpc::Status::CANCELLED); }
 
 void AttachReactor::OnDone() {
-  session_->Detach(this);
+  if (session_) session_->Detach(this);  // null: refused or cancelled before it attached
   delete this;
 }
 

@@ -2,7 +2,10 @@
 // writes events one at a time through a SubscriberQueue (whose header states the policy for
 // slow clients). The session never waits for a client.
 //
-// Lifetime: created by the Attach handler, deletes itself in OnDone after detaching.
+// Lifetime: created by the Attach handler, deletes itself in OnDone after detaching. For a
+// session that is not loaded, the handler creates it pending and a disk worker calls Start
+// (or Refuse) once the session is read: until that returns, nothing finishes the stream (a
+// cancel meanwhile is sent after it), so the worker never touches a deleted reactor.
 // Thread-safety: `mu_` guards the queue; Deliver runs under the session's mutex, OnWriteDone
 // on a gRPC thread. StartWrite is called with neither `mu_` nor the session's mutex held:
 // a write Deliver decides on is deferred (deferred_writes.h) and started once the session's
@@ -28,6 +31,10 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
                       private DeferredWriter {
  public:
   AttachReactor(std::shared_ptr<Session> session, const agent::v1::AttachRequest& request);
+  // Pending: Start or Refuse follows, once.
+  explicit AttachReactor(const agent::v1::AttachRequest& request);
+  void Start(std::shared_ptr<Session> session) ABSL_LOCKS_EXCLUDED(mu_);
+  void Refuse(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   void Deliver(const EventPtr& event) override;
   void End(const absl::Status& status) override;
@@ -38,8 +45,11 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
  private:
   void StartDeferredWrite() override ABSL_LOCKS_EXCLUDED(mu_);
   void FinishOnce(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
+  // Start or Refuse is done: a finish held back meanwhile is sent.
+  void Attached() ABSL_LOCKS_EXCLUDED(mu_);
 
-  std::shared_ptr<Session> session_;
+  agent::v1::AttachRequest request_;  // pending: what Start attaches with
+  std::shared_ptr<Session> session_;  // set before any write starts; null while pending
   agent::Mutex mu_;
   SubscriberQueue queue_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;     // no more writes start
@@ -50,6 +60,8 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
   bool ending_ ABSL_GUARDED_BY(mu_) = false;
   bool finish_deferred_ ABSL_GUARDED_BY(mu_) = false;  // StartDeferredWrite finishes instead
   grpc::Status end_status_ ABSL_GUARDED_BY(mu_);
+  bool attaching_ ABSL_GUARDED_BY(mu_) = false;             // pending, or Start still running
+  bool finish_when_attached_ ABSL_GUARDED_BY(mu_) = false;  // a finish waits for Attached
 };
 
 }  // namespace agent::daemon

@@ -1,6 +1,7 @@
 #include "daemon/compactor.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/transcript.h"
 
 namespace agent::daemon {
 namespace {
@@ -18,9 +19,8 @@ std::string Render(const Json& messages) {
   std::string out;
   for (const Json& m : messages) {
     std::string role = GetString(m, "role");
-    std::string content = m.contains("content") && m["content"].is_string()
-                              ? m["content"].get<std::string>()
-                              : std::string();
+    // Images appear as "[image]": a summary is text.
+    std::string content = m.contains("content") ? ContentAsText(m["content"]) : std::string();
     if (role == "tool") {
       absl::StrAppend(&out, "[tool result ", GetString(m, "tool_call_id"), "]\n", Clip(content),
                       "\n\n");

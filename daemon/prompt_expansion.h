@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "agent/v1/agent.pb.h"
 #include "daemon/mentions.h"
 #include "daemon/policy/rules.h"
 #include "daemon/tools/file_tracker.h"
@@ -21,6 +22,8 @@ struct PromptExpansion {
   std::string model_text;  // the transcript's user message; empty: the text as typed
   std::vector<MentionRead> reads;
   std::vector<std::string> warnings;  // for SendPromptResponse.warnings
+  // The prompt's images (SendPromptRequest.images) as data: URLs, parts of the user message.
+  std::vector<std::string> image_urls;
 };
 
 struct ExpansionContext {
@@ -32,6 +35,12 @@ struct ExpansionContext {
 };
 
 PromptExpansion ExpandPrompt(const ExpansionContext& ctx, std::string_view text);
+
+// A prompt's images as data: URLs. InvalidArgument for more than kMaxPromptImages, one over
+// kMaxPromptImageBytes or empty, or a media type other than PNG, JPEG, GIF and WebP (what
+// every provider takes), naming the image.
+absl::StatusOr<std::vector<std::string>> PromptImageUrls(
+    const google::protobuf::RepeatedPtrField<agent::v1::PromptImage>& images);
 
 // The user message for the transcript (`typed` when nothing was expanded); records the files
 // the expansion attached as read in `files`. Called when the prompt enters the transcript, so

@@ -170,6 +170,9 @@ absl::Status Server::Run() {
     return sub->ToolsFor(mcp->ToolsFor(workdir, session_id, cancelled, report), workdir,
                          session_id);
   };
+  deps.session_ended = [mcp = mcp_.get()](const std::string& session_id) {
+    mcp->EndSession(session_id);
+  };
   mcp_->StartEager();
   sessions_ = std::make_unique<SessionManager>(std::move(deps));
   subagents->set_sessions(sessions_.get());

@@ -195,6 +195,7 @@ absl::StatusOr<std::pair<std::string, std::string>> SessionManager::Resolve(
 }
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(const std::string& id_or_prefix) {
+  std::string discarded;
   {
     agent::MutexLock l(&mu_);
     if (shut_down_) return StoppingError();
@@ -204,8 +205,10 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(const std::string&
         return it->second.session;
       }
       sessions_.erase(it);  // its files are gone: Resolve below says it is not there
+      discarded = id_or_prefix;
     }
   }
+  if (!discarded.empty() && deps_.session_ended) deps_.session_ended(discarded);
   auto where = Resolve(id_or_prefix);
   if (absl::IsNotFound(where.status())) {
     agent::MutexLock l(&mu_);
@@ -215,6 +218,17 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(const std::string&
   }
   if (!where.ok()) return where.status();
   return LoadOrJoin(where->first, where->second);
+}
+
+std::shared_ptr<Session> SessionManager::FindLoaded(const std::string& id) {
+  agent::MutexLock l(&mu_);
+  if (shut_down_) return nullptr;
+  auto it = sessions_.find(id);
+  if (it == sessions_.end() || !it->second.session || it->second.session->discarded()) {
+    return nullptr;
+  }
+  it->second.last_used = Now();
+  return it->second.session;
 }
 
 SessionManager::LoadResult SessionManager::LoadOrJoin(const std::string& id,
@@ -356,6 +370,7 @@ absl::Status SessionManager::Delete(const std::string& id, const std::string& by
     if (removed_.size() > kRememberRemoved) removed_.pop_front();
   }
   (*s)->Remove(by_client);
+  if (deps_.session_ended) deps_.session_ended(full);
   return DeleteSessionFiles(workdir, full);
 }
 
@@ -473,6 +488,7 @@ int SessionManager::SweepIdle() {
       sessions_.erase(v.id);
     }
     v.done.set_value();
+    if (deps_.session_ended) deps_.session_ended(v.id);
     if (options_.after_unload) options_.after_unload(v.id);
   }
   if (!victims.empty()) ReleaseFreeHeap();

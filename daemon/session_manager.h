@@ -64,6 +64,9 @@ class SessionManager : public subagents::SessionDirectory {
   // InvalidArgument (ambiguous prefix), DataLoss (damaged file, named), FailedPrecondition
   // (owned by another daemon). Concurrent Finds of one id share one load and one Session.
   absl::StatusOr<std::shared_ptr<Session>> Find(const std::string& id_or_prefix) override;
+  // The session with the whole id `id` when it is loaded, without touching the disk or
+  // waiting; null otherwise (then Find it where reading the disk and waiting are fine).
+  std::shared_ptr<Session> FindLoaded(const std::string& id);
   // Sessions of `workdir` (or of every known project), newest first. Damaged files are
   // listed with load_error set instead of failing the call.
   std::vector<agent::v1::Session> List(const std::string& workdir, bool all);

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "client/acp/mcp_servers.h"
 #include "client/acp/modes.h"
 #include "client/project_root.h"
 #include "common/grpc_status.h"
@@ -43,17 +44,18 @@ absl::StatusOr<std::string> CwdOf(const Json& params) {
   return cwd;
 }
 
-// The editor's MCP servers would need the daemon to run servers for one session only,
-// which it cannot yet: refused, so nobody believes they are in use.
-absl::Status CheckMcpServers(const Json& params) {
-  if (!params.contains("mcpServers") || params["mcpServers"].is_null()) return absl::OkStatus();
-  if (!params["mcpServers"].is_array()) {
-    return absl::InvalidArgumentError("mcpServers must be a list");
-  }
-  if (params["mcpServers"].empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      "agent acp does not run the editor's MCP servers; add them with `agent mcp add` "
-      "(README, \"MCP servers\") and leave mcpServers empty");
+// Hands the editor's servers (EditorMcpServers) to session `id`; nothing to do for none.
+absl::Status GiveMcpServers(v1::AgentDaemon::Stub& stub, const std::string& id,
+                            const Json& servers) {
+  if (servers.empty()) return absl::OkStatus();
+  grpc::ClientContext ctx;
+  SetCallDeadline(ctx);
+  v1::SetSessionMcpServersRequest req;
+  req.set_session_id(id);
+  req.set_servers_json(DumpJson(servers));
+  v1::SetSessionMcpServersResponse resp;
+  grpc::Status st = stub.SetSessionMcpServers(&ctx, req, &resp);
+  return st.ok() ? absl::OkStatus() : FromGrpcStatus(st);
 }
 
 // A session by id among all the daemon's, NotFound when none.
@@ -176,8 +178,8 @@ AcpAgent::Reply AcpAgent::Initialize(const Json& params) {
   }
   Json caps = {
       {"loadSession", true},
-      {"promptCapabilities", Json{{"image", false}, {"audio", false}, {"embeddedContext", true}}},
-      {"mcpCapabilities", Json{{"http", false}, {"sse", false}}}};
+      {"promptCapabilities", Json{{"image", true}, {"audio", false}, {"embeddedContext", true}}},
+      {"mcpCapabilities", Json{{"http", true}, {"sse", false}}}};
   return Json{{"protocolVersion", kAcpProtocolVersion},
               {"agentCapabilities", caps},
               {"authMethods", Json::array()},
@@ -187,10 +189,12 @@ AcpAgent::Reply AcpAgent::Initialize(const Json& params) {
 AcpAgent::Reply AcpAgent::NewSession(const Json& params) {
   absl::StatusOr<std::string> cwd = CwdOf(params);
   if (!cwd.ok()) return cwd.status();
-  if (absl::Status mcp = CheckMcpServers(params); !mcp.ok()) return mcp;
+  absl::StatusOr<Json> servers = EditorMcpServers(params);
+  if (!servers.ok()) return servers.status();
   o_.project = FindProject(*cwd);
   absl::StatusOr<v1::Session> s = CreateSessionHere(*daemon_.stub, o_, v1::POLICY_MODE_ASK);
   if (!s.ok()) return s.status();
+  if (absl::Status mcp = GiveMcpServers(*daemon_.stub, s->id(), *servers); !mcp.ok()) return mcp;
   Open(s->id(), *cwd).Attach(std::nullopt, Json());
   return Json{{"sessionId", s->id()}, {"modes", ModeState(v1::POLICY_MODE_ASK)}};
 }
@@ -198,7 +202,8 @@ AcpAgent::Reply AcpAgent::NewSession(const Json& params) {
 AcpAgent::Reply AcpAgent::LoadSession(const Json& id, const Json& params) {
   absl::StatusOr<std::string> cwd = CwdOf(params);
   if (!cwd.ok()) return cwd.status();
-  if (absl::Status mcp = CheckMcpServers(params); !mcp.ok()) return mcp;
+  absl::StatusOr<Json> servers = EditorMcpServers(params);
+  if (!servers.ok()) return servers.status();
   std::string session_id = GetString(params, "sessionId");
   if (session_id.empty()) return absl::InvalidArgumentError("sessionId must be a string");
   absl::StatusOr<v1::Session> s = FindSession(*daemon_.stub, session_id);
@@ -210,6 +215,9 @@ AcpAgent::Reply AcpAgent::LoadSession(const Json& id, const Json& params) {
   }
   if (!s->load_error().empty()) {
     return absl::InternalError("the session cannot be loaded: " + s->load_error());
+  }
+  if (absl::Status mcp = GiveMcpServers(*daemon_.stub, session_id, *servers); !mcp.ok()) {
+    return mcp;
   }
   o_.project = project;
   sessions_.erase(session_id);  // loaded again: a fresh replay

@@ -163,6 +163,11 @@ absl::Status AcpSession::Prompt(const Json& id, const PromptText& p) {
   *req.mutable_tool_env() = ToolEnvFromProcess();
   *req.mutable_settings() = o_.settings;
   req.set_expand(p.typed_only);
+  for (const PromptText::Image& image : p.images) {
+    v1::PromptImage* out = req.add_images();
+    out->set_media_type(image.media_type);
+    out->set_data(image.data);
+  }
   v1::SendPromptResponse resp;
   grpc::Status st = daemon_.stub->SendPrompt(&ctx, req, &resp);
   if (!st.ok()) return FromGrpcStatus(st);

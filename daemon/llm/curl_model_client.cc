@@ -35,8 +35,13 @@ using Clock = std::chrono::steady_clock;
 
 // The state of one HTTP attempt, shared with libcurl's callbacks.
 struct Attempt {
-  Attempt(std::unique_ptr<StreamAssembler> a, size_t max_event_bytes, const CurlLibrary* c, CURL* e)
-      : assembler(std::move(a)), parser(ParserOptions(max_event_bytes)), curl(c), easy(e) {}
+  Attempt(std::unique_ptr<StreamAssembler> a, size_t max_event_bytes, const CurlLibrary* c, CURL* e,
+          const RequestBody& body)
+      : assembler(std::move(a)),
+        parser(ParserOptions(max_event_bytes)),
+        curl(c),
+        easy(e),
+        body_reader(body) {}
 
   static SseParser::Options ParserOptions(size_t max_event_bytes) {
     SseParser::Options o;
@@ -55,6 +60,7 @@ struct Attempt {
   absl::Status stream_error;  // first error from the parser or the assembler
   Clock::time_point last_byte = Clock::now();
   std::vector<SseEvent> events;
+  RequestBody::Reader body_reader;  // the request body, sent from its pieces without a copy
 
   // Hands the parsed events to the assembler; false once the stream has failed.
   bool Consume() {
@@ -86,6 +92,19 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
     a->headers.emplace_back(std::move(name), std::move(value));
   }
   return size * n;
+}
+
+// libcurl asks for the request body's next bytes.
+size_t ReadBody(char* out, size_t size, size_t n, void* user) {
+  return static_cast<Attempt*>(user)->body_reader.Read(out, size * n);
+}
+
+// libcurl rewinds the body (to send it again on a reused connection that closed).
+int SeekBody(void* user, curl_off_t offset, int origin) {
+  if (origin != SEEK_SET || offset < 0) return CURL_SEEKFUNC_CANTSEEK;
+  return static_cast<Attempt*>(user)->body_reader.Seek(static_cast<size_t>(offset))
+             ? CURL_SEEKFUNC_OK
+             : CURL_SEEKFUNC_FAIL;
 }
 
 // Returning less than `len` makes libcurl abort the transfer (CURLE_WRITE_ERROR).
@@ -149,7 +168,7 @@ class CurlModelClient : public ModelClient {
     const int max_attempts = std::max(1, active_.max_attempts);
     for (int attempt = 1;; ++attempt) {
       Attempt a(MakeStreamAssembler(wire->provider, sink, options_.max_reply_bytes, wire->model),
-                options_.max_event_bytes, curl_, easy_);
+                options_.max_event_bytes, curl_, easy_, wire->body);
       const CURLcode code = Perform(*wire, &a, cancelled);
       if (cancelled != nullptr && *cancelled) return absl::CancelledError("cancelled");
 
@@ -222,11 +241,18 @@ class CurlModelClient : public ModelClient {
     error_buf_[0] = '\0';
     curl_slist* headers = nullptr;
     for (const std::string& h : wire.headers) headers = curl_->slist_append(headers, h.c_str());
+    // No "Expect: 100-continue" for a large body: a round trip (or a second's wait) per step.
+    headers = curl_->slist_append(headers, "Expect:");
     curl_->easy_setopt(easy_, CURLOPT_URL, wire.url.c_str());
     curl_->easy_setopt(easy_, CURLOPT_HTTPHEADER, headers);
-    curl_->easy_setopt(easy_, CURLOPT_POSTFIELDS, wire.payload.data());
+    // The body read from its pieces (RequestBody), its size known up front.
+    curl_->easy_setopt(easy_, CURLOPT_POST, 1L);
+    curl_->easy_setopt(easy_, CURLOPT_READFUNCTION, ReadBody);
+    curl_->easy_setopt(easy_, CURLOPT_READDATA, a);
+    curl_->easy_setopt(easy_, CURLOPT_SEEKFUNCTION, SeekBody);
+    curl_->easy_setopt(easy_, CURLOPT_SEEKDATA, a);
     curl_->easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(wire.payload.size()));
+                       static_cast<curl_off_t>(wire.body.size()));
     curl_->easy_setopt(easy_, CURLOPT_WRITEFUNCTION, OnBody);
     curl_->easy_setopt(easy_, CURLOPT_WRITEDATA, a);
     curl_->easy_setopt(easy_, CURLOPT_HEADERFUNCTION, OnHeader);

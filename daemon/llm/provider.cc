@@ -82,8 +82,8 @@ absl::StatusOr<WireRequest> BuildWireRequest(const ModelRequest& request) {
     }
     if (!m.api_key.empty()) wire.headers.push_back("Authorization: Bearer " + m.api_key);
   }
-  wire.payload = prepared ? PreparedBody(*request.prepared, m.model, request.tools, openai, cache)
-                          : DumpJson(body);
+  wire.body = prepared ? PreparedBody(*request.prepared, m.model, request.tools, openai, cache)
+                       : RequestBody(DumpJson(body));
   return wire;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "daemon/llm/model_client.h"
 #include "daemon/llm/model_types.h"
+#include "daemon/llm/request_body.h"
 #include "daemon/llm/stream_assembler.h"
 
 namespace agent::daemon::llm {
@@ -31,7 +32,7 @@ absl::StatusOr<Provider> ParseProvider(std::string_view setting);
 struct WireRequest {
   Provider provider = Provider::kOpenAi;
   std::string url;
-  std::string payload;               // the JSON body, with "stream": true
+  RequestBody body;                  // the JSON body, with "stream": true
   std::vector<std::string> headers;  // "Name: value" lines, the key among them
   std::string model;                 // the model asked for
 };

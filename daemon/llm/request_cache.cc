@@ -3,219 +3,273 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
 #include "daemon/llm/anthropic_convert.h"
 #include "daemon/llm/responses_convert.h"
 
 namespace agent::daemon::llm {
 namespace {
 
-uint64_t HashOf(const std::string& s) {
-  return absl::Hash<absl::string_view>{}(absl::string_view(s.data(), s.size()));
-}
+constexpr size_t kMinArenaBytes = 64 * 1024;
+constexpr size_t kMaxArenaBytes = 4 * 1024 * 1024;
 
 // `rest` is a request object without "messages"; its keys sort after `head` (nlohmann's
 // objects are ordered by key), so the body is head + messages + rest's members.
-std::string Splice(std::string head, const std::string& messages, const Json& rest) {
+RequestBody Splice(std::string head, const RequestBody& messages, const Json& rest) {
   const std::string tail = DumpJson(rest);  // "{...}", never empty: "model" is always there
-  std::string out = std::move(head);
-  out.reserve(out.size() + messages.size() + tail.size() + 16);
-  out += "\"messages\":";
-  out += messages;
-  if (tail.size() > 2) {
-    out += ',';
-    out.append(tail, 1, std::string::npos);
-  } else {
-    out += '}';
-  }
+  RequestBody out(std::move(head) + "\"messages\":");
+  out.Append(messages);
+  out.Append(tail.size() > 2 ? "," + tail.substr(1) : "}");
   return out;
 }
 
-// `rest` (an object without `key`) with `"key":value_text` among its members, where DumpJson
+// `rest` (an object without `key`) with `"key":value` among its members, where DumpJson
 // would put it (nlohmann's objects are ordered by key).
-std::string SpliceMember(const Json& rest, const std::string& key, const std::string& value_text) {
-  std::string out = "{";
+RequestBody SpliceMember(const Json& rest, const std::string& key, const RequestBody& value) {
+  RequestBody out;
+  std::string text = "{";
   bool placed = false;
-  auto member = [&](const std::string& name, const std::string& text) {
-    if (out.size() > 1) out += ',';
-    out += DumpJson(Json(name));
-    out += ':';
-    out += text;
+  auto member = [&](const std::string& name) {
+    if (text.size() > 1 || out.size() > 0) text += ',';
+    text += DumpJson(Json(name));
+    text += ':';
   };
   for (auto it = rest.begin(); it != rest.end(); ++it) {
     if (!placed && key < it.key()) {
-      member(key, value_text);
+      member(key);
+      out.Append(std::move(text));
+      out.Append(value);
+      text.clear();
       placed = true;
     }
-    member(it.key(), DumpJson(*it));
+    member(it.key());
+    text += DumpJson(*it);
   }
-  if (!placed) member(key, value_text);
-  out += '}';
+  if (!placed) {
+    member(key);
+    out.Append(std::move(text));
+    out.Append(value);
+    text.clear();
+  }
+  text += '}';
+  out.Append(std::move(text));
   return out;
 }
 
-// The messages text with `cache_control` first in each breakpoint's block: the key sorts
-// before every key a block has, so this is where DumpJson of the marked block puts it.
-std::string WithBreakpoints(const PreparedMessages& prepared, const AnthropicCache& cache) {
+// The messages with `cache_control` first in each breakpoint's block: the key sorts before
+// every key a block has, so this is where DumpJson of the marked block puts it.
+RequestBody WithBreakpoints(const PreparedMessages& prepared, const AnthropicCache& cache) {
   const std::string marker = absl::StrCat("\"cache_control\":", DumpJson(CacheControl(cache)), ",");
-  std::vector<size_t> at;
-  for (size_t i : BreakpointMessages(prepared.marks.size())) {
-    if (prepared.marks[i] != std::string::npos) at.push_back(prepared.marks[i] + 1);
-  }
+  std::vector<size_t> at = prepared.breakpoints;
   std::sort(at.begin(), at.end());
-  std::string out;
-  out.reserve(prepared.messages.size() + at.size() * marker.size());
-  size_t from = 0;
-  for (size_t pos : at) {
-    out.append(prepared.messages, from, pos - from);
-    out += marker;
-    from = pos;
-  }
-  out.append(prepared.messages, from, std::string::npos);
+  RequestBody out = prepared.messages;
+  // From the end, so earlier offsets stay where they were.
+  for (size_t k = at.size(); k-- > 0;) out.Insert(at[k] + 1, marker);
   return out;
 }
+
+const char* RoleName(bool user) { return user ? "user" : "assistant"; }
 
 }  // namespace
 
-RequestCache::Entry RequestCache::Convert(const Json& message, const std::string& source) const {
-  Entry e;
-  e.hash = HashOf(source);
-  e.size = source.size();
+RequestCache::Converted RequestCache::Convert(const Json& message,
+                                              const std::string& source) const {
+  Converted c;
   if (provider_ == Provider::kOpenAi) {
-    e.text = DumpJson(OutgoingOpenAiMessage(message, options_));
-    e.same_as_source = e.text == source;
-    if (e.same_as_source) e.text.clear();
-    return e;
+    c.role = Role::kItems;
+    c.text = DumpJson(OutgoingOpenAiMessage(message, options_));
+    c.same_as_source = c.text == source;
+    if (c.same_as_source) c.text.clear();
+    return c;
   }
   if (provider_ == Provider::kOpenAiResponses) {
-    // The message's input items, comma-separated; "" when it sends none.
+    // The message's input items, comma-separated; none when it sends nothing.
     for (const Json& item : ResponsesInputItems(message, options_.model)) {
-      if (!e.text.empty()) e.text += ',';
-      e.text += DumpJson(item);
+      if (!c.text.empty()) c.text += ',';
+      c.text += DumpJson(item);
     }
-    e.role = e.text.empty() ? "" : "items";
-    return e;
+    c.role = c.text.empty() ? Role::kNone : Role::kItems;
+    return c;
   }
   // One message through the whole converter: what it contributes to the request.
   Json one = Json::array();
   one.push_back(message);
   const Json converted = BuildAnthropicRequest("", one, Json::array(), 0, false);
   if (auto system = converted.find("system"); system != converted.end() && system->is_string()) {
-    e.role = "system";
-    e.text = system->get<std::string>();
-    return e;
+    c.role = Role::kSystem;
+    c.text = system->get<std::string>();
+    return c;
   }
   const Json& msgs = converted["messages"];
-  if (!msgs.is_array() || msgs.empty()) return e;  // nothing sent (no blocks)
-  e.role = GetString(msgs[0], "role");
+  if (!msgs.is_array() || msgs.empty()) return c;  // nothing sent (no blocks)
+  c.role = GetString(msgs[0], "role") == "user" ? Role::kUser : Role::kAssistant;
   for (const Json& block : msgs[0]["content"]) {
-    if (!e.text.empty()) e.text += ',';
-    if (MarkableBlock(block)) e.mark = e.text.size();
-    e.text += DumpJson(block);
+    if (!c.text.empty()) c.text += ',';
+    if (MarkableBlock(block)) c.mark = c.text.size();
+    c.text += DumpJson(block);
   }
-  return e;
+  return c;
 }
 
-PreparedMessages RequestCache::Prepare(const Json& messages,
-                                       const std::vector<std::string>& serialized,
-                                       Provider provider, const OpenAiRequestOptions& options) {
+void RequestCache::Reset() {
+  entries_.clear();
+  messages_ = RequestBody();
+  arena_.reset();
+  group_marks_.clear();
+  open_role_ = Role::kNone;
+  AppendText("[");
+}
+
+void RequestCache::AppendText(std::string_view text) {
+  if (text.empty()) return;
+  if (arena_ == nullptr || arena_->size() + text.size() > arena_->capacity()) {
+    // Room for about as much again as is laid out, so a long session has few arenas.
+    const size_t want = std::clamp(messages_.size(), kMinArenaBytes, kMaxArenaBytes);
+    arena_ = std::make_shared<std::string>();
+    arena_->reserve(std::max(want, text.size()));
+  }
+  const size_t at = arena_->size();
+  arena_->append(text);  // within the reserved size: the bytes bodies view do not move
+  messages_.Append(arena_, std::string_view(arena_->data() + at, text.size()));
+}
+
+void RequestCache::LayOut(Entry* e, std::string_view text) {
+  e->messages_before = messages_.size();
+  e->groups_before = group_marks_.size();
+  e->open_mark_before = group_marks_.empty() ? std::string::npos : group_marks_.back();
+  e->open_role_before = open_role_;
+  const bool first = messages_.size() <= 1;  // only the opening '['
+  if (provider_ == Provider::kAnthropic) {
+    if (e->role == Role::kUser || e->role == Role::kAssistant) {
+      // Consecutive messages of one role become one message (BuildAnthropicRequest's merging).
+      if (e->role == open_role_) {
+        AppendText(",");
+      } else {
+        if (open_role_ != Role::kNone) {
+          AppendText(absl::StrCat("],\"role\":\"", RoleName(open_role_ == Role::kUser), "\"},"));
+        }
+        AppendText("{\"content\":[");
+        open_role_ = e->role;
+        group_marks_.push_back(std::string::npos);
+      }
+      e->text_begin = messages_.size();
+      AppendText(text);
+      if (e->mark != std::string::npos) group_marks_.back() = e->text_begin + e->mark;
+    } else {
+      e->text_begin = messages_.size();  // system text goes to `system`; nothing sends nothing
+    }
+  } else if (e->role != Role::kNone) {
+    if (!first) AppendText(",");
+    e->text_begin = messages_.size();
+    AppendText(text);
+  } else {
+    e->text_begin = messages_.size();
+  }
+  e->text_end = messages_.size();
+}
+
+void RequestCache::CutTo(size_t k) {
+  if (k >= entries_.size()) return;
+  const Entry& e = entries_[k];
+  messages_.Truncate(e.messages_before);
+  group_marks_.resize(e.groups_before);
+  if (!group_marks_.empty()) group_marks_.back() = e.open_mark_before;
+  open_role_ = e.open_role_before;
+  entries_.resize(k);
+  // The arena keeps the bytes cut off (an earlier body may view them): appends go after them.
+}
+
+PreparedMessages RequestCache::Prepare(const Transcript& transcript, Provider provider,
+                                       const OpenAiRequestOptions& options) {
   // Responses items depend on the model (reasoning items are sent to their own model only).
   if (provider != provider_ || options.send_reasoning_content != options_.send_reasoning_content ||
-      (provider == Provider::kOpenAiResponses && options.model != options_.model)) {
-    entries_.clear();
+      (provider == Provider::kOpenAiResponses && options.model != options_.model) ||
+      messages_.size() == 0) {
     provider_ = provider;
     options_ = options;
+    Reset();
   }
-  const size_t n = messages.is_array() ? std::min(messages.size(), serialized.size()) : 0;
-  entries_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    Entry& e = entries_[i];
-    const std::string& source = serialized[i];
-    if (e.size == source.size() && e.size > 0 && e.hash == HashOf(source)) continue;
-    e = Convert(messages[i], source);
+  const Json& messages = transcript.messages();
+  const std::vector<std::string>& serialized = transcript.serialized();
+  const std::vector<uint64_t>& hashes = transcript.hashes();
+  const size_t n =
+      messages.is_array() ? std::min({messages.size(), serialized.size(), hashes.size()}) : 0;
+  auto same = [&](const Entry& e, size_t i) {
+    return e.size == serialized[i].size() && e.size > 0 && e.hash == hashes[i];
+  };
+  size_t k = 0;
+  while (k < entries_.size() && k < n && same(entries_[k], k)) ++k;
+  if (k < entries_.size()) {
+    // Lay out again from the first change, reusing what did not change after it.
+    std::vector<Entry> old(entries_.begin() + static_cast<std::ptrdiff_t>(k), entries_.end());
+    const RequestBody old_text = messages_;
+    CutTo(k);
+    for (size_t i = k; i < n; ++i) {
+      const Entry* was = i - k < old.size() && same(old[i - k], i) ? &old[i - k] : nullptr;
+      Entry e;
+      e.hash = hashes[i];
+      e.size = serialized[i].size();
+      if (was == nullptr) {
+        Converted c = Convert(messages[i], serialized[i]);
+        e.role = c.role;
+        e.same_as_source = c.same_as_source;
+        e.mark = c.mark;
+        if (c.role == Role::kSystem) e.system = c.text;
+        LayOut(&e, c.same_as_source ? std::string_view(serialized[i]) : std::string_view(c.text));
+      } else {
+        e.role = was->role;
+        e.same_as_source = was->same_as_source;
+        e.mark = was->mark;
+        e.system = was->system;
+        const std::string text = old_text.Substr(was->text_begin, was->text_end - was->text_begin);
+        LayOut(&e, text);
+      }
+      entries_.push_back(std::move(e));
+    }
   }
+  for (size_t i = entries_.size(); i < n; ++i) {
+    Converted c = Convert(messages[i], serialized[i]);
+    Entry e;
+    e.hash = hashes[i];
+    e.size = serialized[i].size();
+    e.role = c.role;
+    e.same_as_source = c.same_as_source;
+    e.mark = c.mark;
+    if (c.role == Role::kSystem) e.system = std::move(c.text);
+    LayOut(&e, c.same_as_source ? std::string_view(serialized[i]) : std::string_view(c.text));
+    entries_.push_back(std::move(e));
+  }
+
   PreparedMessages out;
   out.provider = provider_;
   out.options = options_;
-  if (provider_ == Provider::kOpenAi) {
-    AppendOpenAi(serialized, &out);
-  } else if (provider_ == Provider::kOpenAiResponses) {
-    AppendResponses(&out);
-  } else {
-    AppendAnthropic(&out);
+  out.messages = messages_;
+  if (provider_ == Provider::kAnthropic) {
+    for (const Entry& e : entries_) {
+      if (e.role != Role::kSystem) continue;
+      if (!out.system.empty()) out.system += "\n\n";
+      out.system += e.system;
+    }
+    if (open_role_ != Role::kNone) {
+      out.messages.Append(
+          absl::StrCat("],\"role\":\"", RoleName(open_role_ == Role::kUser), "\"}"));
+    }
+    for (size_t g : BreakpointMessages(group_marks_.size())) {
+      if (group_marks_[g] != std::string::npos) out.breakpoints.push_back(group_marks_[g]);
+    }
   }
+  out.messages.Append("]");
   return out;
 }
 
-void RequestCache::AppendOpenAi(const std::vector<std::string>& serialized,
-                                PreparedMessages* out) const {
-  size_t size = 2;
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    size += (entries_[i].same_as_source ? serialized[i].size() : entries_[i].text.size()) + 1;
-  }
-  std::string& m = out->messages;
-  m.clear();
-  m.reserve(size);
-  m += '[';
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    if (i > 0) m += ',';
-    m += entries_[i].same_as_source ? serialized[i] : entries_[i].text;
-  }
-  m += ']';
-}
-
-void RequestCache::AppendResponses(PreparedMessages* out) const {
-  size_t size = 2;
-  for (const Entry& e : entries_) size += e.text.size() + 1;
-  std::string& m = out->messages;
-  m.clear();
-  m.reserve(size);
-  m += '[';
-  for (const Entry& e : entries_) {
-    if (e.text.empty()) continue;
-    if (m.size() > 1) m += ',';
-    m += e.text;
-  }
-  m += ']';
-}
-
-// Consecutive messages of one role become one message (BuildAnthropicRequest's merging);
-// system text goes to `system`, joined with a blank line.
-void RequestCache::AppendAnthropic(PreparedMessages* out) const {
-  std::string& m = out->messages;
-  m = "[";
-  std::string open_role;
-  for (const Entry& e : entries_) {
-    if (e.role.empty()) continue;
-    if (e.role == "system") {
-      if (!out->system.empty()) out->system += "\n\n";
-      out->system += e.text;
-      continue;
-    }
-    if (e.role == open_role) {
-      m += ',';
-    } else {
-      if (!open_role.empty()) absl::StrAppend(&m, "],\"role\":\"", open_role, "\"},");
-      m += "{\"content\":[";
-      open_role = e.role;
-      out->marks.push_back(std::string::npos);
-    }
-    if (e.mark != std::string::npos) out->marks.back() = m.size() + e.mark;
-    m += e.text;
-  }
-  if (!open_role.empty()) absl::StrAppend(&m, "],\"role\":\"", open_role, "\"}");
-  m += ']';
-}
-
 size_t RequestCache::bytes() const {
-  size_t total = entries_.capacity() * sizeof(Entry);
-  for (const Entry& e : entries_) total += e.text.capacity() + e.role.capacity();
+  size_t total = entries_.capacity() * sizeof(Entry) + messages_.size();
+  for (const Entry& e : entries_) total += e.system.capacity();
+  if (arena_ != nullptr) total += arena_->capacity() - arena_->size();
   return total;
 }
 
-std::string PreparedBody(const PreparedMessages& prepared, const std::string& model,
+RequestBody PreparedBody(const PreparedMessages& prepared, const std::string& model,
                          const Json& tools, const OpenAiRequestOptions& openai,
                          const AnthropicCache& anthropic) {
   if (prepared.provider == Provider::kAnthropic) {
@@ -247,7 +301,7 @@ std::string PreparedBody(const PreparedMessages& prepared, const std::string& mo
 
 Json RequestMessages(const ModelRequest& request) {
   if (request.prepared == nullptr) return request.messages;
-  absl::StatusOr<Json> parsed = ParseJson(request.prepared->messages);
+  absl::StatusOr<Json> parsed = ParseJson(request.prepared->messages.Text());
   if (!parsed.ok()) return Json::array();
   if (request.prepared->provider == Provider::kOpenAi) return *std::move(parsed);
   if (request.prepared->provider == Provider::kOpenAiResponses) {

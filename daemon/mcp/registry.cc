@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/tool_env.h"
 #include "daemon/mcp/approvals.h"
@@ -75,7 +76,7 @@ absl::StatusOr<std::unique_ptr<Transport>> MakeConfinedTransport(const ServerDef
     std::erase_if(o.env, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
     o.env.push_back(prefix + entry.second);
   }
-  const std::string base = def.scope == "project" ? def.project : HomeCwd();
+  const std::string base = def.scope == "user" || def.project.empty() ? HomeCwd() : def.project;
   o.cwd = def.cwd.empty() ? base : (def.cwd.front() == '/' ? def.cwd : base + "/" + def.cwd);
   o.log_name = def.name;
   if (box != nullptr && box->Confines() && def.scope == "project") {
@@ -116,8 +117,11 @@ void Registry::StopReplaced(const std::string& project, const ParsedServers& def
     MutexLock l(&mu_);
     for (auto it = servers_.begin(); it != servers_.end();) {
       const ServerDef& d = it->second->def();
-      const bool replaced = d.scope == "user" ? user.count(it->first) == 0
-                                              : d.project == project && mine.count(it->first) == 0;
+      // An editor's servers come and go with SetSessionServers and EndSession.
+      const bool replaced = d.scope == "editor" ? false
+                            : d.scope == "user"
+                                ? user.count(it->first) == 0
+                                : d.project == project && mine.count(it->first) == 0;
       if (replaced) {
         gone.push_back(std::move(it->second));
         it = servers_.erase(it);
@@ -134,6 +138,12 @@ std::shared_ptr<const tools::ToolRegistry> Registry::ToolsFor(
     const std::function<void(const std::string&)>& report) {
   ParsedServers defs = ServersFor(project);
   StopReplaced(project, defs);
+  {
+    MutexLock l(&mu_);
+    if (auto it = session_defs_.find(session_id); it != session_defs_.end()) {
+      defs.servers.insert(defs.servers.end(), it->second.begin(), it->second.end());
+    }
+  }
   std::vector<std::string> problems;
   for (const std::string& p : defs.problems) problems.push_back("MCP configuration: " + p);
   // With the definition read now: its tool filters are not part of the server's identity.
@@ -241,6 +251,59 @@ absl::Status Registry::Approve(const std::string& project, const std::string& na
   }
   return absl::NotFoundError(
       absl::StrCat("this project's .agent/settings.json defines no MCP server ", name));
+}
+
+absl::Status Registry::SetSessionServers(const std::string& project, const std::string& session_id,
+                                         const Json& servers) {
+  ParsedServers parsed =
+      ParseServers(Json{{"mcp_servers", servers}}, "editor", project, "the editor's mcpServers");
+  if (!parsed.problems.empty()) {
+    return absl::InvalidArgumentError(absl::StrJoin(parsed.problems, "; "));
+  }
+  std::set<std::string> keep;
+  for (ServerDef& def : parsed.servers) {
+    def.session = session_id;
+    keep.insert(def.Identity());
+  }
+  std::vector<std::shared_ptr<ManagedServer>> gone;
+  {
+    MutexLock l(&mu_);
+    if (shut_down_) return absl::UnavailableError("the daemon is stopping");
+    for (auto it = servers_.begin(); it != servers_.end();) {
+      const ServerDef& d = it->second->def();
+      if (d.scope == "editor" && d.session == session_id && keep.count(it->first) == 0) {
+        gone.push_back(std::move(it->second));
+        it = servers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (parsed.servers.empty()) {
+      session_defs_.erase(session_id);
+    } else {
+      session_defs_[session_id] = std::move(parsed.servers);
+    }
+  }
+  for (auto& server : gone) server->Stop();
+  return absl::OkStatus();
+}
+
+void Registry::EndSession(const std::string& session_id) {
+  std::vector<std::shared_ptr<ManagedServer>> gone;
+  {
+    MutexLock l(&mu_);
+    if (session_defs_.erase(session_id) == 0) return;
+    for (auto it = servers_.begin(); it != servers_.end();) {
+      const ServerDef& d = it->second->def();
+      if (d.scope == "editor" && d.session == session_id) {
+        gone.push_back(std::move(it->second));
+        it = servers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& server : gone) server->Stop();
 }
 
 void Registry::StartEager() {

@@ -1,4 +1,5 @@
-// Registry: the daemon's MCP servers, shared by all sessions. Definitions are read from the
+// Registry: the daemon's MCP servers, shared by all sessions (but an editor's, which serve the
+// one session it gave them for). Definitions are read from the
 // user's config.json and the project's .agent/settings.json whenever a session asks (so an
 // edit or `agent mcp add` takes effect at the next model request); each distinct definition
 // (ServerDef::Identity) gets one ManagedServer, started lazily by the first session step that
@@ -65,6 +66,17 @@ class Registry {
   absl::Status Approve(const std::string& project, const std::string& name,
                        const std::string& target, const std::string& definition);
 
+  // An editor's servers for session `session_id` in `project` (ACP's mcpServers, in the shape
+  // of "mcp_servers": {NAME: definition}): offered to that session only, after the user's and
+  // the project's, until EndSession or the next call replaces them (the servers that left are
+  // stopped). They are the person's own, as the editor's configuration is: no approval, run
+  // as user servers are. InvalidArgument listing the definitions that are not valid (nothing
+  // changes then).
+  absl::Status SetSessionServers(const std::string& project, const std::string& session_id,
+                                 const Json& servers) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stops the servers an editor gave session `session_id` and forgets them (it ended).
+  void EndSession(const std::string& session_id) ABSL_LOCKS_EXCLUDED(mu_);
+
   // Starts the user's eager servers.
   void StartEager();
   // Stops every server (their processes are killed); later calls start nothing.
@@ -83,6 +95,8 @@ class Registry {
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, std::shared_ptr<ManagedServer>> servers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::set<std::string>> reported_ ABSL_GUARDED_BY(mu_);
+  // Session id → the servers its editor gave (SetSessionServers).
+  std::map<std::string, std::vector<ServerDef>> session_defs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace agent::daemon::mcp

@@ -164,7 +164,8 @@ std::string ServerDef::Identity() const {
   j["env"] = env_j;
   j["headers"] = headers_j;
   if (network) j["network"] = true;  // absent when false: earlier approvals stay valid
-  return DumpJson(j);                // nlohmann sorts keys: canonical
+  if (!session.empty()) j["session"] = session;
+  return DumpJson(j);  // nlohmann sorts keys: canonical
 }
 
 ParsedServers ParseServers(const Json& settings, const std::string& scope,

@@ -19,8 +19,9 @@ namespace agent::daemon::mcp {
 
 struct ServerDef {
   std::string name;
-  std::string scope;    // "user" or "project"
-  std::string project;  // the project's directory for scope "project"
+  std::string scope;    // "user", "project" or "editor" (an ACP editor's, for one session)
+  std::string project;  // the project's directory for scope "project" and "editor"
+  std::string session;  // scope "editor": the session it was given for (one server each)
   std::string command;  // stdio
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;

@@ -380,7 +380,9 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
         "session ", id_, " was discarded: the model never answered it and no client was left"));
   }
   if (shutting_down_) return absl::UnavailableError("the daemon is shutting down");
-  if (text.empty()) return absl::InvalidArgumentError("empty prompt");
+  if (text.empty() && expansion.image_urls.empty()) {
+    return absl::InvalidArgumentError("empty prompt");
+  }
   settings_.model = MergeModelSettings(model, settings_.model);
   if (env.has_value()) settings_.tool_env = *std::move(env);
   queue_.push_back({std::move(text), client, std::move(expansion), settings});

@@ -109,6 +109,10 @@ struct SessionDeps {
   // Where the hooks of the project in `workdir` are read (hooks::DefaultHookFiles in the
   // daemon). Unset: no hooks.
   std::function<hooks::HookFiles(const std::string& workdir)> hook_files;
+  // Called by the SessionManager, outside every lock, when a loaded session was deleted,
+  // discarded or unloaded: what the daemon keeps for it elsewhere (an editor's MCP servers,
+  // mcp::Registry::EndSession) can go. Unset: nothing to do.
+  std::function<void(const std::string& session_id)> session_ended;
 };
 
 struct SessionSettings {

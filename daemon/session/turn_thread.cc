@@ -147,8 +147,9 @@ bool Session::BeginTurnLocked(std::vector<std::string> untrusted_rules, hooks::P
   prompt_blocked_ = hooked.blocked ? hooked.reason : "";
   // Cannot fail: turns end with nothing pending.
   if (!hooked.blocked) {
-    (void)transcript_.AppendUser(ApplyExpansion(prompt.text, prompt.expansion, files_) +
-                                 hooked.context);
+    (void)transcript_.AppendUser(
+        ApplyExpansion(prompt.text, prompt.expansion, files_) + hooked.context,
+        prompt.expansion.image_urls);
   }
   ++meta_.turns;
   SaveLocked();
@@ -191,8 +192,7 @@ llm::ModelRequest Session::BuildRequestLocked() const {
   if (absl::StatusOr<llm::Provider> provider = llm::ParseProvider(settings_.model.provider);
       provider.ok()) {
     req.prepared = std::make_shared<const llm::PreparedMessages>(
-        request_cache_.Prepare(transcript_.messages(), transcript_.serialized(), *provider,
-                               llm::OpenAiOptionsFor(settings_.model)));
+        request_cache_.Prepare(transcript_, *provider, llm::OpenAiOptionsFor(settings_.model)));
   } else {
     req.messages = transcript_.messages();
   }

@@ -106,12 +106,12 @@ void BM_StepRequest(benchmark::State& state) {
     benchmark::DoNotOptimize(cached ? t.HasPending() : t.ValidateForRequest().ok());
     if (cached) {
       req.prepared = std::make_shared<const llm::PreparedMessages>(
-          cache.Prepare(t.messages(), t.serialized(), llm::Provider::kOpenAi, {}));
+          cache.Prepare(t, llm::Provider::kOpenAi, {}));
     } else {
       req.messages = t.messages();
     }
     absl::StatusOr<llm::WireRequest> wire = llm::BuildWireRequest(req);
-    bytes = wire.ok() ? wire->payload.size() : 0;
+    bytes = wire.ok() ? wire->body.size() : 0;
     benchmark::DoNotOptimize(wire);
     state.PauseTiming();  // back to N messages, not part of a step
     t.TruncateTo(n);

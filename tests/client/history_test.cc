@@ -24,6 +24,15 @@ TEST(HistoryTest, ReadsRolesContentAndCallsOfTheOpenAiShape) {
   EXPECT_EQ((*h)[2].content, "x\ny");
 }
 
+TEST(HistoryTest, AMessageWithAnImageShowsItsTextAndWhereTheImageWas) {
+  auto h = ParseHistory(R"([{"role":"user","content":[
+    {"type":"text","text":"what is this?"},
+    {"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}])");
+  ASSERT_TRUE(h.ok()) << h.status();
+  ASSERT_EQ(h->size(), 1u);
+  EXPECT_EQ((*h)[0].content, "what is this?\n[image]");
+}
+
 TEST(HistoryTest, SkipsWhatIsNotAMessageAndRefusesWhatIsNotAList) {
   auto h = ParseHistory(R"([1, "two", {"role":"user","content":7,"tool_calls":{}}])");
   ASSERT_TRUE(h.ok()) << h.status();

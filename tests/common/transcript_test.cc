@@ -27,6 +27,22 @@ Json AssistantWithCalls(std::vector<std::string> ids) {
   return {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", calls}};
 }
 
+TEST(TranscriptImages, AUserMessageWithImagesIsAListOfPartsCountedByWhatAModelCharges) {
+  Transcript t;
+  ASSERT_TRUE(t.AppendUser("look", {"data:image/png;base64," + std::string(100000, 'A')}).ok());
+  EXPECT_EQ(t.messages()[0]["content"],
+            Json::parse(R"([{"type":"text","text":"look"},{"type":"image_url",
+              "image_url":{"url":"data:image/png;base64,)" +
+                        std::string(100000, 'A') + R"("}}])"));
+  EXPECT_EQ(t.CharCount(), 4 + kImagePartChars);  // not the base64's 100,000
+  EXPECT_EQ(ContentAsText(t.messages()[0]["content"]), "look\n[image]");
+  // Loaded back from its file: the same message, the same count.
+  absl::StatusOr<Transcript> back = Transcript::FromFileText(t.FileText());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->messages(), t.messages());
+  EXPECT_EQ(back->CharCount(), t.CharCount());
+}
+
 TEST(Transcript, AppendsInOrderAndValidates) {
   Transcript t;
   ASSERT_TRUE(t.AppendSystem("sys").ok());

@@ -1,5 +1,6 @@
 #include "daemon/prompt_expansion.h"
 
+#include "common/protocol.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
@@ -21,6 +22,27 @@ class PromptExpansionTest : public ::testing::Test {
   }
   agent::testing::TempDir dir_;
 };
+
+TEST(PromptImagesTest, ImagesBecomeDataUrlsAndWhatTheModelsDoNotTakeIsRefused) {
+  google::protobuf::RepeatedPtrField<agent::v1::PromptImage> images;
+  agent::v1::PromptImage* png = images.Add();
+  png->set_media_type("image/png");
+  png->set_data(std::string("\x89PNG", 4));
+  absl::StatusOr<std::vector<std::string>> urls = PromptImageUrls(images);
+  ASSERT_TRUE(urls.ok()) << urls.status();
+  EXPECT_THAT(*urls, ElementsAre("data:image/png;base64,iVBORw=="));
+
+  png->set_media_type("image/svg+xml");  // a script in an image is not one the models take
+  EXPECT_THAT(std::string(PromptImageUrls(images).status().message()), HasSubstr("image 1"));
+  png->set_media_type("image/png");
+  png->set_data(std::string(kMaxPromptImageBytes + 1, 'x'));
+  EXPECT_TRUE(absl::IsInvalidArgument(PromptImageUrls(images).status()));
+  png->set_data("");
+  EXPECT_TRUE(absl::IsInvalidArgument(PromptImageUrls(images).status()));
+  png->set_data("x");
+  for (int i = 0; i < kMaxPromptImages; ++i) *images.Add() = *png;
+  EXPECT_THAT(std::string(PromptImageUrls(images).status().message()), HasSubstr("at most"));
+}
 
 TEST_F(PromptExpansionTest, PlainTextIsLeftAlone) {
   PromptExpansion e = Expand("hello there");

@@ -2,6 +2,7 @@
 official SDK (@agentclientprotocol/sdk, pinned by acp/package-lock.json; acp/acp_client.mjs),
 against the real daemon and the strict scripted model. The bad-input tests write raw bytes to
 `agent acp` instead: the SDK cannot send malformed messages."""
+import base64
 import json
 import os
 import queue
@@ -11,7 +12,8 @@ import threading
 import time
 import unittest
 
-from harness import BIN, Env, tool_call
+from harness import BIN, Env, processes, tool_call
+from test_mcp import EVERYTHING, install_servers
 from test_terminal import TMUX, Terminal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -179,6 +181,80 @@ class AcpTest(unittest.TestCase):
         self.assertEqual(ed.sdk_errors(), [])
         # The session is the daemon's: a terminal lists it.
         self.assertIn(sid[:8], env.agent("ls").stdout)
+
+    def test_an_image_in_the_prompt_reaches_the_model_as_a_part_of_the_message(self):
+        env = self.make([
+            {"expect": {"last_role": "user"}, "text": "A red pixel."},
+            {"expect": {"last_role": "user"}, "text": "Still a red pixel."},
+        ])
+        png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4).decode()
+        ed = Editor(self, env)
+        init = initialize(ed)
+        self.assertTrue(init["agentCapabilities"]["promptCapabilities"]["image"])
+        sid = new_session(ed, env)["sessionId"]
+        r = ed.request("session/prompt", {"sessionId": sid, "prompt": [
+            {"type": "text", "text": "what is in this screenshot?"},
+            {"type": "image", "mimeType": "image/png", "data": png}]})
+        self.assertEqual(r["result"], {"stopReason": "end_turn"})
+        user = env.requests()[-1]["body"]["messages"][-1]
+        self.assertEqual(user["content"], [
+            {"type": "text", "text": "what is in this screenshot?"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64," + png}}])
+        # The session's file keeps it, and the next step sends it again.
+        self.assertEqual(prompt(ed, sid, "and now?")["result"], {"stopReason": "end_turn"})
+        self.assertEqual(env.requests()[-1]["body"]["messages"][-3], user)
+        self.assertEqual(env.transcript(sid)[1], user)
+
+    def test_the_editors_mcp_servers_serve_its_session_and_end_with_it(self):
+        install_servers()
+        env = self.make([
+            {"tool_calls": [tool_call("mcp__everything__echo", message="from the editor")]},
+            {"expect": {"last_role": "tool"}, "text": "Echoed."},
+            {"text": "A terminal's session."},
+        ])
+        # Started by a path of this test's own, so that its processes can be told apart.
+        server = os.path.join(env.dir, "everything.js")
+        os.symlink(EVERYTHING, server)
+        ed = Editor(self, env)
+        self.assertTrue(initialize(ed)["agentCapabilities"]["mcpCapabilities"]["http"])
+        r = ed.request("session/new", {"cwd": env.project, "mcpServers": [
+            {"name": "everything", "command": shutil.which("node"),
+             "args": [server, "stdio"], "env": [{"name": "MARK", "value": "editor"}]}]})
+        sid = r["result"]["sessionId"]
+        r = prompt(ed, sid, "echo something", timeout=120)
+        self.assertEqual(r["result"], {"stopReason": "end_turn"})
+        tools = [t["function"]["name"] for t in env.requests()[0]["body"]["tools"]]
+        self.assertIn("mcp__everything__echo", tools)
+        results = [m["content"] for m in env.transcript(sid) if m["role"] == "tool"]
+        self.assertIn("from the editor", results[0])
+        # Another session of the project (a terminal's) is not offered the editor's servers.
+        t = env.agent("--yes", "hello")
+        self.assertEqual(t.returncode, 0, t.stderr)
+        tools = [t["function"]["name"] for t in env.requests()[-1]["body"]["tools"]]
+        self.assertNotIn("mcp__everything__echo", tools)
+        # The server runs while the session is loaded; deleting the session stops it.
+        running = lambda: [pid for pid, cmd in processes() if server.encode() in cmd]
+        self.assertTrue(running())
+        ed.close()
+        r = env.agent("rm", sid)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        deadline = time.monotonic() + WAIT_S
+        while running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(running(), [])
+
+    def test_an_editors_sse_server_or_bad_definition_is_refused(self):
+        env = self.make([])
+        ed = Editor(self, env)
+        initialize(ed)
+        r = ed.request("session/new", {"cwd": env.project, "mcpServers": [
+            {"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []}]})
+        self.assertEqual(r["error"]["code"], -32602)
+        self.assertIn("sse", r["error"]["message"])
+        r = ed.request("session/new", {"cwd": env.project, "mcpServers": [
+            {"name": "nothing", "command": "", "args": [], "env": []}]})
+        self.assertEqual(r["error"]["code"], -32602)
+        self.assertIn("nothing", r["error"]["message"])
 
     @unittest.skipIf(TMUX is None, "tmux is not installed")
     def test_a_permission_answered_in_a_terminal_is_withdrawn_from_the_editor(self):
@@ -419,13 +495,20 @@ class AcpBadInputTest(unittest.TestCase):
         r = acp.call(8, "session/prompt", {"sessionId": "nope", "prompt": [
             {"type": "text", "text": "hi"}]})
         self.assertEqual(r["error"]["code"], -32002)
-        r = acp.call(9, "session/prompt", {"sessionId": sid_elsewhere, "prompt": [
-            {"type": "image", "data": "AAAA", "mimeType": "image/png"}]})
-        self.assertEqual(r["error"]["code"], -32602)
+        # Images the models do not take, broken base64, one too large: refused, naming why.
+        for n, (block, why) in enumerate([
+                ({"type": "image", "data": "AAAA", "mimeType": "image/tiff"}, "image/tiff"),
+                ({"type": "image", "data": "not base64!", "mimeType": "image/png"}, "base64"),
+                ({"type": "image", "data": "A" * (5 << 20), "mimeType": "image/png"}, "KiB"),
+                ({"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}, "audio")]):
+            r = acp.call(90 + n, "session/prompt", {"sessionId": sid_elsewhere, "prompt": [
+                {"type": "text", "text": "look"}, block]})
+            self.assertEqual(r["error"]["code"], -32602, block["mimeType"])
+            self.assertIn(why, r["error"]["message"])
         r = acp.call(10, "session/new", {"cwd": env.project, "mcpServers": [
-            {"name": "x", "command": "/bin/true", "args": [], "env": []}]})
+            {"name": "x", "command": "/bin/true", "args": [], "env": {"A": "B"}}]})
         self.assertEqual(r["error"]["code"], -32602)
-        self.assertIn("agent mcp add", r["error"]["message"])
+        self.assertIn("mcpServers[0].env must be a list", r["error"]["message"])
         # Still answering, and it leaves when the editor closes its end.
         self.assertEqual(acp.call(11, "initialize", {"protocolVersion": 1})["result"]
                          ["protocolVersion"], 1)

@@ -1,6 +1,7 @@
 """A program started by a tool cannot act as the user towards the daemon (issue 24): with no
 sandbox between them, the daemon tells a tool's process from a person's client by its
-ancestry and refuses TrustProjectRules, Approve, SetPolicy and MCP approvals from it."""
+ancestry and refuses TrustProjectRules, Approve, SetPolicy, MCP approvals and an editor's MCP servers from
+it."""
 import json
 import os
 import unittest
@@ -70,7 +71,8 @@ class ToolProcesses(unittest.TestCase):
         r = env.agent("--yes", "go")
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = tool_results(env)[0]
-        for call in ("Approve", "SetPolicy", "TrustProjectRules", "ApproveMcpServer"):
+        for call in ("Approve", "SetPolicy", "TrustProjectRules", "ApproveMcpServer",
+                     "SetSessionMcpServers"):
             self.assertIn("%s PERMISSION_DENIED refused: a program started by a tool" % call,
                           lines)
         # The same calls from the person's side reach the session checks (not refused).
@@ -79,6 +81,7 @@ class ToolProcesses(unittest.TestCase):
                              capture_output=True, text=True, timeout=60).stdout
         self.assertIn("Approve NOT_FOUND", out)
         self.assertIn("SetPolicy NOT_FOUND", out)
+        self.assertIn("SetSessionMcpServers NOT_FOUND", out)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,11 @@ def main(socket_path, workdir):
             workdir=workdir, rules=["bash(*)"]), timeout=10),
         "ApproveMcpServer": lambda: stub.ApproveMcpServer(pb.ApproveMcpServerRequest(
             workdir=workdir, name="x", target="x", definition="x"), timeout=10),
+        # A server of its choosing, run unconfined as the person's own editor's would be.
+        "SetSessionMcpServers": lambda: stub.SetSessionMcpServers(
+            pb.SetSessionMcpServersRequest(session_id="no-such-session",
+                                           servers_json='{"x": {"command": "/bin/true"}}'),
+            timeout=10),
     }
     for name, call in calls.items():
         try:

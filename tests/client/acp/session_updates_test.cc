@@ -155,8 +155,8 @@ TEST(PromptContentTest, TextAndEmbeddedFilesAreJoined) {
 TEST(PromptContentTest, WhatCannotBeSentIsInvalidArgument) {
   EXPECT_EQ(PromptFromContent(Json::array()).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(PromptFromContent(Json("text")).status().code(), absl::StatusCode::kInvalidArgument);
-  Json image = ParseJson(R"([{"type":"image","data":"AAAA","mimeType":"image/png"}])").value();
-  EXPECT_EQ(PromptFromContent(image).status().code(), absl::StatusCode::kInvalidArgument);
+  Json audio = ParseJson(R"([{"type":"audio","data":"AAAA","mimeType":"audio/wav"}])").value();
+  EXPECT_EQ(PromptFromContent(audio).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       PromptFromContent(ParseJson(R"([{"type":"text","text":"  "}])").value()).status().code(),
       absl::StatusCode::kInvalidArgument);

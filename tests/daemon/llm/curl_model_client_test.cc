@@ -19,8 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "common/transcript.h"
 #include "common/utf8.h"
 #include "daemon/llm/model_client.h"
+#include "daemon/llm/request_cache.h"
 #include "daemon/llm/sse_parser.h"
 #include "daemon/llm/stream_assembler.h"
 #include "gmock/gmock.h"
@@ -396,6 +398,40 @@ TEST_F(CurlModelClientTest, ReplyOverTheReplyCapFailsAtOnceWithoutRetry) {
   EXPECT_EQ(sink.text.size(), size_t{1} << 20);  // up to the cap, then nothing more
   EXPECT_TRUE(sink.retries.empty());
   EXPECT_EQ(server_->Requests().size(), 1u);
+}
+
+// A session's request, sent from the cache's pieces (megabytes of kept text, no copy): the
+// server receives it whole, the first time and again when a 429 makes the transport resend it.
+TEST_F(CurlModelClientTest, APreparedBodyOfManyPiecesArrivesWholeEachAttempt) {
+  Serve(Json::array({{{"status", 429},
+                      {"headers", {{"retry-after-ms", "10"}}},
+                      {"body", {{"error", {{"message", "slow down"}}}}}},
+                     {{"text", "ok"}}}));
+  Transcript t;
+  ASSERT_TRUE(t.AppendSystem("sys").ok());
+  RequestCache cache;
+  ModelRequest request;
+  request.settings = ModelSettings{server_->base_url(), "test-key", "scripted", "openai", ""};
+  // Laid out over several steps, so the text spans arenas and the body several pieces.
+  const std::string line(1000, 'x');
+  for (int i = 0; i < 1500; ++i) {
+    ASSERT_TRUE(t.AppendUser("u" + std::to_string(i) + " " + line).ok());
+    ASSERT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "a"}}).ok());
+    if (i % 100 == 0) (void)cache.Prepare(t, Provider::kOpenAi, {});
+  }
+  request.prepared =
+      std::make_shared<const PreparedMessages>(cache.Prepare(t, Provider::kOpenAi, {}));
+  ASSERT_GT(request.prepared->messages.pieces(), 1u);
+  Sink sink;
+  absl::StatusOr<ModelReply> reply = client_->Complete(request, &sink, nullptr);
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  const std::vector<Json> requests = server_->Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  for (const Json& r : requests) {
+    ASSERT_EQ(r["body"]["messages"].size(), t.size());
+    EXPECT_EQ(r["body"]["messages"].back()["content"], "a");
+    EXPECT_EQ(r["body"]["messages"][3]["content"], "u1 " + line);
+  }
 }
 
 }  // namespace

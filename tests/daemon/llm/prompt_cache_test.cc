@@ -50,14 +50,14 @@ std::string Body(const Transcript& t, const std::string& provider, const std::st
   r.tools = J(kTools);
   r.cache_key = cache_key;
   if (cache != nullptr) {
-    r.prepared = std::make_shared<const PreparedMessages>(cache->Prepare(
-        t.messages(), t.serialized(), *ParseProvider(provider), OpenAiOptionsFor(r.settings)));
+    r.prepared = std::make_shared<const PreparedMessages>(
+        cache->Prepare(t, *ParseProvider(provider), OpenAiOptionsFor(r.settings)));
   } else {
     r.messages = t.messages();
   }
   absl::StatusOr<WireRequest> w = BuildWireRequest(r);
   EXPECT_TRUE(w.ok()) << w.status();
-  return w.ok() ? w->payload : "";
+  return w.ok() ? w->body.Text() : "";
 }
 
 // The blocks that carry cache_control, as "where:index" strings, in request order.

@@ -48,7 +48,7 @@ TEST(Provider, OpenAiRequest) {
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ(w->url, "http://h/v1/chat/completions");
   EXPECT_THAT(w->headers, Contains("Authorization: Bearer k"));
-  Json body = Json::parse(w->payload);
+  Json body = Json::parse(w->body.Text());
   EXPECT_EQ(body["model"], "m");
   EXPECT_EQ(body["stream"], true);
   EXPECT_EQ(body["messages"][0]["content"], "hi");
@@ -67,7 +67,7 @@ TEST(Provider, AnthropicRequest) {
   EXPECT_EQ(w->url, "http://h/v1/messages");
   EXPECT_THAT(w->headers, Contains("x-api-key: k"));
   EXPECT_THAT(w->headers, Contains("anthropic-version: 2023-06-01"));
-  Json body = Json::parse(w->payload);
+  Json body = Json::parse(w->body.Text());
   EXPECT_EQ(body["max_tokens"], kAnthropicMaxTokens);
   EXPECT_EQ(body["stream"], true);
 }
@@ -88,10 +88,10 @@ TEST(Provider, DeepSeekGetsItsReasoningBack) {
   ModelRequest r = Request("https://api.deepseek.com/v1", "");
   r.messages.push_back({{"role", "assistant"}, {"content", "x"}, {"reasoning_content", "why"}});
   r.messages.push_back({{"role", "user"}, {"content", "more"}});
-  Json deepseek = Json::parse(BuildWireRequest(r)->payload);
+  Json deepseek = Json::parse(BuildWireRequest(r)->body.Text());
   EXPECT_EQ(deepseek["messages"][1]["reasoning_content"], "why");
   r.settings.base_url = "http://h/v1";
-  Json other = Json::parse(BuildWireRequest(r)->payload);
+  Json other = Json::parse(BuildWireRequest(r)->body.Text());
   EXPECT_FALSE(other["messages"][1].contains("reasoning_content"));
 }
 

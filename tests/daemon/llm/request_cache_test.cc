@@ -1,5 +1,6 @@
 #include "daemon/llm/request_cache.h"
 
+#include <algorithm>
 #include <string>
 
 #include "common/transcript.h"
@@ -71,7 +72,7 @@ ModelRequest Uncached(const Transcript& t, const std::string& base_url,
 std::string Body(const ModelRequest& r) {
   absl::StatusOr<WireRequest> w = BuildWireRequest(r);
   EXPECT_TRUE(w.ok()) << w.status();
-  return w.ok() ? w->payload : "";
+  return w.ok() ? w->body.Text() : "";
 }
 
 // The body from the cache, and checks it is the uncached one byte for byte.
@@ -80,8 +81,8 @@ void ExpectSameBody(RequestCache& cache, const Transcript& t, const std::string&
   ModelRequest plain = Uncached(t, base_url, provider);
   ModelRequest cached = plain;
   cached.messages = Json::array();
-  cached.prepared = std::make_shared<const PreparedMessages>(cache.Prepare(
-      t.messages(), t.serialized(), *ParseProvider(provider), OpenAiOptionsFor(plain.settings)));
+  cached.prepared = std::make_shared<const PreparedMessages>(
+      cache.Prepare(t, *ParseProvider(provider), OpenAiOptionsFor(plain.settings)));
   EXPECT_EQ(Body(cached), Body(plain)) << provider << " " << base_url;
 }
 
@@ -163,12 +164,55 @@ TEST(RequestCache, SwitchingProviderDropsTheEntries) {
   ExpectSameBody(cache, t, "http://127.0.0.1:1/v1", "openai");
 }
 
+// A body views the cache's text: what the cache does next (appends, a fork, a new system
+// prompt) must never change a body already handed to the transport.
+TEST(RequestCache, ABodyAlreadyBuiltNeverChanges) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t = Sample();
+    RequestCache cache;
+    const OpenAiRequestOptions options =
+        OpenAiOptionsFor(ModelSettings{e.base_url, "k", "model-x", e.provider, ""});
+    const PreparedMessages first = cache.Prepare(t, *ParseProvider(e.provider), options);
+    const std::string before = first.messages.Text();
+    Transcript fork = t;
+    fork.TruncateTo(4);
+    (void)cache.Prepare(fork, *ParseProvider(e.provider), options);
+    ASSERT_TRUE(fork.AppendUser("after the fork, longer than what was cut off").ok());
+    (void)cache.Prepare(fork, *ParseProvider(e.provider), options);
+    ASSERT_TRUE(t.ReplaceSystemText("another system prompt").ok());
+    ASSERT_TRUE(t.AppendUser("more").ok());
+    (void)cache.Prepare(t, *ParseProvider(e.provider), options);
+    EXPECT_EQ(first.messages.Text(), before) << e.provider;
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+  }
+}
+
+// A long session's step is a few views of kept text, not a copy of it.
+TEST(RequestCache, ALongSessionsMessagesAreAFewPieces) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t;
+    ASSERT_TRUE(t.AppendSystem("sys").ok());
+    RequestCache cache;
+    const OpenAiRequestOptions options =
+        OpenAiOptionsFor(ModelSettings{e.base_url, "k", "model-x", e.provider, ""});
+    size_t most = 0;
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_TRUE(t.AppendUser("step " + std::to_string(i) + std::string(200, '.')).ok());
+      ASSERT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "ok"}}).ok());
+      most =
+          std::max(most, cache.Prepare(t, *ParseProvider(e.provider), options).messages.pieces());
+    }
+    EXPECT_LE(most, 12u) << e.provider;  // one per arena, and the closing
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+  }
+}
+
 TEST(RequestCache, RequestMessagesReadsThePreparedText) {
   Transcript t = Sample();
   RequestCache cache;
   ModelRequest r;
   r.prepared = std::make_shared<const PreparedMessages>(
-      cache.Prepare(t.messages(), t.serialized(), Provider::kOpenAi, OpenAiRequestOptions()));
+      cache.Prepare(t, Provider::kOpenAi, OpenAiRequestOptions()));
   Json expected = Json::array();
   for (const Json& m : t.messages()) expected.push_back(OutgoingOpenAiMessage(m, {}));
   EXPECT_EQ(RequestMessages(r), expected);

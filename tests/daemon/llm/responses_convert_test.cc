@@ -60,14 +60,14 @@ std::string Body(const Transcript& t, const std::string& provider, RequestCache*
   r.tools = Tools();
   r.cache_key = "session-1";
   if (cache != nullptr) {
-    r.prepared = std::make_shared<const PreparedMessages>(cache->Prepare(
-        t.messages(), t.serialized(), *ParseProvider(provider), OpenAiOptionsFor(r.settings)));
+    r.prepared = std::make_shared<const PreparedMessages>(
+        cache->Prepare(t, *ParseProvider(provider), OpenAiOptionsFor(r.settings)));
   } else {
     r.messages = t.messages();
   }
   absl::StatusOr<WireRequest> w = BuildWireRequest(r);
   EXPECT_TRUE(w.ok()) << w.status();
-  return w.ok() ? w->payload : "";
+  return w.ok() ? w->body.Text() : "";
 }
 
 TEST(ResponsesConvert, RequestShape) {
@@ -81,7 +81,7 @@ TEST(ResponsesConvert, RequestShape) {
   EXPECT_EQ(w->provider, Provider::kOpenAiResponses);
   EXPECT_EQ(w->url, "https://api.openai.com/v1/responses");
   EXPECT_THAT(w->headers, Contains("Authorization: Bearer sk-1"));
-  const Json body = Json::parse(w->payload);
+  const Json body = Json::parse(w->body.Text());
   EXPECT_EQ(body["stream"], true);
   EXPECT_EQ(body["store"], false);
   EXPECT_EQ(body["include"], Json::array({"reasoning.encrypted_content"}));
@@ -221,13 +221,13 @@ TEST(ResponsesConvert, SwitchingModelReconvertsTheCachedItems) {
     plain.messages = t->messages();
     ModelRequest cached;
     cached.settings = settings;
-    cached.prepared = std::make_shared<const PreparedMessages>(cache.Prepare(
-        t->messages(), t->serialized(), Provider::kOpenAiResponses, OpenAiOptionsFor(settings)));
+    cached.prepared = std::make_shared<const PreparedMessages>(
+        cache.Prepare(*t, Provider::kOpenAiResponses, OpenAiOptionsFor(settings)));
     absl::StatusOr<WireRequest> a = BuildWireRequest(plain);
     absl::StatusOr<WireRequest> b = BuildWireRequest(cached);
     ASSERT_TRUE(a.ok() && b.ok());
-    EXPECT_EQ(a->payload, b->payload) << model;
-    EXPECT_EQ(a->payload.find("ENC-7") != std::string::npos, std::string(model) == "gpt-x");
+    EXPECT_EQ(a->body.Text(), b->body.Text()) << model;
+    EXPECT_EQ(a->body.Text().find("ENC-7") != std::string::npos, std::string(model) == "gpt-x");
   }
 }
 

@@ -277,6 +277,39 @@ TEST_F(RegistryTest, AnEditedOrRemovedDefinitionStopsTheOldServer) {
   EXPECT_EQ(started, 2);
 }
 
+TEST_F(RegistryTest, AnEditorsServersServeItsSessionOnlyAndEndWithIt) {
+  Registry registry({});
+  const Json servers = {{"ed", Json::parse(FakeDef("ok"))}};
+  ASSERT_TRUE(registry.SetSessionServers(project_, "s1", servers).ok());
+  ASSERT_NE(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__ed__echo"), nullptr);
+  // Another session of the project does not get them, and asking for its tools (which stops
+  // servers whose definition left the configuration) leaves them running.
+  EXPECT_EQ(registry.ToolsFor(project_, "s2", nullptr, {})->Find("mcp__ed__echo"), nullptr);
+  std::vector<Json> received = ReceivedMessages(dir_.Join("received.jsonl"));
+  ASSERT_FALSE(received.empty());
+  const int pid = static_cast<int>(GetInt(received[0], "pid"));
+  EXPECT_EQ(::kill(pid, 0), 0);
+  EXPECT_NE(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__ed__echo"), nullptr);
+  // `agent mcp ls` lists the project's servers: not a session's.
+  EXPECT_TRUE(registry.List(project_).empty());
+  registry.EndSession("s1");
+  EXPECT_NE(::kill(pid, 0), 0);  // stopped and reaped
+  EXPECT_EQ(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__ed__echo"), nullptr);
+}
+
+TEST_F(RegistryTest, AnEditorsInvalidServerIsRefusedAndChangesNothing) {
+  Registry registry({});
+  ASSERT_TRUE(
+      registry.SetSessionServers(project_, "s1", {{"ed", Json::parse(FakeDef("ok"))}}).ok());
+  absl::Status s = registry.SetSessionServers(project_, "s1", {{"bad", {{"args", {"x"}}}}});
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("bad"));
+  EXPECT_NE(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__ed__echo"), nullptr);
+  // An empty set removes them.
+  ASSERT_TRUE(registry.SetSessionServers(project_, "s1", Json::object()).ok());
+  EXPECT_EQ(registry.ToolsFor(project_, "s1", nullptr, {})->Find("mcp__ed__echo"), nullptr);
+}
+
 TEST_F(RegistryTest, AFailingServerIsReportedAndItsToolsAreAbsent) {
   Write(dir_.Join("config/agent/config.json"),
         R"({"mcp_servers": {"broken": )" + FakeDef("garbage") + "}}");
