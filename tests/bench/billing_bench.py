@@ -116,8 +116,9 @@ def bill(provider, bodies):
     return total, read / total if total else 0.0, billed
 
 
-def rows(bin_dir):
-    """(figure, ours, goal, ratio, status) rows for run_bench.py's table."""
+def rows(bin_dir, quick=False):
+    """(figure, ours, goal, ratio, status) rows for run_bench.py's table; `quick`: one short
+    task per provider (a smoke test of the section)."""
     out = []
     # The files' task twice: after 20 steps Anthropic's price of writing the 60k tokens once
     # (1.25) still weighs (at best (1.25 + 20 * 0.1) / 21 = 0.155 of the files' tokens); after
@@ -125,6 +126,8 @@ def rows(bin_dir):
     tasks = [("50-step task", steps_task(50), None),
              ("60k tokens of files, then 20 steps", big_files_task(20), 0.15),
              ("60k tokens of files, then 50 steps", big_files_task(50), 0.15)]
+    if quick:
+        tasks = [("5-step task", steps_task(5), None)]
     for task, replies, billed_goal in tasks:
         for name, provider, _ in PROVIDERS:
             total, share, billed = bill(provider, run_task(bin_dir, provider, replies))

@@ -996,6 +996,28 @@ def bench_store(t, bin_dir):
            "shutdown. CPU is the thread's; the rest of the time waits for the disk." % tmp)
 
 
+def bench_slow_disk(t, bin_dir):
+    """A session's steps while another saves 10,000 messages to a slow disk (slow_disk_bench)."""
+    p = subprocess.run([os.path.join(bin_dir, "slow_disk_bench"), "--steps", str(q(100, 5)),
+                        "--rounds", str(q(3, 1)), "--messages", str(q(10000, 300))],
+                       capture_output=True, text=True, timeout=600,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError("slow_disk_bench exited %d: %s" % (p.returncode, p.stderr[-300:]))
+    r = json.loads(p.stdout)
+    ratio = r["beside_ms_per_step"] / r["alone_ms_per_step"]
+    t.add("save", "a session's step beside another saving %s messages to a slow disk ÷ alone"
+          % format(r["a_messages"], ","),
+          "%.3f ms vs %.3f ms a step (%d writes of 50 ms meanwhile)"
+          % (r["beside_ms_per_step"], r["alone_ms_per_step"], r["slow_writes"]),
+          "no slower (≤ 1.1×: the run's noise)", "%.2f×" % ratio,
+          "met" if ratio <= 1.1 else "MISSED")
+    t.note("slow disk: slow_disk_bench, in one process with the sessions' disk seam: session A "
+           "(10,000 messages) runs turns back to back while every write of its files sleeps "
+           "50 ms first; session B's turn of one-call steps on the real disk is timed beside it "
+           "and alone, alternately (medians of the rounds).")
+
+
 def bench_llm(t, bin_dir):
     for r in gbench(os.path.join(bin_dir, "llm_bench"), gbench_min_time()):
         name = r["name"].split("/")[0].replace("BM_", "")
@@ -1019,7 +1041,7 @@ def main():
     if args.only == "spike":
         return main_spike(bin_dir)
     for exe in ("agent", "agentd", "fanout_bench", "sessions_bench", "store_bench",
-                "request_bench", "llm_bench", "maxrss"):
+                "request_bench", "llm_bench", "maxrss", "slow_disk_bench"):
         if not os.access(os.path.join(bin_dir, exe), os.X_OK):
             print("run_bench: %s/%s is missing; build the Release tree first" % (bin_dir, exe),
                   file=sys.stderr)
@@ -1081,12 +1103,13 @@ def main():
     offline = [
         ("long", "long sessions", lambda: bench_long(t, bin_dir)),
         ("save", "save", lambda: bench_store(t, bin_dir)),
+        ("save", "slow disk", lambda: bench_slow_disk(t, bin_dir)),
         ("stream", "model stream", lambda: bench_llm(t, bin_dir)),
         ("checkpoints", "checkpoints", lambda: [t.add("checkpoints", f, v, ratio=r)
                                                 for f, v, r in checkpoint_bench.rows(bin_dir,
                                                                                    q(10000, 200))]),
         ("billing", "billing", lambda: [t.add("billing", *row)
-                                        for row in billing_bench.rows(bin_dir)]),
+                                        for row in billing_bench.rows(bin_dir, QUICK)]),
         ("acp", "editor latency", lambda: [t.add("acp", f, v, ratio=r)
                                            for f, v, r in acp_bench.rows(bin_dir)]),
     ]
