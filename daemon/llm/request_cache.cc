@@ -16,10 +16,16 @@ constexpr size_t kMaxArenaBytes = 4 * 1024 * 1024;
 // `rest` is a request object without "messages"; its keys sort after `head` (nlohmann's
 // objects are ordered by key), so the body is head + messages + rest's members.
 RequestBody Splice(std::string head, const RequestBody& messages, const Json& rest) {
-  const std::string tail = DumpJson(rest);  // "{...}", never empty: "model" is always there
-  RequestBody out(std::move(head) + "\"messages\":");
+  std::string tail = DumpJson(rest);  // "{...}", never empty: "model" is always there
+  head += "\"messages\":";
+  RequestBody out(std::move(head));
   out.Append(messages);
-  out.Append(tail.size() > 2 ? "," + tail.substr(1) : "}");
+  if (tail.size() > 2) {
+    tail[0] = ',';  // rest's members follow the messages in the same object
+    out.Append(std::move(tail));
+  } else {
+    out.Append(std::string(1, '}'));
+  }
   return out;
 }
 
@@ -113,6 +119,7 @@ RequestCache::Converted RequestCache::Convert(const Json& message,
 
 void RequestCache::Reset() {
   entries_.clear();
+  hashes_.clear();
   messages_ = RequestBody();
   arena_.reset();
   group_marks_.clear();
@@ -176,6 +183,7 @@ void RequestCache::CutTo(size_t k) {
   if (!group_marks_.empty()) group_marks_.back() = e.open_mark_before;
   open_role_ = e.open_role_before;
   entries_.resize(k);
+  hashes_.resize(k);
   // The arena keeps the bytes cut off (an earlier body may view them): appends go after them.
 }
 
@@ -194,50 +202,49 @@ PreparedMessages RequestCache::Prepare(const Transcript& transcript, Provider pr
   const std::vector<uint64_t>& hashes = transcript.hashes();
   const size_t n =
       messages.is_array() ? std::min({messages.size(), serialized.size(), hashes.size()}) : 0;
-  auto same = [&](const Entry& e, size_t i) {
-    return e.size == serialized[i].size() && e.size > 0 && e.hash == hashes[i];
-  };
-  size_t k = 0;
-  while (k < entries_.size() && k < n && same(entries_[k], k)) ++k;
+  const size_t kept = std::min(hashes_.size(), n);
+  const size_t k = static_cast<size_t>(
+      std::mismatch(hashes_.begin(), hashes_.begin() + static_cast<std::ptrdiff_t>(kept),
+                    hashes.begin())
+          .first -
+      hashes_.begin());
   if (k < entries_.size()) {
     // Lay out again from the first change, reusing what did not change after it.
     std::vector<Entry> old(entries_.begin() + static_cast<std::ptrdiff_t>(k), entries_.end());
+    std::vector<uint64_t> old_hashes(hashes_.begin() + static_cast<std::ptrdiff_t>(k),
+                                     hashes_.end());
     const RequestBody old_text = messages_;
     CutTo(k);
     for (size_t i = k; i < n; ++i) {
-      const Entry* was = i - k < old.size() && same(old[i - k], i) ? &old[i - k] : nullptr;
+      const Entry* was =
+          i - k < old.size() && old_hashes[i - k] == hashes[i] ? &old[i - k] : nullptr;
       Entry e;
-      e.hash = hashes[i];
-      e.size = serialized[i].size();
       if (was == nullptr) {
         Converted c = Convert(messages[i], serialized[i]);
         e.role = c.role;
-        e.same_as_source = c.same_as_source;
         e.mark = c.mark;
         if (c.role == Role::kSystem) e.system = c.text;
         LayOut(&e, c.same_as_source ? std::string_view(serialized[i]) : std::string_view(c.text));
       } else {
         e.role = was->role;
-        e.same_as_source = was->same_as_source;
         e.mark = was->mark;
         e.system = was->system;
         const std::string text = old_text.Substr(was->text_begin, was->text_end - was->text_begin);
         LayOut(&e, text);
       }
       entries_.push_back(std::move(e));
+      hashes_.push_back(hashes[i]);
     }
   }
   for (size_t i = entries_.size(); i < n; ++i) {
     Converted c = Convert(messages[i], serialized[i]);
     Entry e;
-    e.hash = hashes[i];
-    e.size = serialized[i].size();
     e.role = c.role;
-    e.same_as_source = c.same_as_source;
     e.mark = c.mark;
     if (c.role == Role::kSystem) e.system = std::move(c.text);
     LayOut(&e, c.same_as_source ? std::string_view(serialized[i]) : std::string_view(c.text));
     entries_.push_back(std::move(e));
+    hashes_.push_back(hashes[i]);
   }
 
   PreparedMessages out;
@@ -263,7 +270,8 @@ PreparedMessages RequestCache::Prepare(const Transcript& transcript, Provider pr
 }
 
 size_t RequestCache::bytes() const {
-  size_t total = entries_.capacity() * sizeof(Entry) + messages_.size();
+  size_t total = entries_.capacity() * sizeof(Entry) + hashes_.capacity() * sizeof(uint64_t) +
+                 messages_.size();
   for (const Entry& e : entries_) total += e.system.capacity();
   if (arena_ != nullptr) total += arena_->capacity() - arena_->size();
   return total;

@@ -7,7 +7,7 @@
 //
 // The cache is keyed by each message's own serialisation (Transcript::serialized() and its
 // hashes(), kept by the transcript in step with every change): an entry is reused while the
-// text at its index has the same size and hash, so appends convert one message, and a
+// text at its index has the same hash, so appends convert one message, and a
 // compaction, a refreshed system prompt or a truncation (fork) re-convert only the messages
 // that changed (the text after the first change is laid out again, which copies it once).
 // Switching provider or OpenAI options (for Responses, the model too) drops every entry.
@@ -65,10 +65,7 @@ class RequestCache {
     size_t mark = std::string::npos;  // Anthropic: offset in `text` of the last markable block
   };
   struct Entry {
-    uint64_t hash = 0;
-    size_t size = 0;
     Role role = Role::kNone;
-    bool same_as_source = false;
     size_t text_begin = 0;  // where the entry's text is in messages_ (after its separator)
     size_t text_end = 0;
     size_t mark = std::string::npos;  // relative to the text, as Converted::mark
@@ -91,6 +88,9 @@ class RequestCache {
   Provider provider_ = Provider::kOpenAi;
   OpenAiRequestOptions options_;
   std::vector<Entry> entries_;
+  // Transcript::hashes() of the messages entries_ were made from (absl::Hash covers the
+  // length too): apart, so that a step's check of every message is one pass over integers.
+  std::vector<uint64_t> hashes_;
   // The "messages" array's text without its closing (Anthropic: without the open message's
   // closing either), in arenas that are only ever appended to.
   RequestBody messages_;

@@ -413,11 +413,11 @@ TEST_F(CurlModelClientTest, APreparedBodyOfManyPiecesArrivesWholeEachAttempt) {
   ModelRequest request;
   request.settings = ModelSettings{server_->base_url(), "test-key", "scripted", "openai", ""};
   // Laid out over several steps, so the text spans arenas and the body several pieces.
-  const std::string line(1000, 'x');
-  for (int i = 0; i < 1500; ++i) {
+  const std::string line(5000, 'x');
+  for (int i = 0; i < 300; ++i) {
     ASSERT_TRUE(t.AppendUser("u" + std::to_string(i) + " " + line).ok());
     ASSERT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "a"}}).ok());
-    if (i % 100 == 0) (void)cache.Prepare(t, Provider::kOpenAi, {});
+    if (i % 20 == 0) (void)cache.Prepare(t, Provider::kOpenAi, {});
   }
   request.prepared =
       std::make_shared<const PreparedMessages>(cache.Prepare(t, Provider::kOpenAi, {}));

@@ -196,8 +196,8 @@ TEST(RequestCache, ALongSessionsMessagesAreAFewPieces) {
     const OpenAiRequestOptions options =
         OpenAiOptionsFor(ModelSettings{e.base_url, "k", "model-x", e.provider, ""});
     size_t most = 0;
-    for (int i = 0; i < 2000; ++i) {
-      ASSERT_TRUE(t.AppendUser("step " + std::to_string(i) + std::string(200, '.')).ok());
+    for (int i = 0; i < 400; ++i) {
+      ASSERT_TRUE(t.AppendUser("step " + std::to_string(i) + std::string(1000, '.')).ok());
       ASSERT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "ok"}}).ok());
       most =
           std::max(most, cache.Prepare(t, *ParseProvider(e.provider), options).messages.pieces());
