@@ -1,7 +1,9 @@
 #include "daemon/llm/request_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "common/transcript.h"
 #include "gtest/gtest.h"
@@ -204,6 +206,44 @@ TEST(RequestCache, ALongSessionsMessagesAreAFewPieces) {
     }
     EXPECT_LE(most, 12u) << e.provider;  // one per arena, and the closing
     ExpectSameBody(cache, t, e.base_url, e.provider);
+  }
+}
+
+// The transport reads a body on its own thread while the session prepares the next step (and
+// forks, or rebuilds the system prompt): the bytes a body views are never written again.
+TEST(RequestCache, ABodyIsReadWhileTheNextStepsArePrepared) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t = Sample();
+    RequestCache cache;
+    const OpenAiRequestOptions options =
+        OpenAiOptionsFor(ModelSettings{e.base_url, "k", "model-x", e.provider, ""});
+    const PreparedMessages first = cache.Prepare(t, *ParseProvider(e.provider), options);
+    const std::string expected = first.messages.Text();
+    std::atomic<int> mismatches{0};
+    std::thread reader([&] {
+      for (int round = 0; round < 50; ++round) {
+        RequestBody::Reader r(first.messages);
+        std::string got(first.messages.size(), '\0');
+        size_t at = 0;
+        while (at < got.size()) {
+          const size_t n = r.Read(got.data() + at, std::min<size_t>(7, got.size() - at));
+          if (n == 0) break;
+          at += n;
+        }
+        if (got != expected) ++mismatches;
+      }
+    });
+    for (int i = 0; i < 50; ++i) {
+      ASSERT_TRUE(t.AppendUser("more " + std::to_string(i)).ok());
+      ASSERT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "ok"}}).ok());
+      (void)cache.Prepare(t, *ParseProvider(e.provider), options);
+      if (i == 25) {
+        t.TruncateTo(6);
+        ASSERT_TRUE(t.ReplaceSystemText("a new system prompt").ok());
+      }
+    }
+    reader.join();
+    EXPECT_EQ(mismatches.load(), 0) << e.provider;
   }
 }
 
