@@ -998,7 +998,7 @@ def bench_store(t, bin_dir):
 
 def bench_slow_disk(t, bin_dir):
     """A session's steps while another saves 10,000 messages to a slow disk (slow_disk_bench)."""
-    p = subprocess.run([os.path.join(bin_dir, "slow_disk_bench"), "--steps", str(q(100, 5)),
+    p = subprocess.run([os.path.join(bin_dir, "slow_disk_bench"), "--steps", str(q(500, 5)),
                         "--rounds", str(q(3, 1)), "--messages", str(q(10000, 300))],
                        capture_output=True, text=True, timeout=600,
                        stdin=subprocess.DEVNULL)
@@ -1013,9 +1013,9 @@ def bench_slow_disk(t, bin_dir):
           "no slower (≤ 1.1×: the run's noise)", "%.2f×" % ratio,
           "met" if ratio <= 1.1 else "MISSED")
     t.note("slow disk: slow_disk_bench, in one process with the sessions' disk seam: session A "
-           "(10,000 messages) runs turns back to back while every write of its files sleeps "
-           "50 ms first; session B's turn of one-call steps on the real disk is timed beside it "
-           "and alone, alternately (medians of the rounds).")
+           "(10,000 messages) runs a turn, waits for its writes, runs the next, while every "
+           "write of its files sleeps 50 ms first; a new session B's turn of one-call steps on "
+           "the real disk is timed beside it and alone, alternately (medians of the rounds).")
 
 
 def bench_llm(t, bin_dir):

@@ -3,13 +3,15 @@
 // with the sessions' disk seam (SessionFiles) and a scripted model:
 //   - session A: 10,000 messages (laid down on the real disk), then its files turn slow: every
 //     write sleeps 50 ms before it reaches the disk (an fsync of a busy disk). A then runs
-//     turns without pause, each message appended to its journal and the whole transcript
-//     written at the end of each turn, so that it is always in the middle of a slow save.
-//   - session B: on the real disk, a turn of --steps steps (one list_dir call each).
+//     turns of one call, each followed by nothing until its writes are done (as a session
+//     waiting for its model), so that it is always in the middle of a slow save.
+//   - session B: on the real disk, a turn of --steps steps (one list_dir call each); a new
+//     session for each timing.
 // B's turn is timed alone and beside A, alternately, --rounds times each. Output: one JSON
-// object, milliseconds per B step (medians) and how many slow writes A made meanwhile.
+// object, milliseconds per B step (medians) and how many slow writes A made meanwhile. The
+// fake model keeps no copy of the requests (that would cost as much as the transcript).
 //
-//   slow_disk_bench [--steps 100] [--rounds 3] [--messages 10000]
+//   slow_disk_bench [--steps 100] [--rounds 3] [--messages 10000] [--slow-ms 50]
 #include <stdlib.h>
 
 #include <algorithm>
@@ -42,46 +44,57 @@ using agent::testing::FakeModelClient;
 using agent::testing::FakeScript;
 using agent::testing::TextReply;
 
-constexpr auto kSlowWrite = std::chrono::milliseconds(50);
+int g_slow_write_ms = 50;  // --slow-ms: what each write of A sleeps first
 
-// The real files; while `slow` is set every write first sleeps kSlowWrite.
+// What A's files have done: writes made while slow, and writes under way.
+struct DiskState {
+  std::atomic<bool> slow{false};
+  std::atomic<int> slow_writes{0};
+  std::atomic<int> in_flight{0};
+};
+
+// The real files; while `slow` is set every write first sleeps g_slow_write_ms.
 class SlowFiles : public SessionFiles {
  public:
-  SlowFiles(std::shared_ptr<std::atomic<bool>> slow, std::shared_ptr<std::atomic<int>> writes,
-            std::unique_ptr<SessionFiles> real)
-      : slow_(std::move(slow)), writes_(std::move(writes)), real_(std::move(real)) {}
+  SlowFiles(std::shared_ptr<DiskState> state, std::unique_ptr<SessionFiles> real)
+      : state_(std::move(state)), real_(std::move(real)) {}
   absl::Status WriteTranscript(std::string_view text) override {
-    Wait();
-    return real_->WriteTranscript(text);
+    return Slowly([&] { return real_->WriteTranscript(text); });
   }
   absl::Status AppendJournal(std::string_view lines) override {
-    Wait();
-    return real_->AppendJournal(lines);
+    return Slowly([&] { return real_->AppendJournal(lines); });
   }
   absl::Status WriteMeta(const agent::daemon::SessionMeta& meta) override {
-    Wait();
-    return real_->WriteMeta(meta);
+    return Slowly([&] { return real_->WriteMeta(meta); });
   }
   absl::Status Delete() override { return real_->Delete(); }
 
  private:
-  void Wait() {
-    if (!*slow_) return;
-    ++*writes_;
-    std::this_thread::sleep_for(kSlowWrite);
+  template <typename Write>
+  absl::Status Slowly(Write write) {
+    ++state_->in_flight;
+    if (state_->slow) {
+      ++state_->slow_writes;
+      std::this_thread::sleep_for(std::chrono::milliseconds(g_slow_write_ms));
+    }
+    absl::Status s = write();
+    --state_->in_flight;
+    return s;
   }
-  std::shared_ptr<std::atomic<bool>> slow_;
-  std::shared_ptr<std::atomic<int>> writes_;
+  std::shared_ptr<DiskState> state_;
   std::unique_ptr<SessionFiles> real_;
 };
 
 struct Bench {
   std::string workdir;
   agent::daemon::tools::ToolRegistry tools = agent::daemon::tools::ToolRegistry::CreateCore();
-  std::shared_ptr<std::atomic<bool>> slow = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<std::atomic<int>> slow_writes = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<DiskState> disk = std::make_shared<DiskState>();
 
   std::shared_ptr<Session> NewSession(std::shared_ptr<FakeScript> script, bool slow_disk) {
+    {
+      agent::MutexLock l(&script->mu);
+      script->record_requests = false;
+    }
     SessionDeps d;
     d.epoch = "bench";
     d.tools = &tools;
@@ -90,8 +103,7 @@ struct Bench {
     d.config.compact_at_chars = 0;  // never: A keeps its 10,000 messages
     if (slow_disk) {
       d.files_for = [this](const std::string& w, const std::string& id) {
-        return std::make_unique<SlowFiles>(slow, slow_writes,
-                                           agent::daemon::DiskSessionFiles(w, id));
+        return std::make_unique<SlowFiles>(disk, agent::daemon::DiskSessionFiles(w, id));
       };
     }
     agent::daemon::SessionSettings s;
@@ -138,6 +150,7 @@ int main(int argc, char** argv) {
     if (flag == "--messages") (void)absl::SimpleAtoi(argv[i + 1], &messages);
     if (flag == "--steps") (void)absl::SimpleAtoi(argv[i + 1], &steps);
     if (flag == "--rounds") (void)absl::SimpleAtoi(argv[i + 1], &rounds);
+    if (flag == "--slow-ms") (void)absl::SimpleAtoi(argv[i + 1], &g_slow_write_ms);
   }
   char tmpl[] = "/var/tmp/slow-disk-bench-XXXXXX";  // a real disk where /tmp is tmpfs
   if (mkdtemp(tmpl) == nullptr) {
@@ -165,18 +178,21 @@ int main(int argc, char** argv) {
   if (!RunTurn(*a, rec_a, &turns_a, "fill")) Fail("A's first turn did not end");
   const int64_t a_messages = a->Info().message_count();
 
-  auto script_b = std::make_shared<FakeScript>();
-  std::shared_ptr<Session> b = bench.NewSession(script_b, /*slow_disk=*/false);
-  EventRecorder rec_b;
-  b->Attach(&rec_b, "bench", false, "", 0);
-  int turns_b = 0;
-  // B's turn: `steps` steps of one call each, then the answer; ms per step.
+  // B's turn: `steps` steps of one call each, then the answer; ms per step. Each timing has a
+  // session B of its own, so that no timing inherits a longer transcript or event list.
   auto time_b = [&](int round) {
+    auto script_b = std::make_shared<FakeScript>();
+    std::shared_ptr<Session> b = bench.NewSession(script_b, /*slow_disk=*/false);
+    EventRecorder rec_b;
+    b->Attach(&rec_b, "bench", false, "", 0);
+    int turns_b = 0;
     for (int i = 0; i < steps; ++i) script_b->Add(ListDirs(1, absl::StrCat("b", round, "_", i)));
     script_b->Add(TextReply("done"));
     const auto t0 = std::chrono::steady_clock::now();
     if (!RunTurn(*b, rec_b, &turns_b, "steps")) Fail("B's turn did not end");
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - t0;
+    b->Detach(&rec_b);
+    b->Shutdown("timed");
     return took.count() / (steps + 1);
   };
 
@@ -184,33 +200,39 @@ int main(int argc, char** argv) {
   int writes_beside = 0;
   for (int round = 0; round < rounds; ++round) {
     alone.push_back(time_b(2 * round));
-    // A saves slowly all through B's turn: turns of one call each, back to back.
-    bench.slow->store(true);
+    // A saves slowly all through B's turn: a turn of one call, then (as a session waiting for
+    // its model would) nothing until its writes are done, then the next turn. A turn's writes
+    // start after it ends, so A waits for one to start before it waits for them to end.
+    bench.disk->slow.store(true);
     std::atomic<bool> stop{false};
-    const int before = bench.slow_writes->load();
+    const int before = bench.disk->slow_writes.load();
     std::thread busy([&] {
       for (int k = 0; !stop && k < 100000; ++k) {
+        const int writes = bench.disk->slow_writes.load();
         script_a->Add(ListDirs(1, absl::StrCat("busy", round, "_", k)));
         script_a->Add(TextReply("ok"));
         if (!RunTurn(*a, rec_a, &turns_a, "again")) break;
+        for (int i = 0; i < 400 && bench.disk->slow_writes.load() == writes; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        for (int i = 0; i < 400 && bench.disk->in_flight.load() > 0; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
       }
     });
     // B starts once A is in the middle of a slow write.
-    for (int i = 0; i < 200 && bench.slow_writes->load() == before; ++i) {
+    for (int i = 0; i < 200 && bench.disk->slow_writes.load() == before; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     beside.push_back(time_b(2 * round + 1));
     stop = true;
     busy.join();
-    writes_beside += bench.slow_writes->load() - before;
-    bench.slow->store(false);
+    writes_beside += bench.disk->slow_writes.load() - before;
+    bench.disk->slow.store(false);
   }
   a->Detach(&rec_a);
-  b->Detach(&rec_b);
   a->Shutdown("bench ends");
-  b->Shutdown("bench ends");
   a.reset();
-  b.reset();
   std::filesystem::remove_all(bench.workdir);
 
   std::printf(

@@ -27,10 +27,12 @@ class EventRecorder : public daemon::Subscriber {
                            absl::Duration timeout = absl::Seconds(20)) {
     agent::MutexLock l(&mu_);
     absl::Time deadline = absl::Now() + timeout;
+    // Each wake looks at the new events only: a long turn's wait stays linear, not quadratic.
+    size_t seen = 0;
+    int matches = 0;
     for (;;) {
-      int matches = 0;
-      for (const daemon::EventPtr& e : events_) {
-        if (pred(*e) && ++matches == n) return e;
+      for (; seen < events_.size(); ++seen) {
+        if (pred(*events_[seen]) && ++matches == n) return events_[seen];
       }
       if (absl::Now() >= deadline) return nullptr;
       cv_.WaitWithTimeout(&mu_, deadline - absl::Now());

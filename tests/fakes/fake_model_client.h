@@ -20,6 +20,9 @@ struct FakeScript {
   agent::Mutex mu;
   std::deque<absl::StatusOr<daemon::llm::ModelReply>> replies ABSL_GUARDED_BY(mu);
   std::vector<Json> requests ABSL_GUARDED_BY(mu);  // the messages of every request
+  // Unset: `requests` stays empty (benches: a request's messages cost as much as the
+  // transcript, which would be the fake's cost, not the session's).
+  bool record_requests ABSL_GUARDED_BY(mu) = true;
   // Every request's transport settings: {connect_timeout_ms, idle_timeout_ms, max_attempts}.
   std::vector<std::vector<int>> transport ABSL_GUARDED_BY(mu);
   // While set, Complete waits (for cancel tests) until cleared or cancelled.
@@ -78,7 +81,9 @@ class FakeModelClient : public daemon::llm::ModelClient {
     absl::StatusOr<daemon::llm::ModelReply> reply;
     {
       agent::MutexLock l(&script_->mu);
-      script_->requests.push_back(daemon::llm::RequestMessages(request));
+      if (script_->record_requests) {
+        script_->requests.push_back(daemon::llm::RequestMessages(request));
+      }
       script_->transport.push_back(
           {request.connect_timeout_ms, request.idle_timeout_ms, request.max_attempts});
       script_->holding = true;
