@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/acp/mcp_servers.h"
 #include "client/acp/modes.h"
-#include "client/project_root.h"
+#include "client/link/project_root.h"
 #include "common/grpc_status.h"
 #include "common/version.h"
 

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "client/acp/acp_session.h"
 #include "client/acp/json_rpc.h"
-#include "client/session_client.h"
+#include "client/commands/session_calls.h"
 
 namespace agent::client::acp {
 

@@ -14,7 +14,7 @@
 #include "CLI/CLI.hpp"
 #include "client/acp/acp_agent.h"
 #include "client/acp/json_rpc.h"
-#include "client/cli.h"
+#include "client/commands/cli.h"
 
 namespace agent::client {
 namespace {

@@ -31,8 +31,8 @@
 #include "client/acp/json_rpc.h"
 #include "client/acp/prompt_content.h"
 #include "client/acp/session_updates.h"
-#include "client/event_stream.h"
-#include "client/session_client.h"
+#include "client/commands/session_calls.h"
+#include "client/link/event_stream.h"
 
 namespace agent::client::acp {
 

@@ -1,4 +1,4 @@
-#include "client/allow_warnings.h"
+#include "client/view/allow_warnings.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

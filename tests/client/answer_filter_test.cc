@@ -1,4 +1,4 @@
-#include "client/answer_filter.h"
+#include "client/view/answer_filter.h"
 
 #include "gtest/gtest.h"
 

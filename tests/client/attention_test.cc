@@ -1,4 +1,4 @@
-#include "client/attention.h"
+#include "client/view/attention.h"
 
 #include "gtest/gtest.h"
 

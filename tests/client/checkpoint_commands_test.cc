@@ -1,7 +1,7 @@
 // The checkpoint commands: the text they show (file lists, coloured diffs, the prompts to
 // rewind to), what they parse (answers, turn numbers, the flags of `agent undo|diff`), and
 // the questions of /undo and /rewind against an in-process stand-in for agentd.
-#include "client/checkpoint_commands.h"
+#include "client/commands/checkpoint_commands.h"
 
 #include <unistd.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "client/checkpoint_dialog.h"
-#include "client/checkpoint_text.h"
-#include "client/yes_no.h"
+#include "client/terminal/yes_no.h"
+#include "client/text/checkpoint_text.h"
+#include "client/view/checkpoint_dialog.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "client/child_view.h"
-#include "client/json_events.h"
-#include "client/session_table.h"
-#include "client/terminal_text.h"
+#include "client/terminal/terminal_text.h"
+#include "client/text/child_view.h"
+#include "client/text/json_events.h"
+#include "client/text/session_table.h"
 #include "common/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,11 +1,11 @@
-#include "client/child_view.h"
+#include "client/text/child_view.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_join.h"
-#include "client/renderer.h"
-#include "client/terminal_text.h"
+#include "client/terminal/terminal_text.h"
+#include "client/view/renderer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

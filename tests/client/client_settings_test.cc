@@ -1,4 +1,4 @@
-#include "client/client_settings.h"
+#include "client/link/client_settings.h"
 
 #include <map>
 #include <string>

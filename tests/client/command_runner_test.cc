@@ -1,6 +1,6 @@
 // CommandRunner against an in-process stand-in for agentd on a Unix socket: each slash
 // command makes its call and says what the view should do next.
-#include "client/command_runner.h"
+#include "client/view/command_runner.h"
 
 #include <unistd.h>
 

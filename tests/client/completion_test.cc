@@ -1,8 +1,8 @@
-#include "client/completion.h"
+#include "client/view/completion.h"
 
 #include <sys/stat.h>
 
-#include "client/completion_sources.h"
+#include "client/view/completion_sources.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 

@@ -1,6 +1,6 @@
 // The client's text for the plan, /status's additions, /context and --usage.
-#include "client/context_commands.h"
-#include "client/plan_view.h"
+#include "client/commands/context_commands.h"
+#include "client/text/plan_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "client/custom_commands.h"
+#include "client/view/custom_commands.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "client/daemon_start.h"
+#include "client/link/daemon_start.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

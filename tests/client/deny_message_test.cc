@@ -1,4 +1,4 @@
-#include "client/deny_message.h"
+#include "client/text/deny_message.h"
 
 #include "gtest/gtest.h"
 

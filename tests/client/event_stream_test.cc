@@ -1,7 +1,7 @@
 // EventStream against an in-process agentd stand-in on a Unix socket: events arrive in
 // order, the daemon's end status arrives as sent, and an event the client cannot parse ends
 // the stream with an error instead of a read that waits forever.
-#include "client/event_stream.h"
+#include "client/link/event_stream.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "client/history.h"
+#include "client/text/history.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "client/json_events.h"
+#include "client/text/json_events.h"
 
 #include "common/json.h"
 #include "gtest/gtest.h"

@@ -1,6 +1,6 @@
-#include "client/markdown.h"
+#include "client/text/markdown.h"
 
-#include "client/terminal_text.h"
+#include "client/terminal/terminal_text.h"
 #include "gtest/gtest.h"
 
 namespace agent::client {

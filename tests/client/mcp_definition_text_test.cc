@@ -1,4 +1,4 @@
-#include "client/mcp_definition_text.h"
+#include "client/text/mcp_definition_text.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "client/one_shot_runs.h"
+#include "client/link/one_shot_runs.h"
 
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-#include "client/policy_mode.h"
+#include "client/text/policy_mode.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "client/project_files.h"
+#include "client/view/project_files.h"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "client/project_root.h"
+#include "client/link/project_root.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "client/prompt_echo.h"
+#include "client/view/prompt_echo.h"
 
 #include <string>
 

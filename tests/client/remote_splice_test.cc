@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "client/proxy_splice.h"
+#include "client/link/proxy_splice.h"
 #include "gtest/gtest.h"
 
 namespace agent::client {

@@ -1,4 +1,4 @@
-#include "client/remote_target.h"
+#include "client/link/remote_target.h"
 
 #include <map>
 #include <string>

@@ -1,7 +1,7 @@
-#include "client/renderer.h"
+#include "client/view/renderer.h"
 
 #include "absl/strings/str_join.h"
-#include "client/terminal_text.h"
+#include "client/terminal/terminal_text.h"
 #include "gtest/gtest.h"
 
 namespace agent::client {

@@ -1,4 +1,4 @@
-#include "client/seen_mark.h"
+#include "client/view/seen_mark.h"
 
 #include <fstream>
 

@@ -1,4 +1,4 @@
-#include "client/session_picker.h"
+#include "client/commands/session_picker.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "client/session_table.h"
+#include "client/text/session_table.h"
 
 #include <set>
 #include <string>

@@ -1,4 +1,4 @@
-#include "client/slash_commands.h"
+#include "client/view/slash_commands.h"
 
 #include <algorithm>
 

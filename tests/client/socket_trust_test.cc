@@ -1,4 +1,4 @@
-#include "client/socket_trust.h"
+#include "client/link/socket_trust.h"
 
 #include <sys/socket.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "client/stdin_prompt.h"
+#include "client/view/stdin_prompt.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "client/terminal_text.h"
+#include "client/terminal/terminal_text.h"
 
 #include <random>
 #include <string>

@@ -1,4 +1,4 @@
-#include "client/trust_command.h"
+#include "client/commands/trust_command.h"
 
 #include "gtest/gtest.h"
 

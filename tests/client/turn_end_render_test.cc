@@ -1,6 +1,6 @@
 // The lines the renderer draws for who cancelled a turn and for a call the policy denied.
 #include "absl/time/clock.h"
-#include "client/renderer.h"
+#include "client/view/renderer.h"
 #include "gtest/gtest.h"
 
 namespace agent::client {

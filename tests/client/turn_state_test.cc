@@ -1,4 +1,4 @@
-#include "client/turn_state.h"
+#include "client/view/turn_state.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "client/workdir_warning.h"
+#include "client/view/workdir_warning.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,0 +1,81 @@
+#include "client/view/session_client.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "client/link/one_shot_runs.h"
+#include "client/view/session_view.h"
+
+namespace agent::client {
+namespace {
+
+namespace v1 = agent::v1;
+
+// Applies the mode this client chose to a session it continues (`-c`, `-r ID`, `resume`,
+// `attach`): a session that ran one-shot with --yes and is continued without a flag asks
+// again. An observer (attach --read-only) drives nothing and changes nothing.
+grpc::Status ApplyClientMode(v1::AgentDaemon::Stub& stub, const std::string& id,
+                             v1::PolicyMode mode, const std::string& client_name) {
+  grpc::ClientContext ctx;
+  v1::SetPolicyRequest req;
+  req.set_session_id(id);
+  req.set_mode(mode);
+  req.set_client_name(client_name);  // the mode change says who made it
+  v1::SetPolicyResponse resp;
+  return stub.SetPolicy(&ctx, req, &resp);
+}
+
+}  // namespace
+
+int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::string& prompt) {
+  v1::AgentDaemon::Stub& stub = *daemon.stub;
+  // Without --yes and without a terminal to ask on, gated tools that no rule allows are
+  // denied rather than left waiting for an answer nobody can give.
+  v1::PolicyMode mode = ModeFromFlags(
+      o.mode_flags(), isatty(0) != 0 ? v1::POLICY_MODE_ASK : v1::POLICY_MODE_DENY_UNRULED);
+  std::string id = o.session_id;
+  if (id.empty()) {
+    auto s = CreateSessionHere(stub, o, mode);
+    if (!s.ok()) {
+      std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
+      return kExitError;
+    }
+    id = s->id();
+    RememberOneShot(OneShotRunsPath(), id);  // `agent ls` leaves it out once it is old
+  } else if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
+    std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+    return kExitError;
+  }
+  SessionView view(daemon, o);
+  // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths), and
+  // edits mode about commands, when there is a terminal to ask on; without one those calls are
+  // denied.
+  const bool ask =
+      mode == v1::POLICY_MODE_ASK ||
+      ((mode == v1::POLICY_MODE_AUTO || mode == v1::POLICY_MODE_ACCEPT_EDITS) && isatty(0));
+  return view.OneShot(id, prompt, /*ask=*/ask && !o.json);
+}
+
+int RunInteractive(const Connection& daemon, const ClientOptions& o) {
+  v1::AgentDaemon::Stub& stub = *daemon.stub;
+  const v1::PolicyMode mode = ModeFromFlags(o.mode_flags(), v1::POLICY_MODE_ASK);
+  std::string id = o.session_id;
+  if (id.empty()) {
+    auto s = CreateSessionHere(stub, o, mode);
+    if (!s.ok()) {
+      std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
+      return kExitError;
+    }
+    id = s->id();
+  } else if (!o.read_only) {
+    if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
+      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+      return kExitError;
+    }
+  }
+  SessionView view(daemon, o);
+  return view.Interactive(id);
+}
+
+}  // namespace agent::client
