@@ -19,6 +19,7 @@
 #include "client/text/checkpoint_text.h"
 #include "client/text/child_view.h"
 #include "client/text/session_table.h"
+#include "client/view/session_client.h"
 #include "common/paths.h"
 
 namespace agent::client {

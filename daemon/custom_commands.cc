@@ -21,7 +21,7 @@ namespace {
 
 constexpr std::string_view kSuffix = ".md";
 
-// Kept in step with client/view/slash_commands.cc, plus names the issues plan for built-ins.
+// Kept in step with client/input/slash_commands.cc, plus names the issues plan for built-ins.
 constexpr std::array<std::string_view, 20> kBuiltins = {
     "help",  "status", "compact",     "clear", "fork",    "sessions", "model",
     "allow", "detach", "quit",        "exit",  "context", "usage",    "undo",

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/input/slash_commands.h"
 #include "client/text/checkpoint_text.h"
 #include "client/view/command_runner.h"
 #include "client/view/renderer.h"
-#include "client/view/slash_commands.h"
 #include "client/view/turn_state.h"
 
 namespace agent::client {

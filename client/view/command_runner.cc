@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "client/commands/context_commands.h"
 #include "client/commands/mcp_command.h"
+#include "client/input/custom_commands.h"
 #include "client/terminal/terminal_text.h"
 #include "client/text/policy_mode.h"
 #include "client/view/allow_warnings.h"
-#include "client/view/custom_commands.h"
 #include "common/person_answer.h"
 
 namespace agent::client {

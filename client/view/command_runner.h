@@ -12,9 +12,9 @@
 
 #include "agent/v1/agent.grpc.pb.h"
 #include "client/commands/session_calls.h"
+#include "client/input/slash_commands.h"
 #include "client/link/event_stream.h"
 #include "client/view/renderer.h"
-#include "client/view/slash_commands.h"
 #include "client/view/turn_state.h"
 
 namespace agent::client {
@@ -44,7 +44,7 @@ class CommandRunner {
   // Runs `c` for the session in `turn` (whose model, tokens and echoes it updates when the
   // command changes them), formatting with `renderer`.
   Outcome Run(const SlashCommand& c, TurnState& turn, const Renderer& renderer);
-  // A `/name` the daemon expands as a custom command (client/view/custom_commands.h).
+  // A `/name` the daemon expands as a custom command (client/input/custom_commands.h).
   bool IsCustom(const SlashCommand& c, const std::string& workdir);
 
  private:

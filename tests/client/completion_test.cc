@@ -1,8 +1,8 @@
-#include "client/view/completion.h"
+#include "client/input/completion.h"
 
 #include <sys/stat.h>
 
-#include "client/view/completion_sources.h"
+#include "client/input/completion_sources.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 

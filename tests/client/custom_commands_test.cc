@@ -1,4 +1,4 @@
-#include "client/view/custom_commands.h"
+#include "client/input/custom_commands.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "client/view/prompt_history.h"
+#include "client/input/prompt_history.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>

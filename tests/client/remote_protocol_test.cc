@@ -1,8 +1,8 @@
 // The agent-proxy request and reply lines (proxy_protocol.h) and remote Tab completion.
 #include <string>
 
+#include "client/input/remote_completion.h"
 #include "client/link/proxy_protocol.h"
-#include "client/view/remote_completion.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "client/view/line_editor.h"
+#include "client/input/line_editor.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "client/view/remote_completion.h"
+#include "client/input/remote_completion.h"
 
 namespace agent::client {
 

@@ -1,4 +1,4 @@
-#include "client/view/slash_commands.h"
+#include "client/input/slash_commands.h"
 
 #include <algorithm>
 #include <utility>

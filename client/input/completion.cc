@@ -1,4 +1,4 @@
-#include "client/view/completion.h"
+#include "client/input/completion.h"
 
 #include <dirent.h>
 
@@ -10,8 +10,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "client/input/slash_commands.h"
 #include "client/terminal/terminal_text.h"
-#include "client/view/slash_commands.h"
 
 namespace agent::client {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agent/v1/agent.grpc.pb.h"
-#include "client/view/completion.h"
+#include "client/input/completion.h"
 
 namespace agent::client {
 

@@ -1,11 +1,11 @@
-#include "client/view/completion_sources.h"
+#include "client/input/completion_sources.h"
 
 #include <chrono>
 #include <memory>
 #include <set>
 
 #include "absl/time/clock.h"
-#include "client/view/project_files.h"
+#include "client/input/project_files.h"
 #include "grpcpp/client_context.h"
 
 namespace agent::client {

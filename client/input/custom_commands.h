@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "agent/v1/agent.grpc.pb.h"
+#include "client/input/slash_commands.h"
 #include "client/link/event_stream.h"
-#include "client/view/slash_commands.h"
 
 namespace agent::client {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "client/view/completion.h"
-#include "client/view/prompt_history.h"
+#include "client/input/completion.h"
+#include "client/input/prompt_history.h"
 
 namespace agent::client {
 

@@ -1,4 +1,4 @@
-#include "client/view/project_files.h"
+#include "client/input/project_files.h"
 
 #include <fcntl.h>
 #include <poll.h>

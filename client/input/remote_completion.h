@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "client/view/completion.h"
+#include "client/input/completion.h"
 
 namespace agent::client {
 
