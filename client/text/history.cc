@@ -1,6 +1,7 @@
 #include "client/text/history.h"
 
 #include "absl/strings/str_cat.h"
+#include "client/input/custom_commands.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 

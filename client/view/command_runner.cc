@@ -10,6 +10,7 @@
 #include "client/input/custom_commands.h"
 #include "client/terminal/terminal_text.h"
 #include "client/text/policy_mode.h"
+#include "client/text/session_table.h"
 #include "client/view/allow_warnings.h"
 #include "common/person_answer.h"
 

@@ -50,6 +50,9 @@ Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
   rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
   if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});
   hooks_ = MakeHooks();
+  guard_ = std::make_unique<CallGuard>(static_cast<CallGuard::Host*>(this), workdir_, rules_.get(),
+                                       hooks_.get(),
+                                       deps_.sandbox != nullptr && deps_.sandbox->Confines());
 }
 
 Session::~Session() { Shutdown("the session was closed"); }
@@ -419,7 +422,7 @@ absl::Status Session::SetPolicy(v1::PolicyMode mode, const std::vector<std::stri
     for (const std::string& r : add_allow) {
       if (auto p = policy::ParseRule(r); !p.ok()) return p.status();
     }
-    if (auto s = RecordPersonsRules(add_allow); !s.ok()) return s;
+    if (auto s = guard_->RecordPersonsRules(add_allow); !s.ok()) return s;
   }
   if (mode == v1::POLICY_MODE_UNSPECIFIED) return absl::OkStatus();
   agent::MutexLock policy(&policy_mu_);

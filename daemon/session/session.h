@@ -6,7 +6,8 @@
 //   turn_thread.cc    the turn thread and the session's side of the turn loop (TurnHost)
 //   turn.*            the turn loop itself, behind TurnHost (turn_host.h): no session state
 //   tool_dispatch.*   batching of one reply's calls, results in call order (the Turn is its Host)
-//   gate.cc           the verdict on a gated call: modes, rules (call_policy.*), then asking
+//   call_guard.*      the verdict on a call before it runs: hooks, the mode and rules
+//                     (call_policy.*), then a person; gate.cc is the session's side of it
 //   approval_gate.*   the one pending approval and the first answer that wins
 //   context.cc, checkpoints.cc, children.cc, trust.cc, hooks.cc, expand.cc: the session's
 //                     side of daemon/context/, checkpoints/, subagents/, policy/, hooks/ and
@@ -65,6 +66,7 @@
 #include "daemon/prompt_expansion.h"
 #include "daemon/sandbox/sandbox.h"
 #include "daemon/session/approval_gate.h"
+#include "daemon/session/call_guard.h"
 #include "daemon/session/call_policy.h"
 #include "daemon/session/editor_text.h"
 #include "daemon/session/events.h"
@@ -142,7 +144,7 @@ struct SessionSettings {
 // NotFound "session <id> was removed (agent rm); ...": what commands to a deleted session get.
 absl::Status RemovedError(const std::string& id);
 
-class Session : private TurnHost, private llm::StreamSink {
+class Session : private TurnHost, private CallGuard::Host, private llm::StreamSink {
  public:
   // A new session in `workdir` with the system prompt; saved before it returns. Until the
   // model starts answering it, it is discarded (its files deleted, later commands NotFound)
@@ -325,7 +327,7 @@ class Session : private TurnHost, private llm::StreamSink {
   bool ShouldCompactLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- TurnHost (turn_thread.cc; Authorize in gate.cc) ----
+  // ---- TurnHost (turn_thread.cc) ----
   absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) override
       ABSL_LOCKS_EXCLUDED(mu_);
   llm::StreamSink* Stream() override { return this; }
@@ -340,13 +342,30 @@ class Session : private TurnHost, private llm::StreamSink {
   }
   std::shared_ptr<const tools::ToolRegistry> StepTools() override ABSL_LOCKS_EXCLUDED(mu_);
   void CallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
-  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // Authorize with what the PreToolUse hooks said (gate.cc).
-  std::optional<tools::ToolOutcome> AuthorizeGuarded(const llm::ToolCall& call, const Json& args,
-                                                     const hooks::ToolGuard& guard)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // The verdict on a call and the hooks around it are the CallGuard's (call_guard.h).
+  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
+                                              const Json& args) override {
+    return guard_->Authorize(call, args);
+  }
+  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
+                                               bool gated) override {
+    return guard_->Before(call, args, gated);
+  }
+  void AfterTool(const llm::ToolCall& call, const Json& args,
+                 tools::ToolOutcome* outcome) override {
+    guard_->After(call, args, outcome);
+  }
+  // Also CallGuard::Host's.
   tools::ToolContext MakeToolContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- CallGuard::Host (gate.cc) ----
+  agent::v1::PolicyMode Mode() override ABSL_LOCKS_EXCLUDED(mu_);
+  void Tell(std::string text, bool error) override ABSL_LOCKS_EXCLUDED(mu_);
+  void RememberDiff(const std::string& call_id, std::string diff) override ABSL_LOCKS_EXCLUDED(mu_);
+  // Opens the approval, shows it to the clients and waits (the lock released) for the first
+  // answer or a cancel.
+  std::optional<ApprovalGate::Answer> Ask(const agent::v1::PendingApproval& approval) override
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- llm::StreamSink: the reply as it streams (turn_thread.cc) ----
   void OnText(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
@@ -355,13 +374,6 @@ class Session : private TurnHost, private llm::StreamSink {
       ABSL_LOCKS_EXCLUDED(mu_);
   void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override
       ABSL_LOCKS_EXCLUDED(mu_);
-
-  // ---- gate.cc ----
-  // An edit that runs without asking still shows the people what it changed (ToolResult.diff).
-  void RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) ABSL_LOCKS_EXCLUDED(mu_);
-  // Asks the attached clients about a call the rules left open and waits for the answer.
-  std::optional<tools::ToolOutcome> AskClients(const llm::ToolCall& call, const Json& args,
-                                               const CallFacts& facts) ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- context.cc: system prompt, instructions, plan, usage ----
   // Reads the config, the instruction files and the git state: call without the lock.
@@ -402,22 +414,12 @@ class Session : private TurnHost, private llm::StreamSink {
   // Stop hooks after a turn the model ended; true when they sent it back to work (`continued`
   // times so far), the reason then in the transcript.
   bool ContinueAfterStop(int continued) ABSL_LOCKS_EXCLUDED(mu_);
-  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
-                                               bool gated) override ABSL_LOCKS_EXCLUDED(mu_);
-  void AfterTool(const llm::ToolCall& call, const Json& args, tools::ToolOutcome* outcome) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // PermissionRequest hooks on a call about to be asked: kRun, kRefuse, or kAsk.
-  CallVerdict PermissionHooks(const llm::ToolCall& call, const Json& args, bool protected_path)
-      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- trust.cc ----
   // Tells the clients about untrusted project allow rules when the set differs from the one
   // told last (so once per session while nothing changes).
   void AnnounceUntrustedRulesLocked(std::vector<std::string> untrusted)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // A person chose these allow rules ("allow always", /allow): trusted for this project, then
-  // appended to its settings file.
-  absl::Status RecordPersonsRules(const std::vector<std::string>& rules);
 
   // ---- session.cc ----
   void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -481,7 +483,6 @@ class Session : private TurnHost, private llm::StreamSink {
   std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;  // told to the clients
   SessionSaver saver_;  // thread-safe; queued under mu_, written after it
-  std::string rules_error_shown_ ABSL_GUARDED_BY(mu_);            // told to the clients once
   std::vector<std::string> untrusted_told_ ABSL_GUARDED_BY(mu_);  // AnnounceUntrustedRules…
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
   // The transcript in wire form, for the next request (filled by BuildRequestLocked).
@@ -496,6 +497,7 @@ class Session : private TurnHost, private llm::StreamSink {
   std::thread turn_thread_;  // joined before a new one starts and in Shutdown
   std::string prompt_blocked_ ABSL_GUARDED_BY(mu_);  // why a hook refused the turn's prompt
   std::unique_ptr<hooks::SessionHooks> hooks_;       // set once in the constructor
+  std::unique_ptr<CallGuard> guard_;                 // the same, after hooks_
 };
 
 }  // namespace agent::daemon

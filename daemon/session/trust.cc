@@ -1,8 +1,6 @@
 // A session and the project's own allow rules: ignored until a person trusted them
 // (policy/trusted_rules.h), never silently.
 #include "common/paths.h"
-#include "daemon/policy/personal_rules.h"
-#include "daemon/policy/rules.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/session/session.h"
 
@@ -17,16 +15,6 @@ void Session::AnnounceUntrustedRulesLocked(std::vector<std::string> untrusted) {
   untrusted_told_ = std::move(untrusted);
   if (untrusted_told_.empty()) return;
   NoticeLocked(policy::UntrustedRulesNotice(ProjectSettingsPath(workdir_), untrusted_told_));
-}
-
-absl::Status Session::RecordPersonsRules(const std::vector<std::string>& rules) {
-  // Trusted first: the file never holds a rule the person chose that is still ignored.
-  if (absl::StatusOr<std::vector<std::string>> trusted =
-          policy::TrustRules(policy::TrustedRulesPath(), workdir_, rules);
-      !trusted.ok()) {
-    return trusted.status();
-  }
-  return policy::RecordPersonalAllowRules(workdir_, rules);
 }
 
 }  // namespace agent::daemon

@@ -1173,20 +1173,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
             pass
 
     def read_body(self):
+        """The request's body. A body that ends before its length (the client died or hung up
+        while sending it) raises ConnectionAbortedError: like a provider, the server never saw
+        that request, so it is neither answered nor counted, let alone rejected."""
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             parts = []
             for _ in range(1 << 20):
                 line = self.rfile.readline(65537)
+                if not line:
+                    raise ConnectionAbortedError("the body ended before its last chunk")
                 size = int(line.split(b";")[0].strip() or b"0", 16)
                 if size == 0:
                     while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
                         pass
                     break
-                parts.append(self.rfile.read(size))
+                part = self.rfile.read(size)
+                if len(part) < size:
+                    raise ConnectionAbortedError("the body ended inside a chunk")
+                parts.append(part)
                 self.rfile.readline(65537)
             return b"".join(parts)
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
+        data = self.rfile.read(length) if length > 0 else b""
+        if len(data) < length:
+            raise ConnectionAbortedError("the body ended before its Content-Length")
+        return data
 
     # --- routing ---
 

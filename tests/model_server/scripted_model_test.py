@@ -486,6 +486,22 @@ class StrictModeTest(ServerTestCase):
         self.assertIn("call_c", json.loads(r.read())["error"]["message"])
         self.assertEqual(self.stats()["rejected"], 2)
 
+    def test_a_request_whose_body_never_arrived_whole_is_not_counted(self):
+        # A client killed while it sends (headers out, the body not): no request, no rejection.
+        self.start([{"text": "fine"}], strict=True)
+        import socket
+        for sent in (b"", b'{"model": "m", "mess'):
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=IO_TIMEOUT_S)
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                      b"Content-Type: application/json\r\nContent-Length: 200\r\n\r\n" + sent)
+            s.shutdown(socket.SHUT_WR)
+            self.assertEqual(s.recv(100), b"")  # closed unanswered
+            s.close()
+        stats = self.stats()
+        self.assertEqual((stats["requests"], stats["rejected"]), (0, 0))
+        r = self.chat(messages=[{"role": "user", "content": "go"}])
+        self.assertEqual(r.status, 200)
+
     def test_orphan_tool_result_is_rejected(self):
         self.start([], strict=True)
         cases = [

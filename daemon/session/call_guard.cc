@@ -1,0 +1,171 @@
+#include "daemon/session/call_guard.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/escalation.h"
+#include "daemon/hooks/guard_verdict.h"
+#include "daemon/policy/personal_rules.h"
+#include "daemon/policy/rules.h"
+#include "daemon/policy/trusted_rules.h"
+#include "daemon/tools/change_preview.h"
+
+namespace agent::daemon {
+namespace {
+
+namespace v1 = agent::v1;
+
+constexpr size_t kMaxDiff = 64 << 10;  // of an unasked edit's diff, shown with its result
+
+}  // namespace
+
+CallGuard::CallGuard(Host* host, std::string workdir, policy::RuleSource* rules,
+                     hooks::SessionHooks* hooks, bool confines)
+    : host_(host),
+      workdir_(std::move(workdir)),
+      rules_(rules),
+      hooks_(hooks),
+      confines_(confines) {}
+
+std::optional<tools::ToolOutcome> CallGuard::Before(const llm::ToolCall& call, Json* args,
+                                                    bool gated) {
+  hooks::ToolGuard guard = hooks_->BeforeTool(call.name, *args, call.id);
+  if (guard.updated_input.has_value() && guard.permission != hooks::Permission::kDeny) {
+    for (auto& [k, v] : guard.updated_input->items()) (*args)[k] = v;
+    host_->Tell(
+        absl::StrCat("a PreToolUse hook changed the input of ", call.name, " (", call.id, ")"),
+        /*error=*/false);
+  }
+  if (gated) return Decide(call, *args, guard);
+  // A call that is never asked about (read-only): a hook's ask or failure refuses it.
+  if (guard.permission == hooks::Permission::kDeny || guard.permission == hooks::Permission::kAsk ||
+      guard.failed) {
+    CallVerdict v = hooks::ApplyGuard({}, guard, v1::POLICY_MODE_DENY_UNRULED, false);
+    return tools::ToolOutcome{v.refusal, true, /*denied_by_policy=*/true};
+  }
+  return std::nullopt;
+}
+
+void CallGuard::After(const llm::ToolCall& call, const Json& args, tools::ToolOutcome* outcome) {
+  std::string note =
+      hooks_->AfterTool(call.name, args, call.id, outcome->content, outcome->is_error);
+  if (!note.empty()) absl::StrAppend(&outcome->content, "\n\n[PostToolUse hook]\n", note);
+}
+
+std::optional<tools::ToolOutcome> CallGuard::Decide(const llm::ToolCall& call, const Json& args,
+                                                    const hooks::ToolGuard& guard) {
+  absl::StatusOr<policy::RuleSet> rules = rules_->Rules();
+  const v1::PolicyMode mode = host_->Mode();
+  if (!rules.ok()) {
+    // Every refused call names the problem to the model; the people attached see it once.
+    bool tell = false;
+    {
+      agent::MutexLock l(&mu_);
+      if (rules.status().message() != rules_error_shown_) {
+        rules_error_shown_ = std::string(rules.status().message());
+        tell = true;
+      }
+    }
+    if (tell) {
+      host_->Tell(absl::StrCat("gated tools are stopped: ", rules.status().message()),
+                  /*error=*/true);
+    }
+  }
+  CallFacts facts = GatherCallFacts(workdir_, call.name, args);
+  CallVerdict verdict = DecideGatedCall(mode, rules, args, confines_, &facts);
+  // What the PreToolUse hooks said (hooks/guard_verdict.h): a deny rule still wins.
+  verdict = hooks::ApplyGuard(verdict, guard, mode, facts.protected_reason.has_value());
+  // A guard that failed never fails open: not under --yes either, only a person may allow it.
+  if (guard.failed && !facts.protected_reason) {
+    facts.protected_reason = absl::StrCat("a hook guarding this call failed: ", guard.failure);
+  }
+  if (verdict.kind == CallVerdict::Kind::kAsk) {
+    verdict = PermissionHooks(call, args, facts.protected_reason.has_value());
+  }
+  switch (verdict.kind) {
+    case CallVerdict::Kind::kRun:
+      RememberUnaskedDiff(call, args);
+      return std::nullopt;
+    case CallVerdict::Kind::kRefuse:
+      return tools::ToolOutcome{verdict.refusal, true, /*denied_by_policy=*/true};
+    case CallVerdict::Kind::kAsk:
+      break;
+  }
+  return AskPerson(call, args, facts);
+}
+
+CallVerdict CallGuard::PermissionHooks(const llm::ToolCall& call, const Json& args,
+                                       bool protected_path) {
+  using K = CallVerdict::Kind;
+  if (protected_path) return {K::kAsk, ""};  // only a person may allow it
+  hooks::ToolGuard guard = hooks_->OnPermissionRequest(call.name, args, call.id);
+  if (guard.failed) return {K::kAsk, ""};
+  switch (guard.permission) {
+    case hooks::Permission::kAllow:
+      return {K::kRun, ""};
+    case hooks::Permission::kDeny:
+      return hooks::ApplyGuard({}, guard, v1::POLICY_MODE_ASK, false);
+    default:
+      return {K::kAsk, ""};
+  }
+}
+
+void CallGuard::RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) {
+  if (call.name != "write_file" && call.name != "edit_file") return;
+  auto preview = tools::PreviewGatedCall(call.name, args, host_->MakeToolContext(call.id));
+  if (!preview.ok() || preview->diff.empty()) return;
+  std::string diff = std::move(preview->diff);
+  if (diff.size() > kMaxDiff) {
+    diff.resize(diff.rfind('\n', kMaxDiff) + 1);
+    diff += "\\ (diff cut)\n";
+  }
+  host_->RememberDiff(call.id, std::move(diff));
+}
+
+std::optional<tools::ToolOutcome> CallGuard::AskPerson(const llm::ToolCall& call, const Json& args,
+                                                       const CallFacts& facts) {
+  auto preview = tools::PreviewGatedCall(call.name, args, host_->MakeToolContext(call.id));
+  if (!preview.ok()) return tools::ToolOutcome{std::string(preview.status().message()), true};
+  v1::PendingApproval approval;
+  approval.set_call_id(call.id);
+  approval.set_tool(call.name);
+  approval.set_summary(preview->summary);
+  approval.set_diff(preview->diff);
+  for (std::string& r : ProposedRules(call.name, args, facts)) {
+    approval.add_proposed_rules(std::move(r));
+  }
+  for (std::string& r : ExactRules(call.name, args, facts)) approval.add_exact_rules(std::move(r));
+  if (facts.protected_reason.has_value()) {
+    approval.set_requires_person(true);
+    approval.set_person_reason(*facts.protected_reason);
+  }
+  hooks_->Notify("permission_prompt", "agent needs your permission to use " + call.name);
+  std::optional<ApprovalGate::Answer> answer = host_->Ask(approval);
+  if (!answer.has_value()) return tools::ToolOutcome{"Not run: cancelled by the user.", true};
+  switch (answer->decision) {
+    case v1::DECISION_ALLOW_ONCE:
+      return std::nullopt;
+    case v1::DECISION_ALLOW_ALWAYS:
+      if (absl::Status s = RecordPersonsRules(answer->rules); !s.ok()) {
+        host_->Tell(absl::StrCat("cannot record the rule: ", s.message()), /*error=*/true);
+      }
+      return std::nullopt;
+    default:
+      return tools::ToolOutcome{answer->reason.empty()
+                                    ? "The user denied this call."
+                                    : absl::StrCat("The user denied this call: ", answer->reason),
+                                true};
+  }
+}
+
+absl::Status CallGuard::RecordPersonsRules(const std::vector<std::string>& rules) const {
+  // Trusted first: the file never holds a rule the person chose that is still ignored.
+  if (absl::StatusOr<std::vector<std::string>> trusted =
+          policy::TrustRules(policy::TrustedRulesPath(), workdir_, rules);
+      !trusted.ok()) {
+    return trusted.status();
+  }
+  return policy::RecordPersonalAllowRules(workdir_, rules);
+}
+
+}  // namespace agent::daemon
