@@ -24,6 +24,7 @@
 #include "common/protocol.h"
 #include "daemon/context/session_context.h"
 #include "daemon/legacy_sessions.h"
+#include "daemon/session/opening.h"
 
 namespace agent::daemon {
 namespace {
@@ -141,7 +142,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   settings.max_steps = req.max_steps();
   settings.client = req.settings();
   settings.cwd = req.cwd();
-  auto s = Session::Create(workdir, std::move(settings), req.title(), deps_);
+  auto s = CreateSession(workdir, std::move(settings), req.title(), deps_);
   if (!s.ok()) return s.status();
   (*s)->SetToolEnvironment(req.tool_env());  // before any client can find it
   RegisterProject(workdir);
@@ -156,7 +157,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::CreateChild(const std::
     agent::MutexLock l(&mu_);
     if (shut_down_) return StoppingError();
   }
-  auto s = Session::Create(workdir, std::move(settings), std::move(title), deps_);
+  auto s = CreateSession(workdir, std::move(settings), std::move(title), deps_);
   if (!s.ok()) return s.status();
   Insert(*s);
   return *s;
@@ -271,7 +272,7 @@ SessionManager::LoadResult SessionManager::LoadAsOwner(const std::string& id,
                                                        const std::string& workdir,
                                                        std::promise<LoadResult>& promise) {
   if (options_.before_load) options_.before_load(id);
-  LoadResult r = Session::Load(workdir, id, DefaultSettings(), deps_);
+  LoadResult r = LoadSession(workdir, id, DefaultSettings(), deps_);
   {
     agent::MutexLock l(&mu_);
     if (r.ok()) {
@@ -349,7 +350,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Fork(const std::string&
                                                               int at_message) {
   auto source = Find(id);
   if (!source.ok()) return source.status();
-  auto s = Session::Fork(**source, at_message, deps_);
+  auto s = ForkSession(**source, at_message, deps_);
   if (!s.ok()) return s.status();
   Insert(*s);
   return *s;

@@ -83,6 +83,7 @@ absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& i
 class SessionLock {
  public:
   static absl::StatusOr<SessionLock> Acquire(const std::string& workdir, const std::string& id);
+  SessionLock() = default;  // holds nothing
   SessionLock(SessionLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   SessionLock& operator=(SessionLock&& other) noexcept;
   SessionLock(const SessionLock&) = delete;

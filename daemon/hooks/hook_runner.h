@@ -1,6 +1,7 @@
 // Runs hook commands: `/bin/sh -c <command>` in the session's project, the event's JSON on
 // stdin, stdout and stderr kept apart and capped, a timeout that kills the hook's whole
-// process group. Several commands of one event run in parallel, each on a thread of its own.
+// process group (through the process seam, daemon/process_runner.h). Several commands of one
+// event run in parallel, each on a thread of its own.
 //
 // RunHooks blocks until every command ended (or was killed); it never throws. Thread-safe:
 // independent calls may run at once.
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <string>
 #include <vector>
+
+#include "daemon/process_runner.h"
 
 namespace agent::daemon::hooks {
 
@@ -36,6 +39,7 @@ struct HookRun {
 // Runs every command of `procs` with `input` on its stdin, in `cwd`, with exactly `env`
 // ("NAME=value"). Results in the order of `procs`.
 std::vector<HookRun> RunHooks(const std::vector<HookProcess>& procs, const std::string& input,
-                              const std::string& cwd, const std::vector<std::string>& env);
+                              const std::string& cwd, const std::vector<std::string>& env,
+                              const ProcessRunner& runner = RealProcessRunner());
 
 }  // namespace agent::daemon::hooks

@@ -1,6 +1,7 @@
 #include "daemon/llm/request_cache.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -203,11 +204,22 @@ PreparedMessages RequestCache::Prepare(const Transcript& transcript, Provider pr
   const size_t n =
       messages.is_array() ? std::min({messages.size(), serialized.size(), hashes.size()}) : 0;
   const size_t kept = std::min(hashes_.size(), n);
-  const size_t k = static_cast<size_t>(
-      std::mismatch(hashes_.begin(), hashes_.begin() + static_cast<std::ptrdiff_t>(kept),
-                    hashes.begin())
-          .first -
-      hashes_.begin());
+  auto first_change = [&] {
+    return static_cast<size_t>(std::mismatch(hashes_.begin(),
+                                             hashes_.begin() + static_cast<std::ptrdiff_t>(kept),
+                                             hashes.begin())
+                                   .first -
+                               hashes_.begin());
+  };
+  // Only appended to since the last step: every message laid out is still right, and a long
+  // session's step does not walk all its hashes.
+  const bool appended_only = &transcript == seen_ && transcript.rewrites() == seen_rewrites_ &&
+                             kept == hashes_.size() &&
+                             (kept == 0 || hashes[kept - 1] == hashes_[kept - 1]);
+  const size_t k = appended_only ? kept : first_change();
+  assert(!appended_only || first_change() == k);  // debug builds check the claim each step
+  seen_ = &transcript;
+  seen_rewrites_ = transcript.rewrites();
   if (k < entries_.size()) {
     // Lay out again from the first change, reusing what did not change after it.
     std::vector<Entry> old(entries_.begin() + static_cast<std::ptrdiff_t>(k), entries_.end());

@@ -91,6 +91,10 @@ class RequestCache {
   // Transcript::hashes() of the messages entries_ were made from (absl::Hash covers the
   // length too): apart, so that a step's check of every message is one pass over integers.
   std::vector<uint64_t> hashes_;
+  // The transcript the last Prepare read and its Transcript::rewrites() then: while both hold
+  // and the last message read is unchanged, the transcript was only appended to since.
+  const Transcript* seen_ = nullptr;
+  uint64_t seen_rewrites_ = 0;
   // The "messages" array's text without its closing (Anthropic: without the open message's
   // closing either), in arenas that are only ever appended to.
   RequestBody messages_;

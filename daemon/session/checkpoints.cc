@@ -55,7 +55,7 @@ absl::StatusOr<checkpoints::UndoResult> Session::RestoreFiles(
     const std::string& client) {
   {
     SessionMutexLock l(&mu_);
-    if (IsReadOnlyClient(client)) {
+    if (audience_.IsReadOnly(client)) {
       return absl::PermissionDeniedError("a read-only observer cannot restore files");
     }
     if (removed_) return RemovedError(id_);

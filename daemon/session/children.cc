@@ -21,12 +21,12 @@ SessionSettings Session::InheritedSettings() const {
 
 void Session::AddObserver(Subscriber* sub) {
   SessionMutexLock l(&mu_);
-  log_.Subscribe(sub);
+  audience_.AddObserver(sub);
 }
 
 void Session::RemoveObserver(Subscriber* sub) {
   SessionMutexLock l(&mu_);
-  log_.Unsubscribe(sub);
+  audience_.RemoveObserver(sub);
 }
 
 void Session::PublishChildEvent(v1::Event event) {

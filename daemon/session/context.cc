@@ -1,16 +1,12 @@
 // Session's share of the project context (daemon/context/): the system message and its
-// instruction files, the plan, usage and cost, and the /context report. The hooks in
-// session.cc and turn_thread.cc call these; all run under the session's mutex except the
-// public queries, which take it.
+// instruction files, usage and cost, and the /context report. The session's constructor and
+// its TurnRunner call these; all run under the session's mutex except the public queries,
+// which take it.
 #include "absl/strings/str_cat.h"
-#include "common/paths.h"
 #include "daemon/context/context_report.h"
-#include "daemon/context/first_use.h"
-#include "daemon/legacy_sessions.h"
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
 #include "daemon/session/session.h"
-#include "daemon/tools/update_plan.h"
 
 namespace agent::daemon {
 namespace {
@@ -25,42 +21,16 @@ v1::Event NoticeEvent(std::string text) {
 
 }  // namespace
 
-BuiltSystemPrompt Session::BuildPrompt(const std::string& workdir, const std::string& cwd,
-                                       const Clock& clock) {
-  return BuildSystemPromptFor(workdir, cwd, clock.Now());
-}
-
-bool Session::MarkInstructionsSeen(const std::string& workdir, const BuiltSystemPrompt& prompt) {
-  return context::MarkInstructionsSeen(StateDir() + "/instructions_seen.json", workdir,
-                                       prompt.instructions);
-}
-
-void Session::InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceTable prices,
-                                bool instructions_changed) {
-  ctx_.SetPrompt(prompt.instructions, prompt.base_chars, prompt.text.size());
-  ctx_.prices = std::move(prices);
-  std::string notice;
-  if (instructions_changed) {
-    notice = context::InstructionsNotice(prompt.instructions);
-  } else if (!prompt.instructions.cut_note.empty()) {
-    notice = prompt.instructions.cut_note;
+void Session::OpenContextLocked(Opening& o) {
+  if (o.kind == Opening::Kind::kNew) {
+    ctx_.SetPrompt(o.prompt.instructions, o.prompt.base_chars, o.prompt.text.size());
+  } else {
+    ctx_.LoadJson(meta_.context);
+    if (o.kind == Opening::Kind::kForked) ctx_.usage = context::UsageMeter();  // its own use
   }
-  if (!prompt.problem.empty()) absl::StrAppend(&notice, notice.empty() ? "" : "\n", prompt.problem);
-  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {
-    absl::StrAppend(&notice, notice.empty() ? "" : "\n", moved);
-  }
-  if (std::string why = sandbox::SandboxNotice(deps_.sandbox.get()); !why.empty()) {
-    absl::StrAppend(&notice, notice.empty() ? "" : "\n", why);  // never a silent fallback
-  }
-  ctx_.pending_notice = std::move(notice);
-}
-
-void Session::LoadContextLocked(bool forked, context::PriceTable prices) {
-  ctx_.LoadJson(meta_.context);
-  ctx_.prices = std::move(prices);
-  if (forked) ctx_.usage = context::UsageMeter();  // a fork's own use starts at zero
-  if (std::string moved = TakeMigrationNote(workdir_); !moved.empty()) {  // legacy_sessions.h
-    absl::StrAppend(&ctx_.pending_notice, ctx_.pending_notice.empty() ? "" : "\n", moved);
+  ctx_.prices = std::move(o.prices);
+  if (!o.notice.empty()) {
+    absl::StrAppend(&ctx_.pending_notice, ctx_.pending_notice.empty() ? "" : "\n", o.notice);
   }
 }
 
@@ -73,32 +43,6 @@ v1::Event Session::TurnEndedEventLocked(v1::TurnOutcome outcome, const std::stri
   v1::Event e = events::TurnEnded(outcome, error);
   *e.mutable_turn_ended()->mutable_usage() = ctx_.usage.turn();
   return e;
-}
-
-void Session::RecordUsageLocked(const llm::ModelReply& reply) {
-  double cost = 0;
-  if (reply.usage.has_value()) {
-    cost = ctx_.prices.Cost(settings_.model.model, *reply.usage);
-    meta_.prompt_tokens = reply.usage->prompt_tokens;
-    meta_.completion_tokens += reply.usage->completion_tokens;
-    ctx_.reported_tokens = reply.usage->prompt_tokens + reply.usage->completion_tokens;
-    ctx_.reported_messages = transcript_.size();
-    Emit(context::UsageEvent(*reply.usage, cost));
-  }
-  ctx_.usage.AddRequest(reply.usage, cost);
-}
-
-void Session::RecordRetryLocked() { ctx_.usage.AddRetry(); }
-
-void Session::RecordPlanLocked(const llm::ToolCall& call) {
-  auto args = ParseJson(call.arguments);
-  if (!args.ok()) return;
-  auto plan = tools::NormalizePlan(*args);
-  if (!plan.ok()) return;  // the tool told the model what was wrong
-  ctx_.plan = context::PlanFromJson(*plan);
-  v1::Event e;
-  *e.mutable_plan_updated() = *ctx_.plan;
-  Emit(std::move(e));
 }
 
 void Session::RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt, bool changed_since_seen) {

@@ -1,20 +1,14 @@
-// Where a Session fires its hooks (daemon/hooks/): the prompt about to be taken (SessionStart,
-// UserPromptSubmit) and the end of a turn (Stop / SubagentStop); each tool call's hooks
-// (PreToolUse, PermissionRequest, PostToolUse) are its CallGuard's (call_guard.h).
+// A Session's hooks (daemon/hooks/): what they are told of the session. Its TurnRunner fires
+// them for the prompt about to be taken (SessionStart, UserPromptSubmit) and at the end of a
+// turn (Stop / SubagentStop); each tool call's hooks (PreToolUse, PermissionRequest,
+// PostToolUse) are its CallGuard's (call_guard.h).
 // The hooks run without the session's lock; what they decide enters the transcript under it,
 // so every call still gets exactly one result, whatever a hook did.
-#include "absl/strings/str_cat.h"
 #include "daemon/session/events.h"
 #include "daemon/session/session.h"
 #include "daemon/store.h"
 
 namespace agent::daemon {
-namespace {
-
-constexpr const char* kIdleMessage = "agent is waiting for your input";
-
-}  // namespace
-
 std::unique_ptr<hooks::SessionHooks> Session::MakeHooks() {
   hooks::SessionHooks::Info info;
   info.session_id = id_;
@@ -42,29 +36,6 @@ std::unique_ptr<hooks::SessionHooks> Session::MakeHooks() {
           NoticeLocked(text);
         }
       });
-}
-
-hooks::PromptHooks Session::PromptHooks(const std::string& text) {
-  hooks::PromptHooks hooked = hooks_->BeforePrompt(text);
-  if (!hooked.context.empty()) {
-    hooked.context = absl::StrCat("\n\n<hook-context>\n", hooked.context, "\n</hook-context>");
-  }
-  return hooked;
-}
-
-bool Session::ContinueAfterStop(int continued) {
-  std::optional<std::string> reason = hooks_->OnStop(continued);
-  if (!reason.has_value()) {
-    hooks_->Notify("idle_prompt", kIdleMessage);
-    return false;
-  }
-  SessionMutexLock l(&mu_);
-  if (cancelled_ || shutting_down_) return false;
-  // Nothing is pending after a turn the model ended, so a user message keeps the rule.
-  if (!transcript_.AppendUser(absl::StrCat("[Stop hook] ", *reason)).ok()) return false;
-  SaveLocked(Save::kTranscriptOnly);
-  NoticeLocked(absl::StrCat("a Stop hook sent the model back to work: ", *reason));
-  return true;
 }
 
 }  // namespace agent::daemon

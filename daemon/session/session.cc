@@ -4,159 +4,61 @@
 #include <cstdio>
 #include <utility>
 
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "common/paths.h"
 #include "common/tool_env.h"
-#include "daemon/context/context_config.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
+#include "daemon/session/turn_runner.h"
 
 namespace agent::daemon {
-namespace {
-
 namespace v1 = agent::v1;
-
-std::string NewSessionId() {
-  static absl::BitGen gen;
-  static agent::Mutex mu;
-  agent::MutexLock l(&mu);
-  return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
-}
-
-}  // namespace
 
 absl::Status RemovedError(const std::string& id) {
   return absl::NotFoundError(
       absl::StrCat("session ", id, " was removed (agent rm); start a new one with agent"));
 }
 
-Session::Session(std::string workdir, SessionMeta meta, Transcript transcript,
-                 SessionSettings settings, SessionDeps deps, SessionLock lock, bool answered)
-    : workdir_(std::move(workdir)),
-      id_(meta.id),
+Session::Session(Opening o, SessionDeps deps)
+    : workdir_(std::move(o.workdir)),
+      id_(o.meta.id),
       deps_(std::move(deps)),
-      lock_(std::move(lock)),
-      meta_(std::move(meta)),
-      answered_(answered),
-      transcript_(std::move(transcript)),
-      settings_(std::move(settings)),
-      log_(deps_.epoch, kEventRingSize, kEventRingMaxBytes, deps_.clock),
+      lock_(std::move(o.lock)),
+      meta_(std::move(o.meta)),
+      answered_(o.answered),
+      transcript_(std::move(o.transcript)),
+      settings_(std::move(o.settings)),
+      audience_(deps_.epoch, deps_.clock),
       saver_(deps_.files_for ? deps_.files_for(workdir_, id_) : DiskSessionFiles(workdir_, id_),
              [this](const absl::Status& status) { OnSaveResult(status); }) {
-  model_ = deps_.make_model_client();
   rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
   if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});
+  turns_ = std::make_unique<TurnRunner>(*this);
   hooks_ = MakeHooks();
-  guard_ = std::make_unique<CallGuard>(static_cast<CallGuard::Host*>(this), workdir_, rules_.get(),
-                                       hooks_.get(),
+  guard_ = std::make_unique<CallGuard>(turns_.get(), workdir_, rules_.get(), hooks_.get(),
                                        deps_.sandbox != nullptr && deps_.sandbox->Confines());
-}
+  SessionMutexLock l(&mu_);
+  OpenContextLocked(o);
+  if (o.write == Opening::Write::kAll) SaveLocked();
+  if (o.write == Opening::Write::kMetaOnly) SaveLocked(Save::kMetaOnly);
+}  // the first save is written here
 
 Session::~Session() { Shutdown("the session was closed"); }
 
-absl::StatusOr<std::shared_ptr<Session>> Session::Create(const std::string& workdir,
-                                                         SessionSettings settings,
-                                                         std::string title, SessionDeps deps) {
-  SessionMeta meta;
-  meta.id = NewSessionId();
-  meta.workdir = workdir;
-  meta.title = std::move(title);
-  meta.model = settings.model.model;
-  if (std::string cwd = DirectoryInside(workdir, settings.cwd); cwd != workdir) meta.cwd = cwd;
-  meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
-  auto lock = SessionLock::Acquire(workdir, meta.id);
-  if (!lock.ok()) return lock.status();
-  const bool child = settings.child.has_value();
-  BuiltSystemPrompt prompt;
-  if (child) {
-    meta.parent_id = settings.child->parent_id;
-    meta.agent = settings.child->agent;
-    meta.depth = settings.child->depth;
-    prompt = std::move(settings.child->prompt);
-    settings.child.reset();
-  } else {
-    prompt = BuildPrompt(workdir, meta.cwd, *deps.clock);
-  }
-  Transcript t;
-  (void)t.AppendSystem(prompt.text);
-  std::shared_ptr<Session> s(new Session(workdir, std::move(meta), std::move(t),
-                                         std::move(settings), std::move(deps), *std::move(lock),
-                                         /*answered=*/child));
-  const bool instructions_changed = MarkInstructionsSeen(workdir, prompt);
-  context::PriceTable prices = context::LoadContextConfig().prices;
+Session::Opening Session::ForkPoint(int at_message) const {
+  Opening o;
+  o.workdir = workdir_;
+  o.kind = Opening::Kind::kForked;
   {
-    SessionMutexLock l(&s->mu_);
-    s->InitContextLocked(prompt, std::move(prices), instructions_changed);
-    s->SaveLocked();
-  }  // written here
-  if (s->saver_.unsaved()) {
-    return absl::UnavailableError(absl::StrCat("cannot save the new session in ",
-                                               SessionsDir(workdir), ": ",
-                                               s->saver_.last_error().message()));
+    SessionMutexLock l(&mu_);
+    o.transcript = transcript_;
+    o.settings = settings_;
+    o.meta = meta_;
   }
-  return s;
-}
-
-absl::StatusOr<std::shared_ptr<Session>> Session::Load(const std::string& workdir,
-                                                       const std::string& id,
-                                                       SessionSettings settings, SessionDeps deps) {
-  auto lock = SessionLock::Acquire(workdir, id);
-  if (!lock.ok()) return lock.status();
-  auto transcript = LoadTranscript(workdir, id);
-  if (!transcript.ok()) return transcript.status();
-  SessionMeta meta;
-  if (auto m = LoadMeta(workdir, id); m.ok()) {
-    meta = *std::move(m);
-  } else {
-    meta.id = id;
-    meta.workdir = workdir;
-    meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
-  }
-  if (settings.model.model.empty()) settings.model.model = meta.model;
-  std::shared_ptr<Session> s(new Session(workdir, std::move(meta), *std::move(transcript),
-                                         std::move(settings), std::move(deps), *std::move(lock),
-                                         /*answered=*/true));
-  context::PriceTable prices = context::LoadContextConfig().prices;
-  SessionMutexLock l(&s->mu_);
-  s->LoadContextLocked(/*forked=*/false, std::move(prices));
-  if (s->transcript_.Seal("interrupted: the daemon stopped before this call finished") > 0) {
-    s->SaveLocked();
-  } else if (s->meta_.message_count != static_cast<int64_t>(s->transcript_.size())) {
-    s->SaveLocked(Save::kMetaOnly);  // the daemon stopped inside a turn
-  }
-  return s;
-}
-
-absl::StatusOr<std::shared_ptr<Session>> Session::Fork(Session& source, int at_message,
-                                                       SessionDeps deps) {
-  Transcript copy;
-  SessionSettings settings;
-  SessionMeta meta;
-  {
-    SessionMutexLock l(&source.mu_);
-    copy = source.transcript_;
-    settings = source.settings_;
-    meta = source.meta_;
-  }
-  copy.Seal("the session was forked while this call ran");
-  if (at_message > 0) copy.TruncateTo(static_cast<size_t>(at_message));
-  meta.parent_id = meta.id;
-  meta.id = NewSessionId();
-  meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
-  meta.title = "fork of " + meta.title;
-  auto lock = SessionLock::Acquire(source.workdir_, meta.id);
-  if (!lock.ok()) return lock.status();
-  std::shared_ptr<Session> s(new Session(source.workdir_, std::move(meta), std::move(copy),
-                                         std::move(settings), std::move(deps), *std::move(lock),
-                                         /*answered=*/true));
-  context::PriceTable prices = context::LoadContextConfig().prices;
-  SessionMutexLock l(&s->mu_);
-  s->LoadContextLocked(/*forked=*/true, std::move(prices));
-  s->SaveLocked();
-  return s;
+  o.transcript.Seal("the session was forked while this call ran");
+  if (at_message > 0) o.transcript.TruncateTo(static_cast<size_t>(at_message));
+  return o;
 }
 
 // ---- Queries --------------------------------------------------------------------------------
@@ -176,7 +78,7 @@ v1::Session Session::InfoLocked() const {
   info.set_title(meta_.title);
   info.set_model(settings_.model.model);
   info.set_state(StateLocked());
-  info.set_attached_clients(static_cast<int>(clients_.size()));
+  info.set_attached_clients(audience_.size());
   info.set_created_unix_ms(meta_.created_unix_ms);
   info.set_updated_unix_ms(meta_.updated_unix_ms);
   info.set_message_count(static_cast<int>(transcript_.size()));
@@ -228,13 +130,13 @@ absl::Status Session::RulesProblem() const { return rules_->Rules().status(); }
 
 int Session::attached_clients() const {
   SessionMutexLock l(&mu_);
-  return static_cast<int>(clients_.size());
+  return audience_.size();
 }
 
 v1::Event Session::SnapshotLocked() const {
   v1::Event e;
-  e.set_seq(log_.last_seq());
-  e.set_epoch(log_.epoch());
+  e.set_seq(audience_.last_seq());
+  e.set_epoch(audience_.epoch());
   e.set_unix_ms(NowMs());
   auto* snap = e.mutable_snapshot();
   snap->set_transcript_json(transcript_.FileText());  // from the cache: no re-serialising
@@ -245,7 +147,7 @@ v1::Event Session::SnapshotLocked() const {
     *snap->mutable_pending_approval() = child_approvals_.front();
   }
   for (const QueuedPrompt& p : queue_) snap->add_queued_prompts(p.text);
-  for (const Client& c : clients_) snap->add_clients(c.name);
+  for (const std::string& name : audience_.names()) snap->add_clients(name);
   *snap->mutable_session() = InfoLocked();
   snap->set_partial_text(partial_text_);
   snap->set_partial_reasoning(partial_reasoning_);
@@ -255,14 +157,6 @@ v1::Event Session::SnapshotLocked() const {
 
 // ---- Events and saving ------------------------------------------------------------------------
 
-void Session::Emit(v1::Event event) { log_.Append(std::move(event)); }
-
-void Session::EmitClientsChanged() {
-  std::vector<std::string> names;
-  for (const Client& c : clients_) names.push_back(c.name);
-  Emit(events::ClientsChanged(names));
-}
-
 // The analysis cannot follow a lock released and taken again inside one function.
 void Session::StartDeferredWritesLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
   mu_.Unlock();
@@ -271,7 +165,7 @@ void Session::StartDeferredWritesLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
 }
 
 void Session::DiscardIfUnansweredLocked() {
-  if (answered_ || discarded_ || !clients_.empty() || running_ || compacting_ || !queue_.empty()) {
+  if (answered_ || discarded_ || !audience_.empty() || running_ || compacting_ || !queue_.empty()) {
     return;
   }
   discarded_ = true;
@@ -313,30 +207,13 @@ void Session::OnSaveResult(const absl::Status& status) {
 void Session::Attach(Subscriber* sub, const std::string& client_name, bool read_only,
                      const std::string& epoch, uint64_t after_seq, bool serves_file_text) {
   SessionMutexLock l(&mu_);
-  if (auto missed = log_.Since(epoch, after_seq); missed.has_value()) {
-    for (const EventPtr& e : *missed) sub->Deliver(e);
-  } else {
-    sub->Deliver(std::make_shared<const v1::Event>(SnapshotLocked()));
-  }
-  log_.Subscribe(sub);
-  clients_.push_back({sub, client_name, read_only, serves_file_text});
-  if (read_only) read_only_names_.push_back(client_name);
-  EmitClientsChanged();
+  audience_.Attach(sub, client_name, read_only, serves_file_text, epoch, after_seq,
+                   [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return SnapshotLocked(); });
 }
 
 void Session::Detach(Subscriber* sub) {
   SessionMutexLock l(&mu_);
-  log_.Unsubscribe(sub);
-  auto it =
-      std::find_if(clients_.begin(), clients_.end(), [&](const Client& c) { return c.sub == sub; });
-  if (it == clients_.end()) return;
-  if (it->read_only) {
-    auto r = std::find(read_only_names_.begin(), read_only_names_.end(), it->name);
-    if (r != read_only_names_.end()) read_only_names_.erase(r);
-  }
-  clients_.erase(it);
-  EmitClientsChanged();
-  DiscardIfUnansweredLocked();
+  if (audience_.Detach(sub)) DiscardIfUnansweredLocked();
 }
 
 void Session::Resync(Subscriber* sub) {
@@ -344,9 +221,12 @@ void Session::Resync(Subscriber* sub) {
   sub->Deliver(std::make_shared<const v1::Event>(SnapshotLocked()));
 }
 
-bool Session::IsReadOnlyClient(const std::string& client) const {
-  return std::find(read_only_names_.begin(), read_only_names_.end(), client) !=
-         read_only_names_.end();
+void Session::StartTurnThreadLocked() {
+  if (running_) return;
+  // The previous turn thread has finished: running_ is false only after its last lock.
+  if (turn_thread_.joinable()) turn_thread_.join();
+  running_ = true;
+  turn_thread_ = std::thread([this] { turns_->Main(); });
 }
 
 // ---- Commands ---------------------------------------------------------------------------------
@@ -374,7 +254,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
                                         const v1::ClientSettings& settings) {
   std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
-  if (IsReadOnlyClient(client)) {
+  if (audience_.IsReadOnly(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
   }
   if (removed_) return RemovedError(id_);
@@ -398,7 +278,7 @@ absl::Status Session::Approve(const std::string& call_id, v1::Decision decision,
                               std::vector<std::string> rules, std::string reason,
                               const std::string& client) {
   SessionMutexLock l(&mu_);
-  if (IsReadOnlyClient(client)) {
+  if (audience_.IsReadOnly(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot answer approvals");
   }
   return gate_.Resolve(call_id, {decision, std::move(rules), std::move(reason), client});
@@ -406,7 +286,7 @@ absl::Status Session::Approve(const std::string& call_id, v1::Decision decision,
 
 absl::StatusOr<bool> Session::Cancel(const std::string& client) {
   SessionMutexLock l(&mu_);
-  if (IsReadOnlyClient(client)) {
+  if (audience_.IsReadOnly(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot cancel");
   }
   if (!running_) return false;
@@ -459,7 +339,7 @@ absl::StatusOr<int> Session::Compact() {
     }
     compacting_ = true;
   }
-  auto r = CompactNow();
+  auto r = turns_->Compact();
   SessionMutexLock l(&mu_);
   compacting_ = false;
   // Prompts sent while compacting waited for it.
@@ -474,14 +354,14 @@ void Session::Remove(const std::string& by_client) {
     v1::Event e;
     e.mutable_session_removed()->set_client_name(by_client);
     Emit(std::move(e));
-    for (const Client& c : clients_) c.sub->End(absl::OkStatus());
+    audience_.EndAll(absl::OkStatus());
   }
   Shutdown("the session was deleted");
 }
 
 void Session::EndStreams(const absl::Status& status) {
   SessionMutexLock l(&mu_);
-  for (const Client& c : clients_) c.sub->End(status);
+  audience_.EndAll(status);
 }
 
 void Session::Shutdown(std::string_view reason) {

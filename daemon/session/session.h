@@ -3,11 +3,14 @@
 //
 // daemon/session/ holds the session and the rooms it is spread over:
 //   session.cc        state, commands (the RPCs' entry points), attach/detach, saving
-//   turn_thread.cc    the turn thread and the session's side of the turn loop (TurnHost)
+//   opening.*         how a session comes to be (new, loaded, forked): the disk read first
+//   audience.*        the attached clients and the event log they hear
+//   turn_runner.*     the turn thread and the session's side of each turn (TurnHost), the
+//                     reply as it streams, compaction; call_host.cc its side of the CallGuard
 //   turn.*            the turn loop itself, behind TurnHost (turn_host.h): no session state
 //   tool_dispatch.*   batching of one reply's calls, results in call order (the Turn is its Host)
 //   call_guard.*      the verdict on a call before it runs: hooks, the mode and rules
-//                     (call_policy.*), then a person; gate.cc is the session's side of it
+//                     (call_policy.*), then a person
 //   approval_gate.*   the one pending approval and the first answer that wins
 //   context.cc, checkpoints.cc, children.cc, trust.cc, hooks.cc, expand.cc: the session's
 //                     side of daemon/context/, checkpoints/, subagents/, policy/, hooks/ and
@@ -60,12 +63,11 @@
 #include "daemon/event_log.h"
 #include "daemon/hooks/session_hooks.h"
 #include "daemon/llm/model_client.h"
-#include "daemon/llm/request_cache.h"
-#include "daemon/llm/tool_offer.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/prompt_expansion.h"
 #include "daemon/sandbox/sandbox.h"
 #include "daemon/session/approval_gate.h"
+#include "daemon/session/audience.h"
 #include "daemon/session/call_guard.h"
 #include "daemon/session/call_policy.h"
 #include "daemon/session/editor_text.h"
@@ -73,7 +75,6 @@
 #include "daemon/session/files.h"
 #include "daemon/session/saver.h"
 #include "daemon/session/tool_dispatch.h"
-#include "daemon/session/turn_host.h"
 #include "daemon/session/turn_settings.h"
 #include "daemon/store.h"
 #include "daemon/system_prompt.h"
@@ -144,26 +145,34 @@ struct SessionSettings {
 // NotFound "session <id> was removed (agent rm); ...": what commands to a deleted session get.
 absl::Status RemovedError(const std::string& id);
 
-class Session : private TurnHost, private CallGuard::Host, private llm::StreamSink {
+class TurnRunner;
+
+class Session {
  public:
-  // A new session in `workdir` with the system prompt; saved before it returns. Until the
-  // model starts answering it, it is discarded (its files deleted, later commands NotFound)
-  // as soon as it is idle with no client attached: a failed or empty one-shot leaves no file
-  // and no `agent ls` row, while a client waiting at its prompt keeps it.
-  static absl::StatusOr<std::shared_ptr<Session>> Create(const std::string& workdir,
-                                                         SessionSettings settings,
-                                                         std::string title, SessionDeps deps);
-  // Loads a saved session and seals calls a crash left unanswered. DataLoss/InvalidArgument
-  // name the file and the problem; FailedPrecondition when another daemon owns it.
-  static absl::StatusOr<std::shared_ptr<Session>> Load(const std::string& workdir,
-                                                       const std::string& id,
-                                                       SessionSettings settings, SessionDeps deps);
-  // A copy of `source`'s transcript (its first `at_message` messages, 0 = all) under a new id.
-  static absl::StatusOr<std::shared_ptr<Session>> Fork(Session& source, int at_message,
-                                                       SessionDeps deps);
-  ~Session() override;
+  // What opening.h (CreateSession, LoadSession, ForkSession) read from the disk for a session
+  // about to exist; the constructor only takes it in, under the lock, and queues its first save.
+  struct Opening {
+    std::string workdir;
+    SessionMeta meta;
+    Transcript transcript;
+    SessionSettings settings;
+    SessionLock lock;
+    enum class Kind { kNew, kLoaded, kForked } kind = Kind::kNew;
+    // Loaded, forked or a child: kept even when nobody is attached (see CreateSession).
+    bool answered = true;
+    enum class Write { kNothing, kAll, kMetaOnly } write = Write::kAll;
+    BuiltSystemPrompt prompt;  // kNew: what the system message was built from
+    context::PriceTable prices;
+    std::string notice;  // for the clients with the first turn
+  };
+  Session(Opening opening, SessionDeps deps);
+  ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
+
+  // The state a fork starts from: this transcript (its first `at_message` messages, 0 = all,
+  // calls still running sealed), settings and meta (opening.h ForkSession).
+  Opening ForkPoint(int at_message) const ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::string& id() const { return id_; }
   const std::string& workdir() const { return workdir_; }
@@ -297,103 +306,18 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
     PromptExpansion expansion;
     agent::v1::ClientSettings settings;  // what the sending client set
   };
-  struct Client {
-    Subscriber* sub;
-    std::string name;
-    bool read_only;
-    bool serves_file_text = false;
-  };
+  friend class TurnRunner;  // the session's side of its turns (turn_runner.h)
 
-  Session(std::string workdir, SessionMeta meta, Transcript transcript, SessionSettings settings,
-          SessionDeps deps, SessionLock lock, bool answered);
-
-  // ---- turn_thread.cc: the turn thread (the loop itself is a Turn: session/turn.h) ----
-  // Starts the turn thread unless it runs; it takes prompts until the queue is empty.
+  // Starts the turn thread (TurnRunner::Main) unless it runs; it takes prompts until the queue
+  // is empty.
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void TurnThreadMain() ABSL_LOCKS_EXCLUDED(mu_);
-  // Takes the next prompt into the transcript; false when the queue is empty (then idle).
-  // `untrusted_rules`: the project's allow rules nobody trusted (read without the lock).
-  // The next queued prompt's hooks (UserPromptSubmit…) run without the lock, then its turn
-  // begins under it; false when there is none (the thread ends).
-  bool BeginNextTurn(std::vector<std::string> untrusted_rules) ABSL_LOCKS_EXCLUDED(mu_);
-  bool BeginTurnLocked(std::vector<std::string> untrusted_rules, hooks::PromptHooks hooked)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Seals what the turn left unanswered and saves the transcript whole (idle).
-  void SealTurnLocked(agent::v1::TurnOutcome outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Emits TurnEnded; false when the thread should end.
-  bool EndTurnLocked(agent::v1::TurnOutcome outcome, const std::string& error)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<int> CompactNow() ABSL_LOCKS_EXCLUDED(mu_);
-  bool ShouldCompactLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  llm::ModelRequest BuildRequestLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- TurnHost (turn_thread.cc) ----
-  absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-  llm::StreamSink* Stream() override { return this; }
-  void KeepStreamedText() override ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status AppendReply(const llm::ModelReply& reply) override ABSL_LOCKS_EXCLUDED(mu_);
-  void AppendResults(const std::vector<llm::ToolCall>& calls, size_t first,
-                     const std::vector<tools::ToolOutcome>& outcomes) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-  bool ShouldCompact() override ABSL_LOCKS_EXCLUDED(mu_);
-  absl::Status CompactTranscript() override ABSL_LOCKS_EXCLUDED(mu_) {
-    return CompactNow().status();
-  }
-  std::shared_ptr<const tools::ToolRegistry> StepTools() override ABSL_LOCKS_EXCLUDED(mu_);
-  void CallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(mu_);
-  // The verdict on a call and the hooks around it are the CallGuard's (call_guard.h).
-  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
-                                              const Json& args) override {
-    return guard_->Authorize(call, args);
-  }
-  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
-                                               bool gated) override {
-    return guard_->Before(call, args, gated);
-  }
-  void AfterTool(const llm::ToolCall& call, const Json& args,
-                 tools::ToolOutcome* outcome) override {
-    guard_->After(call, args, outcome);
-  }
-  // Also CallGuard::Host's.
-  tools::ToolContext MakeToolContext(const std::string& call_id) override ABSL_LOCKS_EXCLUDED(mu_);
-
-  // ---- CallGuard::Host (gate.cc) ----
-  agent::v1::PolicyMode Mode() override ABSL_LOCKS_EXCLUDED(mu_);
-  void Tell(std::string text, bool error) override ABSL_LOCKS_EXCLUDED(mu_);
-  void RememberDiff(const std::string& call_id, std::string diff) override ABSL_LOCKS_EXCLUDED(mu_);
-  // Opens the approval, shows it to the clients and waits (the lock released) for the first
-  // answer or a cancel.
-  std::optional<ApprovalGate::Answer> Ask(const agent::v1::PendingApproval& approval) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-
-  // ---- llm::StreamSink: the reply as it streams (turn_thread.cc) ----
-  void OnText(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
-  void OnReasoning(std::string_view text) override ABSL_LOCKS_EXCLUDED(mu_);
-  void OnToolCallStarted(std::string_view id, std::string_view name) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-  void OnRetry(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason) override
-      ABSL_LOCKS_EXCLUDED(mu_);
-
-  // ---- context.cc: system prompt, instructions, plan, usage ----
-  // Reads the config, the instruction files and the git state: call without the lock.
-  // `cwd`: where the session was started (Session.cwd); empty: the workdir.
-  static BuiltSystemPrompt BuildPrompt(const std::string& workdir, const std::string& cwd,
-                                       const Clock& clock);
-  // Records that the clients are shown `prompt`'s instruction files; true when they are new
-  // or changed since last shown. Writes a state file: call without the lock.
-  static bool MarkInstructionsSeen(const std::string& workdir, const BuiltSystemPrompt& prompt);
-  // `prices`: the config's (context::LoadContextConfig, read without the lock).
-  void InitContextLocked(const BuiltSystemPrompt& prompt, context::PriceTable prices,
-                         bool instructions_changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void LoadContextLocked(bool forked, context::PriceTable prices)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ---- context.cc: system prompt, instructions, usage ----
+  // Takes in what opening.h read: the context's prompt, prices and notice, or the saved ones.
+  void OpenContextLocked(Opening& opening) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BeginTurnContextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Event TurnEndedEventLocked(agent::v1::TurnOutcome outcome, const std::string& error)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordUsageLocked(const llm::ModelReply& reply) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordRetryLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordPlanLocked(const llm::ToolCall& call) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Puts a rebuilt system message (fresh instruction files) in place of the first message;
   // `changed_since_seen`: MarkInstructionsSeen (called without the lock) said they changed.
   void RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt, bool changed_since_seen)
@@ -407,13 +331,8 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
       const std::string& client) ABSL_LOCKS_EXCLUDED(mu_);
   void NoticeLocked(std::string text) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- hooks.cc: the hooks (daemon/hooks/) at each step of a turn ----
+  // ---- hooks.cc: the hooks (daemon/hooks/); a turn fires them (TurnRunner) ----
   std::unique_ptr<hooks::SessionHooks> MakeHooks();
-  // SessionStart and UserPromptSubmit for the prompt about to be taken; run without the lock.
-  hooks::PromptHooks PromptHooks(const std::string& text) ABSL_LOCKS_EXCLUDED(mu_);
-  // Stop hooks after a turn the model ended; true when they sent it back to work (`continued`
-  // times so far), the reason then in the transcript.
-  bool ContinueAfterStop(int continued) ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- trust.cc ----
   // Tells the clients about untrusted project allow rules when the set differs from the one
@@ -422,8 +341,9 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- session.cc ----
-  void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void EmitClientsChanged() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Emit(agent::v1::Event event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    audience_.Emit(std::move(event));
+  }
   // Releases `mu_` for a moment so the client writes queued so far start (before a wait).
   void StartDeferredWritesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes the transcript and, unless kTranscriptOnly, the meta file. Saves inside a turn
@@ -435,12 +355,11 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
   // The saver's report of a write (no lock held): the log, and the clients once per failure run.
   void OnSaveResult(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
   // Deletes the files of a session the model never answered once it is idle and detached
-  // (see Create); it stays discarded.
+  // (see CreateSession); it stays discarded.
   void DiscardIfUnansweredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Event SnapshotLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::Session InfoLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   agent::v1::SessionState StateLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool IsReadOnlyClient(const std::string& client) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `env` filtered by the policy it carries, else the daemon config's; nullopt when empty.
   std::optional<std::vector<std::string>> FilterToolEnvironment(
       const agent::v1::ToolEnvironment& env) const;
@@ -449,7 +368,6 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
   const std::string workdir_;
   const std::string id_;
   SessionDeps deps_;
-  std::unique_ptr<llm::ModelClient> model_;  // used by the turn thread only
   tools::FileTracker files_;
   tools::BackgroundJobs jobs_;  // thread-safe on its own; never under mu_
   EditorText editor_text_;      // thread-safe on its own; asked without mu_
@@ -468,7 +386,7 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
   Transcript transcript_ ABSL_GUARDED_BY(mu_);
   SessionSettings settings_ ABSL_GUARDED_BY(mu_);
   TurnSettings turn_ ABSL_GUARDED_BY(mu_);  // of the running turn (set when it begins)
-  EventLog log_ ABSL_GUARDED_BY(mu_);
+  Audience audience_ ABSL_GUARDED_BY(mu_);  // the clients and the event log
   ApprovalGate gate_ ABSL_GUARDED_BY(mu_);
   std::deque<QueuedPrompt> queue_ ABSL_GUARDED_BY(mu_);
   bool running_ ABSL_GUARDED_BY(mu_) = false;  // the turn thread is alive
@@ -479,25 +397,19 @@ class Session : private TurnHost, private CallGuard::Host, private llm::StreamSi
   bool closed_ ABSL_GUARDED_BY(mu_) = false;  // Shutdown saved it
   std::string partial_text_ ABSL_GUARDED_BY(mu_);
   std::string partial_reasoning_ ABSL_GUARDED_BY(mu_);
-  std::vector<Client> clients_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::string> read_only_names_ ABSL_GUARDED_BY(mu_);
   bool save_failed_ ABSL_GUARDED_BY(mu_) = false;  // told to the clients
   SessionSaver saver_;  // thread-safe; queued under mu_, written after it
   std::vector<std::string> untrusted_told_ ABSL_GUARDED_BY(mu_);  // AnnounceUntrustedRules…
   context::SessionContext ctx_ ABSL_GUARDED_BY(mu_);
-  // The transcript in wire form, for the next request (filled by BuildRequestLocked).
-  mutable llm::RequestCache request_cache_ ABSL_GUARDED_BY(mu_);
-  llm::ToolOffer tool_offer_ ABSL_GUARDED_BY(mu_);  // the tools' order and cap (tool_offer.h)
-  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);    // of the turn running
-  std::map<std::string, std::string> unasked_diffs_ ABSL_GUARDED_BY(mu_);  // call id -> diff
+  events::TurnTally tally_ ABSL_GUARDED_BY(mu_);  // of the turn running
   std::once_flag checkpointer_once_;
   std::unique_ptr<checkpoints::Checkpointer> checkpointer_;  // set once, then thread-safe
   std::vector<agent::v1::PendingApproval> child_approvals_ ABSL_GUARDED_BY(mu_);  // forwarded
   std::vector<std::weak_ptr<Session>> running_children_ ABSL_GUARDED_BY(mu_);
-  std::thread turn_thread_;  // joined before a new one starts and in Shutdown
-  std::string prompt_blocked_ ABSL_GUARDED_BY(mu_);  // why a hook refused the turn's prompt
-  std::unique_ptr<hooks::SessionHooks> hooks_;       // set once in the constructor
-  std::unique_ptr<CallGuard> guard_;                 // the same, after hooks_
+  std::thread turn_thread_;                     // joined before a new one starts and in Shutdown
+  std::unique_ptr<TurnRunner> turns_;           // set once in the constructor
+  std::unique_ptr<hooks::SessionHooks> hooks_;  // the same
+  std::unique_ptr<CallGuard> guard_;            // the same, after both (turns_ is its Host)
 };
 
 }  // namespace agent::daemon

@@ -27,6 +27,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/session/files.h"
+#include "daemon/session/opening.h"
 #include "daemon/session/session.h"
 #include "daemon/tools/tool_registry.h"
 #include "tests/fakes/event_recorder.h"
@@ -109,7 +110,7 @@ struct Bench {
     agent::daemon::SessionSettings s;
     s.model.model = "scripted";
     s.policy = v1::POLICY_MODE_YES;
-    auto created = Session::Create(workdir, s, "", d);
+    auto created = CreateSession(workdir, s, "", d);
     if (!created.ok()) {
       std::fprintf(stderr, "slow_disk_bench: %s\n", created.status().ToString().c_str());
       std::exit(1);

@@ -10,6 +10,7 @@
 
 #include "common/mutex.h"
 #include "daemon/session/files.h"
+#include "daemon/session/opening.h"
 #include "daemon/session/session.h"
 #include "daemon/session_manager.h"
 #include "daemon/store.h"
@@ -107,7 +108,7 @@ class SessionStorageFaultsTest : public ::testing::Test {
     SessionSettings s;
     s.model.model = "fake";
     s.policy = v1::POLICY_MODE_YES;
-    auto created = Session::Create(workdir_, s, "", Deps());
+    auto created = CreateSession(workdir_, s, "", Deps());
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? *created : nullptr;
   }

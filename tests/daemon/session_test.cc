@@ -16,6 +16,7 @@
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/trusted_rules.h"
 #include "daemon/session/deferred_writes.h"
+#include "daemon/session/opening.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"
@@ -121,7 +122,7 @@ class SessionTest : public ::testing::Test {
     s.model.model = "fake";
     s.policy = policy;
     s.max_steps = max_steps;
-    auto created = Session::Create(workdir_, s, "", Deps());
+    auto created = CreateSession(workdir_, s, "", Deps());
     EXPECT_TRUE(created.ok()) << created.status();
     session_ = *created;
     return session_;
@@ -626,7 +627,7 @@ TEST_F(SessionTest, ToolsRunInTheSessionsCwdWhichALoadKeeps) {
   settings.model.model = "fake";
   settings.policy = v1::POLICY_MODE_YES;
   settings.cwd = workdir_ + "/sub/dir";
-  auto created = Session::Create(workdir_, settings, "", Deps());
+  auto created = CreateSession(workdir_, settings, "", Deps());
   ASSERT_TRUE(created.ok()) << created.status();
   session_ = *std::move(created);
   created = absl::CancelledError("moved");  // the only reference is session_
@@ -641,7 +642,7 @@ TEST_F(SessionTest, ToolsRunInTheSessionsCwdWhichALoadKeeps) {
   EXPECT_THAT(DumpJson(SavedTranscript()), HasSubstr(workdir_ + "/sub/dir\\n"));
   const std::string id = session_->id();
   session_.reset();
-  auto loaded = Session::Load(workdir_, id, SessionSettings{}, Deps());
+  auto loaded = LoadSession(workdir_, id, SessionSettings{}, Deps());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   session_ = *loaded;
   EXPECT_EQ(session_->Info().cwd(), workdir_ + "/sub/dir");
@@ -650,7 +651,7 @@ TEST_F(SessionTest, ToolsRunInTheSessionsCwdWhichALoadKeeps) {
 TEST_F(SessionTest, ACwdOutsideTheProjectFallsBackToTheProject) {
   SessionSettings settings;
   settings.cwd = "/tmp";
-  auto created = Session::Create(workdir_, settings, "", Deps());
+  auto created = CreateSession(workdir_, settings, "", Deps());
   ASSERT_TRUE(created.ok()) << created.status();
   session_ = *created;
   EXPECT_EQ(session_->Info().cwd(), "");
@@ -671,14 +672,14 @@ TEST_F(SessionTest, LoadSealsACallThatACrashLeftOpen) {
                                      {"function", {{"name", "bash"}, {"arguments", "{}"}}}}})}}});
   ASSERT_TRUE(SaveTranscript(workdir_, id, msgs).ok());
   SessionSettings settings;
-  auto loaded = Session::Load(workdir_, id, settings, Deps());
+  auto loaded = LoadSession(workdir_, id, settings, Deps());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   session_ = *loaded;
   Json saved = SavedTranscript();
   ASSERT_EQ(saved.size(), 3u);
   EXPECT_THAT(std::string(saved[2]["content"]), HasSubstr("interrupted"));
   // A second owner is refused while this one holds the session.
-  auto second = Session::Load(workdir_, id, settings, Deps());
+  auto second = LoadSession(workdir_, id, settings, Deps());
   EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
 }
 
@@ -704,7 +705,7 @@ TEST_F(SessionTest, MetaFileIsWrittenAtTurnEndsAndALoadRecountsAStaleOne) {
   SessionMeta stale = *meta;
   stale.message_count = 2;
   ASSERT_TRUE(SaveMeta(stale).ok());
-  auto loaded = Session::Load(workdir_, id, SessionSettings{}, Deps());
+  auto loaded = LoadSession(workdir_, id, SessionSettings{}, Deps());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   session_ = *loaded;
   meta = LoadMeta(workdir_, id);

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/session/opening.h"
 #include "daemon/session/session.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/event_recorder.h"
@@ -66,7 +67,7 @@ class SessionThreadsTest : public ::testing::Test {
     SessionSettings s;
     s.model.model = "fake";
     s.policy = agent::v1::POLICY_MODE_YES;
-    auto created = Session::Create(workdir_, s, "", d);
+    auto created = CreateSession(workdir_, s, "", d);
     EXPECT_TRUE(created.ok()) << created.status();
     sessions_.push_back(*created);
     return *created;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/session/opening.h"
 #include "daemon/session/session.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/fake_model_client.h"
@@ -30,7 +31,7 @@ class YesSessionTest : public ::testing::Test {
     daemon::SessionSettings s;
     s.model.model = "fake";
     s.policy = agent::v1::POLICY_MODE_YES;
-    auto created = daemon::Session::Create(workdir_, s, "", std::move(d));
+    auto created = daemon::CreateSession(workdir_, s, "", std::move(d));
     ASSERT_TRUE(created.ok()) << created.status();
     session_ = *created;
   }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "gtest/gtest.h"
+#include "tests/fakes/fake_process_runner.h"
 #include "tests/fakes/temp_dir.h"
 
 namespace agent::daemon::hooks {
@@ -85,6 +86,38 @@ TEST(HookRunnerTest, HooksOfOneEventRunInParallel) {
 TEST(HookRunnerTest, ABadDirectoryIsAStartFailure) {
   HookRun r = RunOne("true", "", "/nonexistent/dir");
   EXPECT_FALSE(r.exited && r.exit_code == 0);
+}
+
+// Through the process seam: what a hook runs as, and what a runner's answer becomes.
+TEST(HookRunnerTest, AHookIsAShellCommandInTheProjectWithExactlyItsEnvironment) {
+  testing::FakeProcessRunner runner;
+  runner.answer = [](const ProcessSpec&) {
+    ProcessResult r;
+    r.exited = true;
+    r.exit_code = 2;
+    r.err = "blocked";
+    return r;
+  };
+  HookRun r = RunHooks({{"echo hi", 5s}}, "{}", "/project", kEnv, runner)[0];
+  ASSERT_EQ(runner.runs().size(), 1u);
+  const ProcessSpec spec = runner.runs()[0];
+  EXPECT_EQ(spec.program, "/bin/sh");
+  EXPECT_EQ(spec.argv, (std::vector<std::string>{"/bin/sh", "-c", "echo hi"}));
+  EXPECT_EQ(spec.cwd, "/project");
+  EXPECT_EQ(spec.env, kEnv);
+  EXPECT_EQ(spec.input, "{}");
+  EXPECT_EQ(spec.timeout, 5s);
+  EXPECT_EQ(spec.max_output, kMaxHookOutput);
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "blocked");
+
+  runner.answer = [](const ProcessSpec&) -> absl::StatusOr<ProcessResult> {
+    return absl::InternalError("cannot start /bin/sh in /project: No such file or directory");
+  };
+  HookRun failed = RunHooks({{"true", 5s}}, "", "/project", kEnv, runner)[0];
+  EXPECT_FALSE(failed.started);
+  EXPECT_NE(failed.error.find("cannot start"), std::string::npos);
 }
 
 }  // namespace

@@ -156,6 +156,20 @@ TEST(RequestCache, AfterAForkTheBodyFollowsTheTruncatedTranscript) {
   }
 }
 
+// A step normally finds the transcript only appended to and skips the walk over its messages'
+// hashes; a change inside it (here the system prompt, the last message untouched) is still seen.
+TEST(RequestCache, AChangeBeforeTheLastMessageIsSeenWithoutAnAppend) {
+  for (const Endpoint& e : kEndpoints) {
+    Transcript t = Sample();
+    RequestCache cache;
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    ASSERT_TRUE(t.ReplaceSystemText("another system prompt").ok());
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    ASSERT_TRUE(t.AppendUser("more").ok());
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+  }
+}
+
 TEST(RequestCache, SwitchingProviderDropsTheEntries) {
   Transcript t = Sample();
   RequestCache cache;
