@@ -64,7 +64,7 @@ tsan: deps
 	cmake --build build-tsan -j$(JOBS) --target daemon_test common_test tools_test policy_test mcp_test hooks_test llm_test
 	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j$(JOBS) --timeout 600 \
-	  -R '^(RequestCache|Session|SubscriberQueue|Transcript|Subprocess|Bash|BackgroundJobs|EditorText|ApprovalGate|WorkerPool|ToolDispatch|EventLog|RuleSource|Checkpointer|ShadowStore|Subagent|ClientTest|StdioFaultsTest|HttpFaultsTest|StdioTransportTest|HttpTransportTest|ManagedServerTest|RegistryTest)'
+	  -R '^(RequestCache|Session|TurnTest|CallGuard|HookRunner|ProcessRunner|SubscriberQueue|Transcript|Subprocess|Bash|BackgroundJobs|EditorText|ApprovalGate|WorkerPool|ToolDispatch|EventLog|RuleSource|Checkpointer|ShadowStore|Subagent|ClientTest|StdioFaultsTest|HttpFaultsTest|StdioTransportTest|HttpTransportTest|ManagedServerTest|RegistryTest)'
 
 # Each libFuzzer target for FUZZ_SECONDS, from its corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 30
