@@ -214,8 +214,8 @@ class RealRunner : public ProcessRunner {
 }  // namespace
 
 const ProcessRunner& RealProcessRunner() {
-  static const RealRunner runner;
-  return runner;
+  static const RealRunner* runner = new RealRunner;  // never destroyed: usable at exit too
+  return *runner;
 }
 
 }  // namespace agent::daemon

@@ -49,6 +49,10 @@ struct PreparedMessages {
 
 class RequestCache {
  public:
+  // One cache follows one transcript as it changes (a session's); another transcript may be
+  // passed, and is then compared message by message. Never assign a different transcript to the
+  // object last passed: its rewrites() count comes with it, so the check that skips the walk
+  // after appends could take it for the old one (debug builds assert on that).
   PreparedMessages Prepare(const Transcript& transcript, Provider provider,
                            const OpenAiRequestOptions& options);
   size_t entries() const { return entries_.size(); }
