@@ -1,6 +1,7 @@
 #include "common/transcript.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -514,6 +515,11 @@ void Transcript::DebugCheck() const {
     std::abort();
   }
 #endif
+}
+
+uint64_t Transcript::Identity::Next() noexcept {
+  static std::atomic<uint64_t> next{1};  // 0 is no transcript's
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace agent

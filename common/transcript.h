@@ -96,6 +96,9 @@ class Transcript {
   // How many changes other than appends (ReplacePrefix, TruncateTo, ReplaceSystemText) were
   // made: a saver that saw the same count and fewer messages may append the rest.
   uint64_t rewrites() const { return rewrites_; }
+  // Which transcript this is: no two objects hold the same number, and a copy or assignment into
+  // one gives it a new one, so the same identity and rewrites() mean "only appended to since".
+  uint64_t identity() const { return identity_.value(); }
 
   // The session file's text: a JSON array with one message per line. Each message is
   // serialised once, when it is appended, so saving after every message costs a copy of
@@ -130,6 +133,22 @@ class Transcript {
   size_t chars_ = 0;                          // CharCount()
   std::unordered_set<std::string> call_ids_;  // every tool call id, for uniqueness
   uint64_t rewrites_ = 0;                     // rewrites()
+  // identity(): a number drawn anew at construction and by every copy or move into the object.
+  class Identity {
+   public:
+    Identity() : value_(Next()) {}
+    Identity(const Identity&) noexcept : value_(Next()) {}
+    Identity& operator=(const Identity&) noexcept {
+      value_ = Next();
+      return *this;
+    }
+    uint64_t value() const { return value_; }
+
+   private:
+    static uint64_t Next() noexcept;
+    uint64_t value_;
+  };
+  Identity identity_;
 };
 
 }  // namespace agent

@@ -213,12 +213,12 @@ PreparedMessages RequestCache::Prepare(const Transcript& transcript, Provider pr
   };
   // Only appended to since the last step: every message laid out is still right, and a long
   // session's step does not walk all its hashes.
-  const bool appended_only = &transcript == seen_ && transcript.rewrites() == seen_rewrites_ &&
-                             kept == hashes_.size() &&
+  const bool appended_only = transcript.identity() == seen_identity_ &&
+                             transcript.rewrites() == seen_rewrites_ && kept == hashes_.size() &&
                              (kept == 0 || hashes[kept - 1] == hashes_[kept - 1]);
   const size_t k = appended_only ? kept : first_change();
   assert(!appended_only || first_change() == k);  // debug builds check the claim each step
-  seen_ = &transcript;
+  seen_identity_ = transcript.identity();
   seen_rewrites_ = transcript.rewrites();
   if (k < entries_.size()) {
     // Lay out again from the first change, reusing what did not change after it.

@@ -50,9 +50,7 @@ struct PreparedMessages {
 class RequestCache {
  public:
   // One cache follows one transcript as it changes (a session's); another transcript may be
-  // passed, and is then compared message by message. Never assign a different transcript to the
-  // object last passed: its rewrites() count comes with it, so the check that skips the walk
-  // after appends could take it for the old one (debug builds assert on that).
+  // passed, and is then compared message by message.
   PreparedMessages Prepare(const Transcript& transcript, Provider provider,
                            const OpenAiRequestOptions& options);
   size_t entries() const { return entries_.size(); }
@@ -95,9 +93,9 @@ class RequestCache {
   // Transcript::hashes() of the messages entries_ were made from (absl::Hash covers the
   // length too): apart, so that a step's check of every message is one pass over integers.
   std::vector<uint64_t> hashes_;
-  // The transcript the last Prepare read and its Transcript::rewrites() then: while both hold
-  // and the last message read is unchanged, the transcript was only appended to since.
-  const Transcript* seen_ = nullptr;
+  // Transcript::identity() and rewrites() of the transcript the last Prepare read: while both
+  // hold and the last message read is unchanged, the transcript was only appended to since.
+  uint64_t seen_identity_ = 0;
   uint64_t seen_rewrites_ = 0;
   // The "messages" array's text without its closing (Anthropic: without the open message's
   // closing either), in arenas that are only ever appended to.

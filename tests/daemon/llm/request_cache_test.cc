@@ -170,6 +170,28 @@ TEST(RequestCache, AChangeBeforeTheLastMessageIsSeenWithoutAnAppend) {
   }
 }
 
+// Another transcript assigned over the one last prepared (its rewrites() count with it, the same
+// last message) is compared message by message, not taken for appends.
+TEST(RequestCache, ATranscriptAssignedOverTheLastOneIsNotTakenForAppends) {
+  auto make = [](const std::string& question) {
+    Transcript t;
+    EXPECT_TRUE(t.AppendSystem("sys").ok());
+    EXPECT_TRUE(t.AppendUser(question).ok());
+    EXPECT_TRUE(t.AppendAssistant({{"role", "assistant"}, {"content", "ok"}}).ok());
+    return t;
+  };
+  for (const Endpoint& e : kEndpoints) {
+    RequestCache cache;
+    Transcript t = make("first question");
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    t = make("second question");
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+    Transcript moved = make("third question");
+    t = std::move(moved);
+    ExpectSameBody(cache, t, e.base_url, e.provider);
+  }
+}
+
 TEST(RequestCache, SwitchingProviderDropsTheEntries) {
   Transcript t = Sample();
   RequestCache cache;
