@@ -6,7 +6,8 @@
 //   opening.*         how a session comes to be (new, loaded, forked): the disk read first
 //   audience.*        the attached clients and the event log they hear
 //   turn_runner.*     the turn thread and the session's side of each turn (TurnHost), the
-//                     reply as it streams, compaction; call_host.cc its side of the CallGuard
+//                     reply as it streams; compaction.cc its compaction, call_host.cc its side
+//                     of the CallGuard
 //   turn.*            the turn loop itself, behind TurnHost (turn_host.h): no session state
 //   tool_dispatch.*   batching of one reply's calls, results in call order (the Turn is its Host)
 //   call_guard.*      the verdict on a call before it runs: hooks, the mode and rules

@@ -37,8 +37,8 @@ class TurnRunner : public TurnHost, public CallGuard::Host, public llm::StreamSi
   // The turn thread's body: takes queued prompts one at a time and runs their turns; returns
   // when the queue is empty (the session idle) or the session shuts down.
   void Main() ABSL_LOCKS_EXCLUDED(s_.mu_);
-  // Replaces the older messages by a summary (the model writes it). The turn thread calls it
-  // between steps; a person's Compact with no turn running (Session::Compact).
+  // Replaces the older messages by a summary (the model writes it; compaction.cc). The turn
+  // thread calls it between steps; a person's Compact with no turn running (Session::Compact).
   absl::StatusOr<int> Compact() ABSL_LOCKS_EXCLUDED(s_.mu_);
 
   // ---- TurnHost ----
