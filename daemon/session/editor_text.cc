@@ -2,25 +2,14 @@
 
 #include <chrono>
 
-#include "absl/random/random.h"
-#include "absl/strings/str_format.h"
+#include "daemon/random_id.h"
 
 namespace agent::daemon {
-namespace {
-
-std::string NewRequestId() {
-  static absl::BitGen gen;
-  static agent::Mutex mu;
-  agent::MutexLock l(&mu);
-  return absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(gen), absl::Uniform<uint64_t>(gen));
-}
-
-}  // namespace
 
 std::optional<std::string> EditorText::Ask(const std::string& path,
                                            const std::function<bool(const agent::v1::Event&)>& send,
                                            const std::atomic<bool>* cancelled) {
-  const std::string id = NewRequestId();
+  const std::string id = RandomHexId(2);
   auto pending = std::make_shared<Pending>();
   {
     MutexLock l(&mu_);

@@ -2,25 +2,16 @@
 
 #include <utility>
 
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "common/mutex.h"
 #include "common/paths.h"
 #include "daemon/context/context_config.h"
 #include "daemon/context/first_use.h"
 #include "daemon/legacy_sessions.h"
+#include "daemon/random_id.h"
 #include "daemon/store.h"
 
 namespace agent::daemon {
 namespace {
-
-std::string NewSessionId() {
-  static absl::BitGen gen;
-  static agent::Mutex mu;
-  agent::MutexLock l(&mu);
-  return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
-}
 
 void AddLine(std::string* text, const std::string& line) {
   if (line.empty()) return;
@@ -62,7 +53,7 @@ absl::StatusOr<std::shared_ptr<Session>> CreateSession(const std::string& workdi
   Session::Opening o;
   o.workdir = workdir;
   SessionMeta& meta = o.meta;
-  meta.id = NewSessionId();
+  meta.id = RandomHexId(1);
   meta.workdir = workdir;
   meta.title = std::move(title);
   meta.model = settings.model.model;
@@ -135,7 +126,7 @@ absl::StatusOr<std::shared_ptr<Session>> ForkSession(Session& source, int at_mes
   Session::Opening o = source.ForkPoint(at_message);
   SessionMeta& meta = o.meta;
   meta.parent_id = meta.id;
-  meta.id = NewSessionId();
+  meta.id = RandomHexId(1);
   meta.created_unix_ms = meta.updated_unix_ms = deps.clock->NowMs();
   meta.title = "fork of " + meta.title;
   auto lock = SessionLock::Acquire(o.workdir, meta.id);
