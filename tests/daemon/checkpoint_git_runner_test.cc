@@ -16,13 +16,7 @@ bool HasGit() { return ::access("/usr/bin/git", X_OK) == 0 || ::access("/bin/git
 TEST(GitRunnerTest, GitRunsInTheStoreWithOurSettingsOnly) {
   if (!HasGit()) GTEST_SKIP() << "no git";
   testing::FakeProcessRunner runner;
-  runner.answer = [](const ProcessSpec&) {
-    ProcessResult r;
-    r.exited = true;
-    r.exit_code = 0;
-    r.out = "tree\n";
-    return r;
-  };
+  runner.AnswerWith(testing::FakeProcessRunner::Exited(0, "tree\n"));
   auto out = RunGit({"/store", "/project", {"write-tree"}, "input"}, runner);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(*out, "tree\n");
@@ -41,21 +35,14 @@ TEST(GitRunnerTest, GitRunsInTheStoreWithOurSettingsOnly) {
 TEST(GitRunnerTest, AFailedCallNamesTheCommandAndGitsWordsCapped) {
   if (!HasGit()) GTEST_SKIP() << "no git";
   testing::FakeProcessRunner runner;
-  runner.answer = [](const ProcessSpec&) {
-    ProcessResult r;
-    r.exited = true;
-    r.exit_code = 128;
-    r.err = "fatal: " + std::string(5000, 'e');
-    return r;
-  };
+  runner.AnswerWith(
+      testing::FakeProcessRunner::Exited(128, "", "fatal: " + std::string(5000, 'e')));
   auto out = RunGit({"/store", "/project", {"read-tree", "abc"}, ""}, runner);
   ASSERT_TRUE(absl::IsInternal(out.status())) << out.status();
   EXPECT_NE(out.status().message().find("git read-tree abc failed: fatal: "), std::string::npos);
   EXPECT_LT(out.status().message().size(), 2100u);
 
-  runner.answer = [](const ProcessSpec&) -> absl::StatusOr<ProcessResult> {
-    return absl::NotFoundError("/usr/bin/git is not installed");
-  };
+  runner.AnswerWith(absl::NotFoundError("/usr/bin/git is not installed"));
   EXPECT_EQ(RunGit({"/store", "/project", {"status"}, ""}, runner).status().message(),
             "git is not installed");
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/mutex.h"
@@ -12,13 +14,22 @@ namespace agent::testing {
 
 class FakeProcessRunner : public daemon::ProcessRunner {
  public:
+  // A program that exited with `code`, having written `out` and `err`.
+  static daemon::ProcessResult Exited(int code, std::string out = "", std::string err = "") {
+    daemon::ProcessResult r;
+    r.exited = true;
+    r.exit_code = code;
+    r.out = std::move(out);
+    r.err = std::move(err);
+    return r;
+  }
+  // Answers every run with this; by default an exit 0 with no output.
+  void AnswerWith(absl::StatusOr<daemon::ProcessResult> result) {
+    answer = [result](const daemon::ProcessSpec&) { return result; };
+  }
+
   std::function<absl::StatusOr<daemon::ProcessResult>(const daemon::ProcessSpec&)> answer =
-      [](const daemon::ProcessSpec&) {
-        daemon::ProcessResult r;
-        r.exited = true;
-        r.exit_code = 0;
-        return r;
-      };
+      [](const daemon::ProcessSpec&) { return Exited(0); };
 
   absl::StatusOr<daemon::ProcessResult> Run(const daemon::ProcessSpec& spec) const override {
     {

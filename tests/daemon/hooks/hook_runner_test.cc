@@ -91,13 +91,7 @@ TEST(HookRunnerTest, ABadDirectoryIsAStartFailure) {
 // Through the process seam: what a hook runs as, and what a runner's answer becomes.
 TEST(HookRunnerTest, AHookIsAShellCommandInTheProjectWithExactlyItsEnvironment) {
   testing::FakeProcessRunner runner;
-  runner.answer = [](const ProcessSpec&) {
-    ProcessResult r;
-    r.exited = true;
-    r.exit_code = 2;
-    r.err = "blocked";
-    return r;
-  };
+  runner.AnswerWith(testing::FakeProcessRunner::Exited(2, "", "blocked"));
   HookRun r = RunHooks({{"echo hi", 5s}}, "{}", "/project", kEnv, runner)[0];
   ASSERT_EQ(runner.runs().size(), 1u);
   const ProcessSpec spec = runner.runs()[0];
@@ -112,9 +106,8 @@ TEST(HookRunnerTest, AHookIsAShellCommandInTheProjectWithExactlyItsEnvironment) 
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "blocked");
 
-  runner.answer = [](const ProcessSpec&) -> absl::StatusOr<ProcessResult> {
-    return absl::InternalError("cannot start /bin/sh in /project: No such file or directory");
-  };
+  runner.AnswerWith(
+      absl::InternalError("cannot start /bin/sh in /project: No such file or directory"));
   HookRun failed = RunHooks({{"true", 5s}}, "", "/project", kEnv, runner)[0];
   EXPECT_FALSE(failed.started);
   EXPECT_NE(failed.error.find("cannot start"), std::string::npos);
