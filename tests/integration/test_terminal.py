@@ -44,7 +44,9 @@ class Terminal:
             # trap, not an ignore, so that agent gets Ctrl-C with the default disposition.
             f.write("trap 'true' INT\n")
             f.write("env -i TERM=\"$TERM\" %s \"$@\"\n" % " ".join(quoted))
-            f.write("echo \"[agent exited with status $?]\"\n")
+            f.write("status=$?\n")
+            f.write("echo \"[agent exited with status $status]\"\n")
+            f.write("exit $status\n")  # the pane's dead status too (wait_exit)
         return path
 
     def tmux(self, *args, check=True):
@@ -94,10 +96,22 @@ class Terminal:
             time.sleep(0.05)
 
     def wait_exit(self, name, timeout=WAIT_S):
-        """Waits until the pane's agent has exited; returns its exit status."""
-        screen = self.wait_for(name, "[agent exited with status ", timeout)
-        line = [l for l in screen.splitlines() if "[agent exited with status " in l][-1]
-        return int(line.split("status ")[1].rstrip("]"))
+        """Waits until the pane's agent has exited; returns its exit status: from the line the
+        pane's shell prints, or from the dead pane (the shell exits with the agent's status),
+        since a client's last terminal writes can leave that line off the captured screen."""
+        deadline = time.monotonic() + timeout
+        while True:
+            s = self.screen(name)
+            lines = [l for l in s.splitlines() if "[agent exited with status " in l]
+            if lines:
+                return int(lines[-1].split("status ")[1].rstrip("]"))
+            dead = self.tmux("display-message", "-p", "-t", "t:" + name,
+                             "#{pane_dead} #{pane_dead_status}").stdout.split()
+            if len(dead) == 2 and dead[0] == "1":
+                return int(dead[1])
+            if time.monotonic() > deadline:
+                raise AssertionError("the agent never exited; the screen:\n%s" % s)
+            time.sleep(0.05)
 
     def close(self):
         if self.started:
