@@ -70,7 +70,7 @@ tsan: deps
 FUZZ_SECONDS ?= 30
 fuzz: deps
 	$(MAKE) configure BUILD=build-fuzz CMAKE_FLAGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DAGENT_FUZZ=ON -DAGENT_BENCH=OFF" BUILD_TYPE=RelWithDebInfo
-	cmake --build build-fuzz -j$(JOBS) --target stream_fuzz tool_args_fuzz transcript_fuzz bash_rules_fuzz journal_fuzz
+	cmake --build build-fuzz -j$(JOBS) --target stream_fuzz tool_args_fuzz tool_input_fuzz transcript_fuzz bash_rules_fuzz journal_fuzz
 	bash tests/fuzz/run_fuzz.sh build-fuzz/bin $(FUZZ_SECONDS)
 
 format-check:

@@ -1,6 +1,7 @@
 #include "common/sandbox_config.h"
 
 #include <cstdlib>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 
@@ -19,25 +20,43 @@ absl::Status SandboxConfigFromJson(const Json& j, const std::string& path, Sandb
     out->mode = it->get<std::string>();
   }
   if (auto it = j.find("sandbox_network"); it != j.end()) {
-    if (!it->is_boolean()) {
-      return absl::InvalidArgumentError(absl::StrCat(path,
-                                                     ": \"sandbox_network\" must be true "
-                                                     "or false"));
-    }
-    out->network = it->get<bool>();
-  }
-  if (auto it = j.find("sandbox_hide"); it != j.end()) {
     const absl::Status bad = absl::InvalidArgumentError(
-        absl::StrCat(path, ": \"sandbox_hide\" must be a list of absolute or ~/ paths"));
+        absl::StrCat(path,
+                     ": \"sandbox_network\" must be true, false, or {\"allow\": [domains], "
+                     "\"deny\": [domains]}"));
+    if (it->is_boolean()) {
+      out->network = it->get<bool>();
+    } else if (it->is_object()) {
+      for (auto& [key, list] : it->items()) {
+        if ((key != "allow" && key != "deny") || !list.is_array()) return bad;
+        std::vector<std::string>& into = key == "allow" ? out->network_allow : out->network_deny;
+        for (const Json& d : list) {
+          if (!d.is_string()) return bad;
+          into.push_back(d.get<std::string>());
+        }
+      }
+    } else {
+      return bad;
+    }
+  }
+  for (const char* key : {"sandbox_hide", "sandbox_show"}) {
+    auto it = j.find(key);
+    if (it == j.end()) continue;
+    const absl::Status bad = absl::InvalidArgumentError(
+        absl::StrCat(path, ": \"", key, "\" must be a list of absolute or ~/ paths"));
     if (!it->is_array()) return bad;
-    std::vector<std::string> hide;
+    std::vector<std::string> paths;
     for (const Json& p : *it) {
       if (!p.is_string()) return bad;
       const std::string s = p.get<std::string>();
       if (!s.starts_with("/") && !s.starts_with("~/")) return bad;
-      hide.push_back(s);
+      paths.push_back(s);
     }
-    out->hide = std::move(hide);
+    if (std::string_view(key) == "sandbox_hide") {
+      out->hide = std::move(paths);
+    } else {
+      out->show = std::move(paths);
+    }
   }
   return absl::OkStatus();
 }

@@ -1,13 +1,19 @@
 // RunSandboxed: `agent sandbox [--network] -- CMD…` and `agent sandbox --check`. The command
 // runs as the bash tool runs one (daemon/tools/bash_tool.cc): `bwrap … -- /bin/bash -c` in the
 // project, with the client's environment filtered by the tool_env policy and the agent sockets
-// removed. Never unconfined: where the sandbox cannot start, FAILED_PRECONDITION with the fix.
+// removed, git's control files protected and the network through a proxy of its own when the
+// user allows domains (sandbox/confined_command.h), each connection a line of the output.
+// Never unconfined: where the sandbox cannot start, FAILED_PRECONDITION with the fix.
+#include <memory>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "common/mutex.h"
 #include "common/paths.h"
 #include "common/tool_env.h"
 #include "daemon/agent_service.h"
+#include "daemon/sandbox/confined_command.h"
 #include "daemon/sandbox/sandbox.h"
 #include "daemon/tools/subprocess.h"
 
@@ -57,17 +63,29 @@ absl::Status Run(const sandbox::Sandbox& box, const Config& config,
   options.command = command;
   options.cwd = DirectoryInside(*project, req.cwd());
   options.env = sandbox::SandboxEnvironment(Environment(req.tool_env(), config));
-  options.argv = box.Wrap({*project, options.cwd}, command, req.network());
+  // The person sees each connection in the output, as the model's clients do.
+  auto shown = std::make_shared<Mutex>();
+  auto network_lines = std::make_shared<std::string>();
+  absl::StatusOr<sandbox::ConfinedCommand> confined =
+      sandbox::PrepareConfined(box, *project, options.cwd, command, req.network(),
+                               [shown, network_lines](const sandbox::ProxyEvent& e) {
+                                 MutexLock l(shown.get());
+                                 absl::StrAppend(network_lines.get(), sandbox::ProxyEventLine(e));
+                               });
+  if (!confined.ok()) return confined.status();
+  options.argv = std::move(confined->argv);
   const int timeout_s = req.timeout_s() > 0 ? req.timeout_s() : config.bash_timeout_s;
   options.timeout = std::chrono::seconds(std::min(timeout_s, kMaxTimeoutS));
   absl::StatusOr<tools::SubprocessResult> r = tools::RunSubprocess(options);
+  const std::string after = confined->after();  // the proxy has ended: no more lines
   if (!r.ok()) return r.status();
   resp->set_exit_code(r->exited ? r->exit_code : 128 + r->term_signal);
   resp->set_term_signal(r->term_signal);
-  resp->set_output(std::move(r->output));
-  if (r->timed_out) {
-    resp->set_output(absl::StrCat(resp->output(), "[timed out after ", timeout_s, " s]\n"));
-  }
+  std::string output = std::move(r->output);
+  absl::StrAppend(&output, *network_lines);
+  if (r->timed_out) absl::StrAppend(&output, "[timed out after ", timeout_s, " s]\n");
+  if (!after.empty()) absl::StrAppend(&output, after, "\n");
+  resp->set_output(std::move(output));
   return absl::OkStatus();
 }
 

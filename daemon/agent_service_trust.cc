@@ -5,11 +5,13 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/paths.h"
 #include "daemon/agent_service.h"
 #include "daemon/hooks/hook_loader.h"
 #include "daemon/hooks/hook_trust.h"
+#include "daemon/legacy_sessions.h"
 #include "daemon/peer_origin.h"
 #include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rule_source.h"
@@ -66,6 +68,17 @@ absl::StatusOr<std::vector<std::string>> TrustShownHooks(const std::string& proj
 absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRulesResponse* resp) {
   absl::StatusOr<std::string> project = ProjectDirectory(req.workdir());
   if (!project.ok()) return project.status();
+  // An older agentd's sessions in .agent/sessions/ (legacy_sessions.h), apart from the rules.
+  if (req.import_sessions()) {
+    resp->set_sessions_note(ImportLegacySessions(*project).note);
+    return absl::OkStatus();
+  }
+  if (req.list_sessions()) {
+    for (const LegacySession& s : ListLegacySessions(*project)) {
+      resp->add_sessions(s.title.empty() ? s.id : absl::StrCat(s.id, "  ", s.title));
+    }
+    return absl::OkStatus();
+  }
   resp->set_settings_path(ProjectSettingsPath(*project));
   // A file that cannot be used is reported before anything is recorded.
   if (absl::StatusOr<std::vector<std::string>> before = Untrusted(*project); !before.ok()) {
@@ -107,7 +120,7 @@ grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerCo
                                                           const v1::TrustProjectRulesRequest* req,
                                                           v1::TrustProjectRulesResponse* resp) {
   // Listing is harmless; recording or revoking trust is a person's act.
-  if (req->revoke() || req->rules_size() > 0) {
+  if (req->revoke() || req->rules_size() > 0 || req->import_sessions()) {
     if (absl::Status t = RefuseToolProcess(*ctx, "trust a project's rules"); !t.ok()) {
       return FinishUnary(ctx, t);
     }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/policy/bash_split.h"
+#include "daemon/tools/bash_request.h"
 
 namespace agent::daemon {
 namespace {
@@ -9,15 +10,13 @@ namespace {
 namespace v1 = agent::v1;
 using K = CallVerdict::Kind;
 
-std::string Command(const Json& args) {
-  auto it = args.find("command");
-  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+// The bash tool's own reading of the call (checked arguments: tools/tool_input.h).
+tools::BashRequest Request(const Json& args) {
+  absl::StatusOr<tools::BashRequest> r = tools::ReadBashRequest(args);
+  return r.ok() ? *std::move(r) : tools::BashRequest{};
 }
 
-std::string Justification(const Json& args) {
-  auto it = args.find("justification");
-  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string Command(const Json& args) { return Request(args).command; }
 
 bool HasControlCharacter(std::string_view s) {
   for (unsigned char c : s) {
@@ -46,7 +45,7 @@ CallVerdict DecideEscalation(v1::PolicyMode mode, const absl::StatusOr<policy::R
   if (v.kind == K::kRefuse || mode == v1::POLICY_MODE_READ_ONLY) {
     return {K::kRefuse, v.refusal.empty() ? "Denied: this session is read-only." : v.refusal};
   }
-  const std::string justification = Justification(args);
+  const std::string justification = Request(args).justification;
   if (justification.find_first_not_of(" \t\n") == std::string::npos) {
     return {K::kRefuse,
             "Not run: escalate needs a justification (why the sandbox is not enough); run the "
@@ -66,9 +65,7 @@ CallVerdict DecideEscalation(v1::PolicyMode mode, const absl::StatusOr<policy::R
 }  // namespace
 
 bool IsEscalation(const std::string& tool, const Json& args) {
-  if (tool != "bash") return false;
-  auto it = args.find("escalate");
-  return it != args.end() && it->is_boolean() && it->get<bool>();
+  return tool == "bash" && Request(args).escalate;
 }
 
 CallVerdict DecideGatedCall(v1::PolicyMode mode, const absl::StatusOr<policy::RuleSet>& rules,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -33,13 +34,10 @@ constexpr const char* kFileOrder[] = {".json", ".compacted.jsonl", ".checkpoints
 constexpr size_t kMaxFileBytes = size_t{4} << 30;  // far above any transcript the daemon keeps
 constexpr size_t kMaxMetaBytes = size_t{1} << 20;  // ours are a few hundred bytes
 constexpr size_t kMaxEntries = 100000;             // a directory that large is not ours
-// In the project's state directory once its `.agent/sessions/` was looked at: the note is
-// given once, and a read-only checkout's originals are not copied again at every start.
-constexpr char kDoneMarker[] = "legacy-sessions-migrated";
 
 struct State {
   agent::Mutex mu;
-  std::set<std::string> done ABSL_GUARDED_BY(mu);
+  std::set<std::string> noticed ABSL_GUARDED_BY(mu);
   std::map<std::string, std::string> notes ABSL_GUARDED_BY(mu);
 };
 
@@ -150,46 +148,101 @@ size_t CountEntries(const DirFd& dir) {
   return std::min(n, kMaxEntries);
 }
 
-LegacyMigration Migrate(const std::string& workdir) {
-  LegacyMigration m;
+// `workdir`'s `.agent` and `.agent/sessions`, when they are directories of their own.
+struct LegacyDirs {
+  DirFd agent;
+  DirFd sessions;
+};
+std::optional<LegacyDirs> OpenLegacy(const std::string& workdir) {
   auto work = DirFd::Open(workdir, /*create=*/false);
-  if (!work.ok()) return m;
+  if (!work.ok()) return std::nullopt;
   auto agent_dir = work->OpenSubdir(".agent", /*create=*/false);
-  if (!agent_dir.ok()) return m;
+  if (!agent_dir.ok()) return std::nullopt;
   auto legacy = agent_dir->OpenSubdir("sessions", /*create=*/false);
-  if (!legacy.ok()) return m;  // none, or a link or another's directory: not ours to read
-  auto project = OpenProjectStateDir(workdir, /*create=*/true);
-  if (!project.ok() || IsOwnFile(*project, kDoneMarker)) return m;
-  auto dest = OpenProjectSessionsDir(workdir, /*create=*/true);
-  if (!dest.ok()) return m;
-  std::vector<std::string> metas = NamesWithSuffix(*legacy, ".meta.json");
-  if (metas.size() > kMaxEntries) metas.resize(kMaxEntries);
-  for (const std::string& id : metas) {
-    if (IsSessionId(id) && WrittenHereByUs(*legacy, *dest, id, workdir)) {
-      MoveSession(*legacy, *dest, id, m);
-    }
+  if (!legacy.ok()) return std::nullopt;  // none, or a link or another's directory
+  return LegacyDirs{*std::move(agent_dir), *std::move(legacy)};
+}
+
+std::vector<std::string> SessionIds(const DirFd& legacy) {
+  std::vector<std::string> ids;
+  for (std::string& id : NamesWithSuffix(legacy, ".meta.json")) {
+    if (ids.size() == kMaxEntries) break;
+    if (IsSessionId(id)) ids.push_back(std::move(id));
   }
-  m.left = static_cast<int>(CountEntries(*legacy));
-  // Empty now: the directory goes too (a shipped `.agent/` keeps the rest of its files).
-  if (m.left == 0) (void)::unlinkat(agent_dir->fd(), "sessions", AT_REMOVEDIR);
-  m.left -= std::min(m.left, m.originals_kept);  // said as "copied"
-  m.note = Note(m, legacy->path(), ProjectSessionsDir(workdir));
-  (void)WriteFileAtomically(*project, kDoneMarker, m.note + "\n", Durability::kUnsynced);
-  return m;
+  return ids;
 }
 
 }  // namespace
 
-LegacyMigration MigrateLegacySessions(const std::string& workdir) {
+void NoticeLegacySessions(const std::string& workdir) {
   State& state = GlobalState();
+  {
+    agent::MutexLock l(&state.mu);
+    if (!state.noticed.insert(workdir).second) return;
+  }
+  std::optional<LegacyDirs> dirs = OpenLegacy(workdir);
+  if (!dirs.has_value()) return;
+  const size_t n = SessionIds(dirs->sessions).size();
+  if (n == 0) return;
+  std::string note = absl::StrCat(
+      dirs->sessions.path(), " holds ", n,
+      " session(s) of an older agentd. They are not taken on their own (a repository can ship "
+      "that directory); `agent trust --sessions` lists them and moves those written for this "
+      "checkout to ",
+      ProjectSessionsDir(workdir));
   agent::MutexLock l(&state.mu);
-  if (!state.done.insert(workdir).second) return {};
-  LegacyMigration m = Migrate(workdir);
-  if (!m.note.empty()) state.notes[workdir] = m.note;
+  state.notes[workdir] = std::move(note);
+}
+
+std::vector<LegacySession> ListLegacySessions(const std::string& workdir) {
+  std::vector<LegacySession> out;
+  std::optional<LegacyDirs> dirs = OpenLegacy(workdir);
+  if (!dirs.has_value()) return out;
+  // Where they would go: opened, not made, so listing writes nothing.
+  auto dest = OpenProjectSessionsDir(workdir, /*create=*/false);
+  for (const std::string& id : SessionIds(dirs->sessions)) {
+    const DirFd& where = dest.ok() ? *dest : dirs->sessions;
+    if (!WrittenHereByUs(dirs->sessions, where, id, workdir)) continue;
+    LegacySession s{id, ""};
+    if (auto fd = dirs->sessions.OpenFile(id + ".meta.json", O_RDONLY); fd.ok()) {
+      auto text = ReadBoundedFile(*fd, dirs->sessions.PathOf(id + ".meta.json"), kMaxMetaBytes);
+      if (auto meta = text.ok() ? ParseJson(*text) : absl::StatusOr<Json>(text.status());
+          meta.ok() && meta->is_object()) {
+        s.title = GetString(*meta, "title");
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+LegacyMigration ImportLegacySessions(const std::string& workdir) {
+  State& state = GlobalState();
+  agent::MutexLock l(&state.mu);  // one import at a time in the process
+  LegacyMigration m;
+  std::optional<LegacyDirs> dirs = OpenLegacy(workdir);
+  if (!dirs.has_value()) return m;
+  auto dest = OpenProjectSessionsDir(workdir, /*create=*/true);
+  if (!dest.ok()) {
+    m.note = absl::StrCat("cannot import: ", dest.status().message());
+    return m;
+  }
+  for (const std::string& id : SessionIds(dirs->sessions)) {
+    if (WrittenHereByUs(dirs->sessions, *dest, id, workdir)) {
+      MoveSession(dirs->sessions, *dest, id, m);
+    }
+  }
+  m.left = static_cast<int>(CountEntries(dirs->sessions));
+  // Empty now: the directory goes too (a shipped `.agent/` keeps the rest of its files).
+  if (m.left == 0) (void)::unlinkat(dirs->agent.fd(), "sessions", AT_REMOVEDIR);
+  m.left -= std::min(m.left, m.originals_kept);  // said as "copied"
+  m.note = Note(m, dirs->sessions.path(), ProjectSessionsDir(workdir));
+  state.notes.erase(workdir);  // the notice is out of date
   return m;
 }
 
 std::string TakeMigrationNote(const std::string& workdir) {
+  NoticeLegacySessions(workdir);
   State& state = GlobalState();
   agent::MutexLock l(&state.mu);
   auto it = state.notes.find(workdir);

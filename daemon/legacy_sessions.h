@@ -1,17 +1,27 @@
-// Moving the sessions a previous version kept in <project>/.agent/sessions/ to the project's
-// sessions directory in the state directory (daemon/sessions_dir.h), on first use.
+// The sessions a previous version kept in <project>/.agent/sessions/: moved to the project's
+// sessions directory in the state directory (daemon/sessions_dir.h) only when a person asks
+// (`agent trust --sessions`). A repository can ship `.agent/sessions/` with a meta naming the
+// path its victims use and a lock file, and the first `agent -c` would continue the planted
+// history: so nothing is taken on its own, and a session's first use only tells the person
+// (NoticeLegacySessions).
 //
-// A repository can ship `.agent/sessions/`, so only what the daemon wrote there for this very
-// checkout is taken: a session whose `<id>.meta.json` names this project's canonical path and
-// whose `<id>.lock` exists, every file a regular file of ours (no symlink is followed, the
-// directories included). Everything else is left where it is and said in the note. A session
-// whose legacy lock another process holds (an old agentd still running) is left too.
-// Thread-safe: one migration at a time in the process, each project once per process.
+// What an import takes is still only what looks written there for this very checkout: a session
+// whose `<id>.meta.json` names this project's canonical path and whose `<id>.lock` exists, every
+// file a regular file of ours (no symlink is followed, the directories included). Everything else
+// is left where it is and said in the note. A session whose legacy lock another process holds (an
+// old agentd still running) is left too. Thread-safe: one migration at a time in the process, each
+// project once per process.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace agent::daemon {
+
+struct LegacySession {
+  std::string id;
+  std::string title;
+};
 
 struct LegacyMigration {
   int moved = 0;   // sessions now in the state directory, their old files removed
@@ -21,11 +31,19 @@ struct LegacyMigration {
   std::string note;        // for the person; empty when there was nothing to do
 };
 
-// Migrates `workdir` (canonical) unless this process did already; never fails (problems are
-// in the note). The note is also kept for TakeMigrationNote.
-LegacyMigration MigrateLegacySessions(const std::string& workdir);
+// Once per process and project: when `workdir`'s `.agent/sessions/` holds sessions, a note for
+// TakeMigrationNote saying they are not taken and how a person takes them.
+void NoticeLegacySessions(const std::string& workdir);
 
-// The note of `workdir`'s migration, once: the next session created or loaded there shows it.
+// The sessions ImportLegacySessions would take now, by id.
+std::vector<LegacySession> ListLegacySessions(const std::string& workdir);
+
+// Moves them (a person's act: never called on a session's or a listing's behalf); never fails
+// (problems are in the note).
+LegacyMigration ImportLegacySessions(const std::string& workdir);
+
+// The note of `workdir` (NoticeLegacySessions first), once: the next session created or
+// loaded there shows it.
 std::string TakeMigrationNote(const std::string& workdir);
 
 }  // namespace agent::daemon

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/sandbox/probe.h"
 
 namespace agent::daemon {
 namespace {
@@ -22,6 +23,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 // How long the pipes may stay open after the program exited (a background child holding them).
 constexpr auto kDrainLimit = std::chrono::milliseconds(200);
+// How long the killed rest of the group may take to end.
+constexpr auto kReapLimit = std::chrono::milliseconds(200);
 
 void CloseFd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -124,6 +127,21 @@ absl::Status Spawn(const ProcessSpec& spec, Pipes& p, pid_t* pid) {
   return absl::OkStatus();
 }
 
+// Reaps what the group kill left that is ours: the daemon is a subreaper, so a member whose
+// parent died is our child now, and a zombie for as long as the daemon lives unless reaped.
+// Then the sandbox's init, which bwrap (a confined hook) leaves behind in a session of its own.
+void ReapLeftovers(pid_t pgid) {
+  const auto until = SteadyClock::now() + kReapLimit;
+  for (;;) {
+    const pid_t r = ::waitpid(-pgid, nullptr, WNOHANG);
+    if (r > 0) continue;
+    if (r < 0 && errno != EINTR) break;  // ECHILD: nothing of ours is left in the group
+    if (SteadyClock::now() >= until) break;
+    ::poll(nullptr, 0, 5);  // killed already: a matter of a moment
+  }
+  sandbox::ReapOrphanedSandboxInits();
+}
+
 // Polls the pipes and the process until it exited and the pipes closed (or the drain limit
 // passed), or the deadline: then the group is killed.
 void Supervise(pid_t pid, Pipes& p, const ProcessSpec& spec,
@@ -172,6 +190,7 @@ void Supervise(pid_t pid, Pipes& p, const ProcessSpec& spec,
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
+  ReapLeftovers(pid);
   if (pidfd >= 0) ::close(pidfd);
   if (run.timed_out) return;
   if (WIFEXITED(status)) {

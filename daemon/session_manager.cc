@@ -23,7 +23,6 @@
 #include "common/paths.h"
 #include "common/protocol.h"
 #include "daemon/context/session_context.h"
-#include "daemon/legacy_sessions.h"
 #include "daemon/session/opening.h"
 
 namespace agent::daemon {
@@ -134,7 +133,6 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
   absl::StatusOr<std::string> project = ProjectDirectory(req.workdir());
   if (!project.ok()) return project.status();
   const std::string& workdir = *project;
-  MigrateLegacySessions(workdir);  // daemon/legacy_sessions.h: a previous version's sessions
   SessionSettings settings;
   settings.model = MergeModelSettings(FromProto(req.model()), deps_.config.model);
   settings.policy =
@@ -175,7 +173,6 @@ absl::StatusOr<std::pair<std::string, std::string>> SessionManager::Resolve(
   if (prefix.empty()) return absl::InvalidArgumentError("no session id given");
   std::vector<std::pair<std::string, std::string>> matches;
   for (const std::string& project : Projects()) {
-    MigrateLegacySessions(project);
     for (const std::string& id : ListSessionIds(project)) {
       if (absl::StartsWith(id, prefix)) matches.emplace_back(id, project);
     }
@@ -299,9 +296,6 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
   }
   std::vector<v1::Session> out;
   for (const std::string& project : projects) {
-    if (LegacyMigration m = MigrateLegacySessions(project); m.moved + m.copied > 0) {
-      RegisterProject(project);  // so that ids, `resume` and `ls --all` find what moved
-    }
     for (const std::string& id : ListSessionIds(project)) {
       std::shared_ptr<Session> loaded;
       {

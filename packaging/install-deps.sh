@@ -20,6 +20,9 @@ packages=(
   openssh-server openssh-client
   # the sandbox of tool commands (daemon/sandbox/), run by agentd and its tests
   bubblewrap
+  # real clients the sandbox's network proxy is tested with (curl, git, pip) and the TLS
+  # server's certificate (openssl)
+  curl openssl python3-pip
   # packaging
   dpkg-dev file
 )

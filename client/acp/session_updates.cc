@@ -129,6 +129,20 @@ Json UpdateMapper::PermissionToolCall(const v1::PendingApproval& a) const {
   Json f = ToolCallFields(a.call_id(), a.tool(), arguments, cwd_);
   if (!f.contains("content") && !a.diff().empty()) f["content"] = TextContent(a.diff(), true);
   if (!a.summary().empty()) f["title"] = a.tool() + ": " + a.summary();
+  if (a.escalation()) {
+    // An editor's question looks like any other: the title and the first text say it leaves
+    // the sandbox, and why the model says it must.
+    f["title"] = "Outside the sandbox: " + a.summary();
+    Json content = TextContent(
+        "The agent asks to run this command outside the sandbox, with all your access (files, "
+        "network, secrets). Its reason: " +
+            (a.justification().empty() ? std::string("(none given)") : a.justification()),
+        false);
+    if (f.contains("content") && f["content"].is_array()) {
+      for (const Json& c : f["content"]) content.push_back(c);
+    }
+    f["content"] = std::move(content);
+  }
   f["status"] = "pending";
   return f;
 }

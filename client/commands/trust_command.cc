@@ -51,6 +51,46 @@ int Trust(v1::AgentDaemon::Stub& stub, const std::string& workdir, bool yes) {
   return kExitDone;
 }
 
+// `--sessions`: an older agentd's sessions in .agent/sessions/ are taken only by a person:
+// listed, asked about as rules are, then moved.
+int ImportSessions(v1::AgentDaemon::Stub& stub, const std::string& workdir, bool yes) {
+  auto call = [&](bool import) -> absl::StatusOr<v1::TrustProjectRulesResponse> {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
+    v1::TrustProjectRulesRequest req;
+    req.set_workdir(workdir);
+    if (import) {
+      req.set_import_sessions(true);
+    } else {
+      req.set_list_sessions(true);
+    }
+    v1::TrustProjectRulesResponse resp;
+    grpc::Status s = stub.TrustProjectRules(&ctx, req, &resp);
+    if (!s.ok()) return absl::FailedPreconditionError(TerminalSafe(s.error_message()));
+    return resp;
+  };
+  absl::StatusOr<v1::TrustProjectRulesResponse> listed = call(false);
+  if (!listed.ok()) return Complain(std::string(listed.status().message()));
+  if (listed->sessions().empty()) {
+    std::printf("no session of an older agentd to take in this project's .agent/sessions/\n");
+    return kExitDone;
+  }
+  std::printf("%d session(s) of an older agentd in .agent/sessions/ name this checkout:\n",
+              listed->sessions_size());
+  for (const std::string& s : listed->sessions()) std::printf("  %s\n", Visible(s).c_str());
+  if (!yes) {
+    if (!isatty(0)) return Complain("not taken: no terminal to ask on; run again with --yes");
+    if (!AskYes("take them as this project's sessions? (a repository can ship such files)")) {
+      std::printf("nothing taken\n");
+      return kExitCancelled;
+    }
+  }
+  absl::StatusOr<v1::TrustProjectRulesResponse> done = call(true);
+  if (!done.ok()) return Complain(std::string(done.status().message()));
+  std::printf("%s\n", Visible(done->sessions_note()).c_str());
+  return kExitDone;
+}
+
 }  // namespace
 
 absl::StatusOr<v1::TrustProjectRulesResponse> CallTrust(v1::AgentDaemon::Stub& stub,
@@ -84,10 +124,13 @@ std::string UntrustedRulesList(const v1::TrustProjectRulesResponse& listed) {
 int RunTrustSubcommand(int argc, char** argv) {
   bool yes = false;
   bool revoke = false;
+  bool sessions = false;
   CLI::App app{"Trust the allow rules of this project's .agent/settings.json."};
   app.name("agent trust");
   app.add_flag("-y,--yes", yes, "trust the rules listed without asking");
   app.add_flag("--revoke", revoke, "forget every rule trusted for this project");
+  app.add_flag("--sessions", sessions,
+               "take the sessions an older agentd kept in .agent/sessions/ (listed, then asked)");
   try {
     app.parse(argc - 1, argv + 1);
   } catch (const CLI::ParseError& e) {
@@ -97,7 +140,9 @@ int RunTrustSubcommand(int argc, char** argv) {
   if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
   Connection daemon = ConnectForProject(*options);
   const std::string workdir = options->project.root;
-  ExitWithoutTeardown(revoke ? Revoke(*daemon.stub, workdir) : Trust(*daemon.stub, workdir, yes));
+  ExitWithoutTeardown(sessions ? ImportSessions(*daemon.stub, workdir, yes)
+                      : revoke ? Revoke(*daemon.stub, workdir)
+                               : Trust(*daemon.stub, workdir, yes));
 }
 
 }  // namespace agent::client

@@ -3,8 +3,9 @@
 // project (daemon/policy/trusted_rules.h). Lists the untrusted rules (control characters made
 // visible: they are repository content), then trusts exactly the rules shown: with --yes at
 // once, on a terminal after "[y/N]", without either it lists and refuses (exit 1), like
-// `agent undo`. --revoke forgets every rule trusted for the project. Goes through the daemon
-// (so `agent --host` works). Not thread-safe (may exit the process).
+// `agent undo`. --revoke forgets every rule trusted for the project. --sessions takes the
+// sessions an older agentd kept in .agent/sessions/ (daemon/legacy_sessions.h), asked the same way.
+// Goes through the daemon (so `agent --host` works). Not thread-safe (may exit the process).
 #pragma once
 
 #include <string>

@@ -85,6 +85,7 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
       return Say(SlashHelp() + CustomCommandsHelp(FetchCustomCommands(stub_, turn.workdir)));
     case SlashCommand::kStatus:
       return Say(r.StatusLine(turn.Status(o_.client_name, o_.read_only)) +
+                 (turn.sandbox.empty() ? "" : r.Notice("sandbox: " + PrintableLine(turn.sandbox))) +
                  r.Notice(FetchStatusExtra(stub_, turn.session_id)));
     case SlashCommand::kContext:
       return Say(r.Notice(FetchContext(stub_, turn.session_id)));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/terminal/terminal_text.h"
+#include "client/text/session_table.h"
 #include "client/view/renderer_text.h"
 
 namespace agent::client {
@@ -240,6 +241,11 @@ std::string Renderer::StatusLine(const StatusInfo& s) const {
   }
   if (s.read_only) parts.push_back("read-only");
   if (!s.mode.empty()) parts.push_back("mode " + s.mode);
+  // The sandbox in a word or two: "sandbox workspace-write", "sandbox off", "sandbox unavailable".
+  if (!s.sandbox.empty()) {
+    parts.push_back("sandbox " +
+                    PrintableLine(s.sandbox.substr(0, s.sandbox.find_first_of(",:( "))));
+  }
   return Dim(absl::StrCat("── ", absl::StrJoin(parts, " · "), " ──")) + "\n";
 }
 

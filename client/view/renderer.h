@@ -52,7 +52,8 @@ struct StatusInfo {
   std::vector<std::string> clients;
   std::string own_client;
   bool read_only = false;
-  std::string mode;  // the session's policy mode (client/text/policy_mode.h); empty: not shown
+  std::string mode;     // the session's policy mode (client/text/policy_mode.h); empty: not shown
+  std::string sandbox;  // Session.sandbox; empty: not shown
 };
 
 // What the events of a session have built up on the screen so far. Owned by the caller,

@@ -34,12 +34,29 @@ std::string ShownText(const std::string& text) {
 
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   std::string out;
+  if (a.escalation()) {
+    // Not one more question: the command would leave the sandbox, so it looks apart.
+    absl::StrAppend(
+        &out, Colored("1;41;97", absl::StrCat(" ! ", ChildApprovalMark(a), "OUTSIDE THE SANDBOX ")),
+        " ",
+        Colored("1;31",
+                "bash wants to run, with all your access (files, "
+                "network, secrets): "),
+        ShownText(a.summary()), "\n", Colored("1", "  its reason: "),
+        ShownText(a.justification().empty() ? "(none given)" : a.justification()), "\n");
+    return out;
+  }
   // Only the file tools change something for sure; an MCP tool may only read (readOnlyHint).
   const char* verb = a.tool() == "bash"                                    ? " wants to run: "
                      : a.tool() == "write_file" || a.tool() == "edit_file" ? " wants to change: "
                                                                            : " wants to call: ";
   absl::StrAppend(&out, Colored("1;33", absl::StrCat("? ", ChildApprovalMark(a), a.tool(), verb)),
                   ShownText(a.summary()), "\n");
+  if (a.requires_person()) {
+    absl::StrAppend(
+        &out, Dim(absl::StrCat("  only a person may allow this: ", ShownText(a.person_reason()))),
+        "\n");
+  }
   std::string diff = a.diff();
   while (!diff.empty() && diff.back() == '\n') diff.pop_back();
   if (diff.empty()) return out;

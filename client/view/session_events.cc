@@ -179,6 +179,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
   turn_.cwd = s.session().cwd();
   turn_.model = s.session().model();
   turn_.mode = PolicyModeName(s.session().policy());
+  turn_.sandbox = s.session().sandbox();
   turn_.clients.assign(s.clients().begin(), s.clients().end());
   if (first && interactive_ && !o_.json && !switched_) Emit(HeaderLine());
   if (first && interactive_ && !o_.json && IsChildSession(s.session())) {

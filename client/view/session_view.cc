@@ -16,6 +16,7 @@
 #include "client/input/slash_commands.h"
 #include "client/link/remote.h"
 #include "client/terminal/tty.h"
+#include "client/text/session_table.h"
 #include "client/view/prompt_echo.h"
 #include "common/config.h"
 #include "common/paths.h"
@@ -317,9 +318,16 @@ std::string SessionView::HeaderLine() const {
     return renderer_->Notice(absl::StrCat("watching session ", Short(turn_.session_id), " in ",
                                           turn_.workdir, " (read-only) — Ctrl-D or q leaves"));
   }
-  return renderer_->Notice(
+  std::string header = renderer_->Notice(
       absl::StrCat("session ", Short(turn_.session_id), " in ", turn_.workdir,
                    " — Ctrl-D detaches, Ctrl-C cancels a turn, /help for commands"));
+  // From the first screen: what runs without a question, and how it is confined.
+  if (!turn_.mode.empty() || !turn_.sandbox.empty()) {
+    header += renderer_->Notice(absl::StrCat(
+        "mode ", turn_.mode.empty() ? "ask" : turn_.mode, " · sandbox: ",
+        turn_.sandbox.empty() ? "(not told by this agentd)" : PrintableLine(turn_.sandbox)));
+  }
+  return header;
 }
 
 void SessionView::Leave(const std::string& message) {

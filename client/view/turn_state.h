@@ -19,7 +19,8 @@ struct TurnState {
   std::string workdir;
   std::string cwd;  // where the session was started (Session.cwd); "": workdir
   std::string model;
-  std::string mode;  // the session's policy mode, as PolicyModeName says it
+  std::string mode;     // the session's policy mode, as PolicyModeName says it
+  std::string sandbox;  // how its commands are confined (Session.sandbox)
   std::vector<std::string> clients;
   int64_t prompt_tokens = -1;  // of the last request; -1: none yet
   int64_t completion_tokens = 0;
@@ -54,8 +55,8 @@ struct TurnState {
     return false;
   }
   StatusInfo Status(const std::string& own_client, bool read_only) const {
-    return StatusInfo{session_id, model,      prompt_tokens, completion_tokens,
-                      clients,    own_client, read_only,     mode};
+    return StatusInfo{session_id, model, prompt_tokens, completion_tokens, clients, own_client,
+                      read_only,  mode,  sandbox};
   }
 };
 

@@ -3,6 +3,8 @@
 #include <system_error>
 #include <thread>
 
+#include "daemon/sandbox/bwrap_argv.h"
+
 namespace agent::daemon::hooks {
 namespace {
 
@@ -13,6 +15,14 @@ HookRun RunOne(const HookProcess& proc, const std::string& input, const std::str
   spec.argv = {"/bin/sh", "-c", proc.command};
   spec.cwd = cwd;
   spec.env = env;
+  if (!proc.confine.empty()) {
+    spec.program = proc.confine[0];
+    std::vector<std::string> argv = proc.confine;
+    argv.push_back("--");
+    argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
+    spec.argv = std::move(argv);
+    spec.env = sandbox::SandboxEnvironment(env);
+  }
   spec.input = input;
   spec.timeout = proc.timeout;
   spec.max_output = kMaxHookOutput;

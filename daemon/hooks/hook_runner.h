@@ -1,4 +1,5 @@
-// Runs hook commands: `/bin/sh -c <command>` in the session's project, the event's JSON on
+// Runs hook commands: `/bin/sh -c <command>` in the session's project (inside the sandbox for
+// a project's own hooks: `confine`), the event's JSON on
 // stdin, stdout and stderr kept apart and capped, a timeout that kills the hook's whole
 // process group (through the process seam, daemon/process_runner.h). Several commands of one
 // event run in parallel, each on a thread of its own.
@@ -21,6 +22,9 @@ inline constexpr size_t kMaxHookOutput = 64 << 10;
 struct HookProcess {
   std::string command;
   std::chrono::milliseconds timeout{60000};
+  // The sandbox's bwrap options (daemon/sandbox/): the command runs inside it, with the
+  // sandbox's environment. Empty: as it is (the user's own hooks).
+  std::vector<std::string> confine;
 };
 
 struct HookRun {

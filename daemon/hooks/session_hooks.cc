@@ -84,24 +84,49 @@ HookOutcome SessionHooks::Fire(std::string_view event, std::string_view subject,
       report_(absl::StrCat("hooks cannot be read: ", absl::StrJoin(set.problems, "; ")), true);
     }
   }
+  const std::string cwd = ctx.cwd.empty() ? info_.project : ctx.cwd;
+  const bool confines = info_.sandbox != nullptr && info_.sandbox->Confines();
   std::vector<HookCommand> chosen;
+  bool unconfinable = false;
   for (HookCommand& c : set.commands) {
-    if (c.event == event && MatcherSelects(c.matcher, subject)) chosen.push_back(std::move(c));
+    if (c.event != event || !MatcherSelects(c.matcher, subject)) continue;
+    if (c.origin == HookOrigin::kProject && !confines) {
+      unconfinable = true;
+      continue;
+    }
+    chosen.push_back(std::move(c));
   }
+  if (unconfinable) TellUnconfinable();
   if (chosen.empty()) return HookOutcome{};
   Json base = BaseInput(event, ctx);
   for (auto& [k, v] : input.items()) base[k] = v;
   const std::string text = DumpJson(base);
   std::vector<HookProcess> procs;
   for (const HookCommand& c : chosen) {
-    procs.push_back({c.command, std::chrono::seconds(c.timeout_s)});
+    HookProcess p{c.command, std::chrono::seconds(c.timeout_s), {}};
+    if (c.origin == HookOrigin::kProject) {
+      p.confine = info_.sandbox->Options({info_.project, cwd, /*own_session=*/true}, false);
+    }
+    procs.push_back(std::move(p));
   }
-  std::vector<HookRun> runs =
-      RunHooks(procs, text, ctx.cwd.empty() ? info_.project : ctx.cwd, HookEnv(ctx, info_));
+  std::vector<HookRun> runs = RunHooks(procs, text, cwd, HookEnv(ctx, info_));
   HookOutcome out = Decide(event, chosen, runs);
   for (const std::string& f : out.failures) report_(f, true);
   for (const std::string& m : out.messages) report_(m, false);
   return out;
+}
+
+void SessionHooks::TellUnconfinable() {
+  {
+    MutexLock l(&mu_);
+    if (unconfinable_told_) return;
+    unconfinable_told_ = true;
+  }
+  report_(absl::StrCat("the project's own hooks (", ProjectSettingsPath(info_.project),
+                       ") do not run: they run only inside the sandbox, and ",
+                       info_.sandbox == nullptr ? "there is none here"
+                                                : sandbox::SandboxNotice(info_.sandbox.get())),
+          false);
 }
 
 void SessionHooks::AnnounceUntrusted() {

@@ -22,6 +22,7 @@
 #include "common/mutex.h"
 #include "daemon/hooks/hook_decision.h"
 #include "daemon/hooks/hook_loader.h"
+#include "daemon/sandbox/sandbox.h"
 
 namespace agent::daemon::hooks {
 
@@ -57,6 +58,10 @@ class SessionHooks {
     std::string transcript_path;
     bool subagent = false;  // a child session: SubagentStop instead of Stop
     bool resumed = false;   // SessionStart's source: "resume", else "startup"
+    // Where a project's own hooks run: they are repository content, and the files they run
+    // the model can rewrite, so they run confined like any command; without a sandbox that
+    // confines (null, off, or unable to start) they do not run at all.
+    std::shared_ptr<const sandbox::Sandbox> sandbox = nullptr;
   };
   using Report = std::function<void(const std::string& text, bool failure)>;
   using Context = std::function<HookContext()>;
@@ -96,6 +101,8 @@ class SessionHooks {
                    const HookContext& ctx, bool* unreadable = nullptr);
   // Tells the people about the project's untrusted hooks when the set changed since told.
   void AnnounceUntrusted();
+  // Once per session: a project hook was skipped because no sandbox confines it.
+  void TellUnconfinable();
   ToolGuard Guard(std::string_view event, const std::string& tool, const Json& input,
                   const std::string& call_id);
 
@@ -107,6 +114,7 @@ class SessionHooks {
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> untrusted_told_ ABSL_GUARDED_BY(mu_);  // AnnounceUntrusted
+  bool unconfinable_told_ ABSL_GUARDED_BY(mu_) = false;
   struct Notifier {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;

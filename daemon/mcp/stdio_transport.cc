@@ -17,6 +17,7 @@
 #include "common/process_table.h"
 #include "common/utf8.h"
 #include "daemon/mcp/command_path.h"
+#include "daemon/sandbox/probe.h"
 
 namespace agent::daemon::mcp {
 namespace {
@@ -289,6 +290,18 @@ std::string StdioTransport::KillGroup() {
   }
   ::kill(-pid_, SIGKILL);  // whatever the server left behind in its group
   for (pid_t d : descendants) ::kill(d, SIGKILL);
+  // As a subreaper the daemon inherits the group's members whose parent died (the wrapper's
+  // sandbox init among them, which bwrap does not wait for): zombies unless reaped here.
+  const auto deadline = std::chrono::steady_clock::now() + kKillGrace;
+  for (;;) {
+    const pid_t r = ::waitpid(-pid_, nullptr, WNOHANG);
+    if (r > 0) continue;
+    if (r < 0 && errno != EINTR) break;  // ECHILD: nothing of ours is left in the group
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    pollfd none{};
+    ::poll(&none, 0, 5);  // killed already: a matter of a moment
+  }
+  if (!options_.wrapper.empty()) sandbox::ReapOrphanedSandboxInits();
   if (done != pid_) return "";
   std::string ended = DescribeExit(status);
   std::cerr << "mcp " << options_.log_name << ": " << ended << "\n" << std::flush;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -27,23 +28,26 @@ void Add(std::vector<std::string>* argv, std::initializer_list<std::string> word
   argv->insert(argv->end(), words);
 }
 
-// `.git/hooks`, `.git/config` (or a `.git` file, the pointer of a linked work tree) and
-// `.agent`: read-only inside the writable work tree. The paths are resolved, so a `.agent`
-// that is a symlink protects what it points to.
-void ProtectInside(const std::string& workdir, std::vector<std::string>* argv) {
-  const std::string git = workdir + "/.git";
-  std::vector<std::string> protect;
-  if (IsDirectory(git)) {
-    // A mount point cannot be renamed: `mv .git .old && cp -r .old .git` would otherwise bring
-    // back writable hooks.
-    if (std::string g = Existing(git); Inside(g, workdir)) Add(argv, {"--bind", g, g});
-    protect = {git + "/hooks", git + "/config"};
-  } else {
-    protect = {git};
-  }
+// Every `.git` of the work tree (its own, submodules', nested repositories', with the
+// directories their `.git` files name) and `.agent`: read-only inside the writable work tree.
+// Each is a mount point, so it cannot be renamed or removed either (`mv .git .old && cp -r
+// .old .git` fails with EBUSY). The paths are resolved, so a `.agent` that is a symlink
+// protects what it points to; what lies outside the work tree is read-only already.
+void ProtectInside(const std::string& workdir, const GitEntries* known,
+                   std::vector<std::string>* argv) {
+  GitEntries found;
+  if (known == nullptr) found = FindGitEntries(workdir);
+  std::vector<std::string> protect = GitControlPaths(known != nullptr ? *known : found);
   protect.push_back(workdir + "/.agent");
+  std::vector<std::string> bound;
   for (const std::string& p : protect) {
-    if (std::string real = Existing(p); !real.empty()) Add(argv, {"--ro-bind", real, real});
+    std::string real = Existing(p);
+    if (real.empty() || !Inside(real, workdir) ||
+        std::find(bound.begin(), bound.end(), real) != bound.end()) {
+      continue;
+    }
+    bound.push_back(real);
+    Add(argv, {"--ro-bind", real, real});
   }
 }
 
@@ -76,9 +80,13 @@ std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const Sandbox
   if (!w.empty()) {
     // Bound even when read-only: a project under /tmp would be gone under the private /tmp.
     Add(&argv, {policy.mode == SandboxMode::kWorkspaceWrite ? "--bind" : "--ro-bind", w, w});
-    if (policy.mode == SandboxMode::kWorkspaceWrite) ProtectInside(w, &argv);
+    if (policy.mode == SandboxMode::kWorkspaceWrite) ProtectInside(w, target.git, &argv);
   }
   Hide(policy, w, &argv);
+  if (!target.proxy_dir.empty() && !policy.network) {
+    Add(&argv, {"--bind", target.proxy_dir, kProxyDirInside, "--ro-bind", policy.net_bridge,
+                kNetBridgeInside});
+  }
   Add(&argv, {"--unshare-all"});
   if (policy.network) Add(&argv, {"--share-net"});
   // --new-session: no TIOCSTI into a terminal. --die-with-parent: a daemon killed with -9
@@ -101,7 +109,11 @@ std::vector<std::string> BwrapContainOptions(const std::string& bwrap, const std
 std::vector<std::string> BwrapArgv(const SandboxPolicy& policy, const SandboxTarget& target,
                                    const std::string& command) {
   std::vector<std::string> argv = BwrapOptions(policy, target);
-  Add(&argv, {"--", "/bin/bash", "-c", command});
+  Add(&argv, {"--"});
+  if (!target.proxy_dir.empty() && !policy.network) {
+    Add(&argv, {kNetBridgeInside, std::string(kProxyDirInside) + "/proxy.sock", "--"});
+  }
+  Add(&argv, {"/bin/bash", "-c", command});
   return argv;
 }
 

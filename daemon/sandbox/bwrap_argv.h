@@ -4,14 +4,16 @@
 //
 // Mount order matters, later mounts cover earlier ones: the read-only root, fresh /dev and
 // /proc, a private /tmp, the work tree (writable in workspace-write), its protected paths
-// read-only again, then the hidden paths covered (an empty read-only tmpfs over a directory,
-// /dev/null over a file). A protected path is a mount point, so it cannot be renamed or
-// removed either (`mv .git/hooks x` fails with EBUSY).
+// read-only again (`.agent/` and everything git reads as configuration: git_control.h), then the
+// hidden paths covered (an empty read-only tmpfs over a directory, /dev/null over a file). A
+// protected path is a mount point, so it cannot be renamed or removed either (`mv .git/hooks x`
+// fails with EBUSY).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "daemon/sandbox/git_control.h"
 #include "daemon/sandbox/sandbox_policy.h"
 
 namespace agent::daemon::sandbox {
@@ -24,9 +26,21 @@ struct SandboxTarget {
   // process group instead, so that killing the group ends the sandbox's init and with it
   // everything inside.
   bool own_session = true;
+  // The `.git` entries of the work tree, when the caller found them already (to set aside
+  // what the command makes anew: git_control.h); null: found when the argv is built.
+  const GitEntries* git = nullptr;
+  // The directory of this command's proxy socket (network_proxy.h), when its network goes
+  // through one: bound inside at kProxyDirInside, and the command run by the bridge.
+  std::string proxy_dir = {};
 };
 
-// argv for posix_spawn: `bwrap … -- /bin/bash -c <command>`. `policy.mode` must not be kOff.
+// Where a command's proxy directory and the bridge program appear inside its sandbox: in its
+// private /tmp, bound after that is made (a bind under /tmp made before it would be covered).
+inline constexpr char kProxyDirInside[] = "/tmp/.agent-net";
+inline constexpr char kNetBridgeInside[] = "/tmp/.agent-net-bridge";
+
+// argv for posix_spawn: `bwrap … -- /bin/bash -c <command>` (with a proxy:
+// `bwrap … -- <bridge> <socket> -- /bin/bash -c <command>`). `policy.mode` must not be kOff.
 std::vector<std::string> BwrapArgv(const SandboxPolicy& policy, const SandboxTarget& target,
                                    const std::string& command);
 

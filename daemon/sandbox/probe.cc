@@ -1,24 +1,34 @@
 #include "daemon/sandbox/probe.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/process_table.h"
 #include "daemon/sandbox/bwrap_argv.h"
 
 namespace agent::daemon::sandbox {
 namespace {
 
 constexpr auto kProbeLimit = std::chrono::seconds(5);
+// How long an orphaned sandbox init is waited for: it is ending (bwrap's --die-with-parent,
+// or a group kill), which takes a few ms.
+constexpr auto kInitExitLimit = std::chrono::milliseconds(500);
 
 std::string ReadSysctl(const char* path) {
   std::ifstream in(path);
@@ -80,8 +90,47 @@ RunResult Run(std::vector<std::string> argv) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  ReapOrphanedSandboxInits();  // bwrap left its sandbox's init to us
   r.status = status;
   return r;
+}
+
+// How many PID namespaces see `pid` ("self" or a number), ours first: the fields of "NSpid:"
+// in its /proc status (readable for a zombie too). 0 when unknown: gone, or a kernel before
+// 4.1.
+int PidNamespaceDepth(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("NSpid:")) continue;
+    std::istringstream fields(line.substr(6));
+    int depth = 0;
+    for (std::string f; fields >> f;) ++depth;
+    return depth;
+  }
+  return 0;
+}
+
+// This process's children, every thread's (an orphan goes to any of them): from
+// /proc/self/task/*/children, cheap; from the whole process table where the kernel lacks it.
+std::vector<pid_t> OwnChildren() {
+  std::vector<pid_t> out;
+  bool listed = false;
+  if (DIR* tasks = ::opendir("/proc/self/task")) {
+    while (dirent* e = ::readdir(tasks)) {
+      if (e->d_name[0] == '.') continue;
+      std::ifstream in(absl::StrCat("/proc/self/task/", e->d_name, "/children"));
+      if (!in) continue;  // no such file, or the thread is gone
+      listed = true;
+      for (pid_t pid; in >> pid;) out.push_back(pid);
+    }
+    ::closedir(tasks);
+  }
+  if (listed) return out;
+  const pid_t self = ::getpid();
+  for (const ProcessEntry& p : ReadProcessTable()) {
+    if (p.ppid == self) out.push_back(p.pid);
+  }
+  return out;
 }
 
 // What to do about a bwrap that could not create its namespaces, from the machine's settings.
@@ -104,6 +153,33 @@ std::string NamespaceFix() {
 }
 
 }  // namespace
+
+void ReapOrphanedSandboxInits() {
+  static const int own_depth = PidNamespaceDepth("self");
+  if (own_depth == 0) return;
+  std::vector<pid_t> inits = OwnChildren();
+  std::erase_if(inits,
+                [](pid_t pid) { return PidNamespaceDepth(std::to_string(pid)) <= own_depth; });
+  const auto deadline = std::chrono::steady_clock::now() + kInitExitLimit;
+  for (;;) {
+    std::erase_if(inits, [](pid_t pid) {
+      const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      return r > 0 || (r < 0 && errno != EINTR);  // reaped, or reaped by another caller
+    });
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (inits.empty() || left.count() <= 0) return;
+    // Our unreaped children: their pids cannot be reused, so a pidfd names the right one.
+    std::vector<pollfd> exits;
+    for (pid_t pid : inits) {
+      const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+      if (fd >= 0) exits.push_back({fd, POLLIN, 0});
+    }
+    const bool all = exits.size() == inits.size();  // else (no pidfd_open) poll the clock
+    ::poll(exits.data(), exits.size(), static_cast<int>(all ? left.count() : 2));
+    for (const pollfd& p : exits) ::close(p.fd);
+  }
+}
 
 ProbeResult Probe(const SandboxPolicy& policy) {
   ProbeResult out;

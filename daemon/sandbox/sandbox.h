@@ -8,11 +8,15 @@
 // every command as before the sandbox existed, and shows the problem.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "daemon/sandbox/bwrap_argv.h"
+#include "daemon/sandbox/network_proxy.h"
 #include "daemon/sandbox/probe.h"
 #include "daemon/sandbox/sandbox_policy.h"
 
@@ -34,6 +38,11 @@ class Sandbox {
   // One line for status displays: "workspace-write, network off", "off (commands are not
   // confined)", "unavailable: <reason>".
   std::string Describe() const;
+  // The proxy of one command, when the policy routes the network through one (and `network`,
+  // the whole network asked for, is off): listening before the command starts, its directory
+  // to be put in SandboxTarget::proxy_dir, ended when the caller drops it. Null: no proxy.
+  absl::StatusOr<std::unique_ptr<NetworkProxy>> StartProxy(
+      bool network, std::function<void(const ProxyEvent&)> on_event) const;
   // `bwrap … -- /bin/bash -c command`; requires Confines().
   std::vector<std::string> Wrap(const SandboxTarget& target, const std::string& command,
                                 bool network) const;
@@ -56,7 +65,17 @@ class Sandbox {
 std::string SandboxNotice(const Sandbox* sandbox);
 
 // The one-line reason the model gets with a refused write or connection: appended to a
-// confined command's output when it failed (not for escalated or unconfined runs).
+// confined command's output when it failed and the sandbox plausibly caused it (not for
+// escalated or unconfined runs).
 std::string RefusalHint(const SandboxPolicy& policy);
+
+// Whether a failed confined command's output shows the sandbox's hand, so that the model is
+// told how to escalate only then (not after every failing `make test`). The signals, each on
+// one line of the output: a read-only file system (nothing but the sandbox's own mounts is
+// read-only in a writable work tree); a permission error naming a path outside `workdir` and
+// the private /tmp, or a hidden one; a hidden path not found; and, with the network off, a
+// failed name lookup or an unreachable network.
+bool SandboxPlausiblyRefused(std::string_view output, const SandboxPolicy& policy,
+                             const std::string& workdir);
 
 }  // namespace agent::daemon::sandbox

@@ -8,7 +8,9 @@
 #include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rules.h"
 #include "daemon/policy/trusted_rules.h"
+#include "daemon/tools/bash_request.h"
 #include "daemon/tools/change_preview.h"
+#include "daemon/tools/tool_input.h"
 
 namespace agent::daemon {
 namespace {
@@ -27,16 +29,28 @@ CallGuard::CallGuard(Host* host, std::string workdir, policy::RuleSource* rules,
       hooks_(hooks),
       confines_(confines) {}
 
-std::optional<tools::ToolOutcome> CallGuard::Before(const llm::ToolCall& call, Json* args,
-                                                    bool gated) {
+std::optional<tools::ToolOutcome> CallGuard::Before(const llm::ToolCall& call,
+                                                    const tools::Tool& tool, Json* args) {
   hooks::ToolGuard guard = hooks_->BeforeTool(call.name, *args, call.id);
   if (guard.updated_input.has_value() && guard.permission != hooks::Permission::kDeny) {
-    for (auto& [k, v] : guard.updated_input->items()) (*args)[k] = v;
+    Json updated = *args;
+    if (guard.updated_input->is_object()) {
+      for (auto& [k, v] : guard.updated_input->items()) updated[k] = v;
+    }
+    absl::StatusOr<Json> checked = tools::CheckToolInput(tool, std::move(updated));
+    if (!checked.ok()) {
+      return tools::ToolOutcome{
+          absl::StrCat("Not run: a PreToolUse hook changed the input into one the tool does "
+                       "not take: ",
+                       checked.status().message()),
+          true};
+    }
+    *args = *std::move(checked);
     host_->Tell(
         absl::StrCat("a PreToolUse hook changed the input of ", call.name, " (", call.id, ")"),
         /*error=*/false);
   }
-  if (gated) return Decide(call, *args, guard);
+  if (tool.Gated()) return Decide(call, *args, guard);
   // A call that is never asked about (read-only): a hook's ask or failure refuses it.
   if (guard.permission == hooks::Permission::kDeny || guard.permission == hooks::Permission::kAsk ||
       guard.failed) {
@@ -72,9 +86,19 @@ std::optional<tools::ToolOutcome> CallGuard::Decide(const llm::ToolCall& call, c
     }
   }
   CallFacts facts = GatherCallFacts(workdir_, call.name, args);
-  CallVerdict verdict = DecideGatedCall(mode, rules, args, confines_, &facts);
+  // In a run that cannot ask (deny-unruled), a hook's allow answers for the person who is not
+  // there, as it would where one is: decided as in ask mode, so that deny rules, protected paths
+  // and escalations still refuse; what would still need a person is refused as before.
+  const bool hook_answers =
+      mode == v1::POLICY_MODE_DENY_UNRULED && guard.permission == hooks::Permission::kAllow;
+  const v1::PolicyMode decide_mode = hook_answers ? v1::POLICY_MODE_ASK : mode;
+  CallVerdict verdict = DecideGatedCall(decide_mode, rules, args, confines_, &facts);
   // What the PreToolUse hooks said (hooks/guard_verdict.h): a deny rule still wins.
-  verdict = hooks::ApplyGuard(verdict, guard, mode, facts.protected_reason.has_value());
+  verdict = hooks::ApplyGuard(verdict, guard, decide_mode, facts.protected_reason.has_value());
+  if (hook_answers && verdict.kind == CallVerdict::Kind::kAsk) {
+    CallFacts again = GatherCallFacts(workdir_, call.name, args);
+    verdict = DecideGatedCall(mode, rules, args, confines_, &again);
+  }
   // A guard that failed never fails open: not under --yes either, only a person may allow it.
   if (guard.failed && !facts.protected_reason) {
     facts.protected_reason = absl::StrCat("a hook guarding this call failed: ", guard.failure);
@@ -138,6 +162,12 @@ std::optional<tools::ToolOutcome> CallGuard::AskPerson(const llm::ToolCall& call
   if (facts.protected_reason.has_value()) {
     approval.set_requires_person(true);
     approval.set_person_reason(*facts.protected_reason);
+  }
+  if (IsEscalation(call.name, args)) {
+    approval.set_escalation(true);
+    if (absl::StatusOr<tools::BashRequest> r = tools::ReadBashRequest(args); r.ok()) {
+      approval.set_justification(r->justification);
+    }
   }
   hooks_->Notify("permission_prompt", "agent needs your permission to use " + call.name);
   std::optional<ApprovalGate::Answer> answer = host_->Ask(approval);

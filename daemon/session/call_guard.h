@@ -52,9 +52,11 @@ class CallGuard {
   CallGuard(Host* host, std::string workdir, policy::RuleSource* rules, hooks::SessionHooks* hooks,
             bool confines);
 
-  // Every call once its arguments parsed: nullopt to run it, or the outcome that answers it
-  // instead. May change `args` (a hook's updated input).
-  std::optional<tools::ToolOutcome> Before(const llm::ToolCall& call, Json* args, bool gated);
+  // Every call once its arguments were checked against `tool`'s schema: nullopt to run it, or
+  // the outcome that answers it instead. May change `args` (a hook's updated input, checked
+  // against the schema as the model's was before anything reads it).
+  std::optional<tools::ToolOutcome> Before(const llm::ToolCall& call, const tools::Tool& tool,
+                                           Json* args);
   // A gated call without hooks' say (Before without PreToolUse).
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) {
     return Decide(call, args, hooks::ToolGuard{});

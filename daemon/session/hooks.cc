@@ -20,6 +20,7 @@ std::unique_ptr<hooks::SessionHooks> Session::MakeHooks() {
     info.subagent = !meta_.parent_id.empty();
     info.resumed = transcript_.size() > 1;  // more than the system message: loaded or forked
   }
+  info.sandbox = deps_.sandbox;
   if (deps_.hook_files) files = deps_.hook_files(workdir_);
   return std::make_unique<hooks::SessionHooks>(
       std::move(info), std::move(files),

@@ -88,6 +88,7 @@ v1::Session Session::InfoLocked() const {
   info.set_agent(meta_.agent);
   info.set_depth(meta_.depth);
   *info.mutable_usage() = ctx_.usage.session();
+  if (deps_.sandbox != nullptr) info.set_sandbox(deps_.sandbox->Describe());
   return info;
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/tool_args.h"
+#include "daemon/tools/tool_input.h"
 
 namespace agent::daemon {
 
@@ -81,13 +82,15 @@ ToolDispatch::Prepared ToolDispatch::Prepare(const llm::ToolCall& call, bool tru
     p.outcome = UnknownTool(call.name);
     return p;
   }
+  // The one reading of the arguments that the policy, the hooks, the question and the tool share.
   absl::StatusOr<Json> args = tools::ParseToolArguments(call.arguments);
+  if (args.ok()) args = tools::CheckToolInput(*p.tool, *std::move(args));
   if (!args.ok()) {
     p.outcome = tools::ToolOutcome{std::string(args.status().message()), true};
     return p;
   }
   p.args = std::move(*args);
-  p.outcome = host_->BeforeTool(call, &p.args, p.tool->Gated());
+  p.outcome = host_->BeforeTool(call, *p.tool, &p.args);
   return p;
 }
 

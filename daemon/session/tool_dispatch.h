@@ -36,11 +36,12 @@ class ToolDispatch {
     virtual std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
                                                         const Json& args) = 0;
     virtual tools::ToolContext MakeContext(const std::string& call_id) = 0;
-    // Every call once its arguments parsed (hooks, daemon/hooks/): the outcome that answers it
-    // instead, else nullopt to run it; may change `args`. Default: Authorize for gated tools.
-    virtual std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
-                                                         bool gated) {
-      return gated ? Authorize(call, *args) : std::nullopt;
+    // Every call once its arguments were checked against `tool`'s schema (tools/tool_input.h):
+    // the outcome that answers it instead, else nullopt to run it; may change `args` (hooks,
+    // daemon/hooks/), which it then checks again. Default: Authorize for gated tools.
+    virtual std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call,
+                                                         const tools::Tool& tool, Json* args) {
+      return tool.Gated() ? Authorize(call, *args) : std::nullopt;
     }
     // A call that ran: may add to what the model is told (hooks). Called from batch threads.
     virtual void AfterTool(const llm::ToolCall& /*call*/, const Json& /*args*/,

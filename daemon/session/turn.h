@@ -46,9 +46,9 @@ class Turn final : private ToolDispatch::Host {
   tools::ToolContext MakeContext(const std::string& call_id) override {
     return host_->MakeToolContext(call_id);
   }
-  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
-                                               bool gated) override {
-    return host_->BeforeTool(call, args, gated);
+  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, const tools::Tool& tool,
+                                               Json* args) override {
+    return host_->BeforeTool(call, tool, args);
   }
   void AfterTool(const llm::ToolCall& call, const Json& args,
                  tools::ToolOutcome* outcome) override {

@@ -56,12 +56,12 @@ class TurnHost {
   virtual std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
                                                       const Json& args) = 0;
   virtual tools::ToolContext MakeToolContext(const std::string& call_id) = 0;
-  // Every call once its arguments parsed, gated or not (the session's hooks run here): the
-  // outcome that answers it instead, else nullopt; may change `args`. Default: Authorize for
-  // gated tools.
-  virtual std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
-                                                       bool gated) {
-    return gated ? Authorize(call, *args) : std::nullopt;
+  // Every call once its arguments were checked against `tool`'s schema (tools/tool_input.h),
+  // gated or not (the session's hooks run here): the outcome that answers it instead, else
+  // nullopt; may change `args`, which are then checked again. Default: Authorize for gated tools.
+  virtual std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call,
+                                                       const tools::Tool& tool, Json* args) {
+    return tool.Gated() ? Authorize(call, *args) : std::nullopt;
   }
   // A call that ran: may add to its result (PostToolUse hooks). Called from batch threads.
   virtual void AfterTool(const llm::ToolCall& /*call*/, const Json& /*args*/,

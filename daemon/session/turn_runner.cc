@@ -301,9 +301,9 @@ std::optional<tools::ToolOutcome> TurnRunner::Authorize(const llm::ToolCall& cal
   return s_.guard_->Authorize(call, args);
 }
 
-std::optional<tools::ToolOutcome> TurnRunner::BeforeTool(const llm::ToolCall& call, Json* args,
-                                                         bool gated) {
-  return s_.guard_->Before(call, args, gated);
+std::optional<tools::ToolOutcome> TurnRunner::BeforeTool(const llm::ToolCall& call,
+                                                         const tools::Tool& tool, Json* args) {
+  return s_.guard_->Before(call, tool, args);
 }
 
 void TurnRunner::AfterTool(const llm::ToolCall& call, const Json& args,

@@ -55,8 +55,8 @@ class TurnRunner : public TurnHost, public CallGuard::Host, public llm::StreamSi
   std::shared_ptr<const tools::ToolRegistry> StepTools() override;
   void CallReady(const llm::ToolCall& call) override ABSL_LOCKS_EXCLUDED(s_.mu_);
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json& args) override;
-  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, Json* args,
-                                               bool gated) override;
+  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, const tools::Tool& tool,
+                                               Json* args) override;
   void AfterTool(const llm::ToolCall& call, const Json& args, tools::ToolOutcome* outcome) override;
   // Also CallGuard::Host's.
   tools::ToolContext MakeToolContext(const std::string& call_id) override

@@ -21,7 +21,8 @@ std::string Ending(const absl::StatusOr<SubprocessResult>& r) {
 }  // namespace
 
 absl::StatusOr<int> BackgroundJobs::Start(SubprocessOptions options,
-                                          const std::string& shown_command) {
+                                          const std::string& shown_command,
+                                          std::function<std::string()> after) {
   auto job = std::make_shared<Job>();
   job->command = shown_command;
   options.timeout = std::chrono::milliseconds(0);  // as long as the session allows
@@ -53,13 +54,16 @@ absl::StatusOr<int> BackgroundJobs::Start(SubprocessOptions options,
     }
     job->id = next_id_++;
     // Started under mu_, so that KillAll never sees a job without its thread.
-    job->thread = std::thread([raw = job.get(), options = std::move(options)] {
-      absl::StatusOr<SubprocessResult> r = RunSubprocess(options);
-      MutexLock jl(&raw->mu);
-      raw->ending = Ending(r);
-      raw->done = true;
-      raw->ended.SignalAll();
-    });
+    job->thread =
+        std::thread([raw = job.get(), options = std::move(options), after = std::move(after)] {
+          absl::StatusOr<SubprocessResult> r = RunSubprocess(options);
+          const std::string note = after ? after() : "";
+          MutexLock jl(&raw->mu);
+          if (!note.empty()) absl::StrAppend(&raw->unread, raw->unread.empty() ? "" : "\n", note);
+          raw->ending = Ending(r);
+          raw->done = true;
+          raw->ended.SignalAll();
+        });
     jobs_[job->id] = job;
     for (auto it = jobs_.begin(); it != jobs_.end() && jobs_.size() > kMaxKept;) {
       bool done;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,8 +39,10 @@ class BackgroundJobs {
 
   // Starts `options` (its timeout, cancel flag and output callback are the job's own);
   // returns the job's number, 1 for the first. ResourceExhausted with kMaxRunning running,
-  // FailedPrecondition after KillAll.
-  absl::StatusOr<int> Start(SubprocessOptions options, const std::string& shown_command);
+  // FailedPrecondition after KillAll. `after` runs on the job's thread once the command ended;
+  // what it returns (if anything) is added to the job's output.
+  absl::StatusOr<int> Start(SubprocessOptions options, const std::string& shown_command,
+                            std::function<std::string()> after = {});
 
   // The output since the last read and the job's state, as the model is told:
   // "[job 2 running: npm run dev]\n…" or "[job 2 ended: exit code 0]\n…". NotFound for an

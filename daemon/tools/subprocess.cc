@@ -20,6 +20,7 @@
 #include "common/process_table.h"
 #include "common/tool_env.h"
 #include "common/utf8.h"
+#include "daemon/sandbox/probe.h"
 #include "daemon/tools/output_cap.h"
 
 namespace agent::daemon::tools {
@@ -366,6 +367,8 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   RunUntilBashExits(options, start, streams, out, killer, &result);
   EndLeftovers(options, streams, out, killer);
   DrainPipes(options, streams, out);
+  // bwrap (options.argv) does not wait for its sandbox's init: as subreaper, we must.
+  sandbox::ReapOrphanedSandboxInits();
 
   result.output = out.cap().Render();
   MakeValidUtf8(&result.output);  // a guard: the cap cuts at character boundaries already

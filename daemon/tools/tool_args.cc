@@ -1,9 +1,6 @@
 #include "daemon/tools/tool_args.h"
 
-#include <cmath>
-
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/text_util.h"
 
@@ -78,25 +75,12 @@ absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& args, std::string
                                                    std::string_view tool) {
   const Json* v = FindField(args, field);
   if (v == nullptr) return std::optional<int64_t>();
-  if (v->is_number_integer()) return std::optional<int64_t>(v->get<int64_t>());
-  if (v->is_number_unsigned()) {
+  if (v->is_number_unsigned()) {  // before is_number_integer, which is true for it too
     uint64_t u = v->get<uint64_t>();
     if (u > static_cast<uint64_t>(INT64_MAX)) return WrongType(tool, field, "an integer", *v);
     return std::optional<int64_t>(static_cast<int64_t>(u));
   }
-  if (v->is_number_float()) {
-    double d = v->get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
-      return std::optional<int64_t>(static_cast<int64_t>(d));
-    }
-    return WrongType(tool, field, "an integer", *v);
-  }
-  if (v->is_string()) {
-    int64_t n;
-    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(v->get_ref<const std::string&>()), &n)) {
-      return std::optional<int64_t>(n);
-    }
-  }
+  if (v->is_number_integer()) return std::optional<int64_t>(v->get<int64_t>());
   return WrongType(tool, field, "an integer", *v);
 }
 
@@ -105,11 +89,6 @@ absl::StatusOr<std::optional<bool>> OptionalBool(const Json& args, std::string_v
   const Json* v = FindField(args, field);
   if (v == nullptr) return std::optional<bool>();
   if (v->is_boolean()) return std::optional<bool>(v->get<bool>());
-  if (v->is_string()) {
-    const std::string& s = v->get_ref<const std::string&>();
-    if (s == "true") return std::optional<bool>(true);
-    if (s == "false") return std::optional<bool>(false);
-  }
   return WrongType(tool, field, "a boolean", *v);
 }
 

@@ -1,5 +1,7 @@
 // Turns the model's `arguments` string into a JSON object and reads typed fields out of it,
-// with errors worded for the model to fix its call. Pure functions; thread-safe.
+// with errors worded for the model to fix its call. The readers coerce nothing: a call's
+// arguments are checked and coerced once, against the tool's schema (tool_input.h), before
+// anything reads them. Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +26,10 @@ absl::StatusOr<std::string> RequireString(const Json& args, std::string_view fie
 // nullopt when absent or null; an error when present with another type.
 absl::StatusOr<std::optional<std::string>> OptionalString(const Json& args, std::string_view field,
                                                           std::string_view tool = {});
-// Integers; also accepts integral floats (3.0) and decimal strings ("3"), which models send.
+// JSON integers only.
 absl::StatusOr<std::optional<int64_t>> OptionalInt(const Json& args, std::string_view field,
                                                    std::string_view tool = {});
-// Booleans; also accepts the strings "true" / "false".
+// JSON booleans only.
 absl::StatusOr<std::optional<bool>> OptionalBool(const Json& args, std::string_view field,
                                                  std::string_view tool = {});
 

@@ -1099,6 +1099,7 @@ def main():
     import sandbox_bench  # tests/bench/sandbox_bench.py: worlds of its own
     import billing_bench  # tests/bench/billing_bench.py: a world per task and provider
     import acp_bench  # tests/bench/acp_bench.py: the editor's latency, a world of its own
+    import proxy_bench  # tests/bench/proxy_bench.py: the sandbox's network proxy
     # Those without a daemon.
     offline = [
         ("long", "long sessions", lambda: bench_long(t, bin_dir)),
@@ -1115,6 +1116,9 @@ def main():
     ]
     offline.append(("sandbox", "sandbox cost", lambda: [
         t.goal_le("sandbox", f, v, 15, "ms") for f, v in sandbox_bench.rows(bin_dir)]))
+    offline.append(("proxy", "network proxy", lambda: [
+        t.goal_le("proxy", f, v, goal, unit) for (f, v), goal, unit in
+        zip(proxy_bench.rows(bin_dir, QUICK), (0.10, 2), ("×", "ms"))]))
     for section, what, fn in offline:
         attempt(section, what, fn)
     t.note("machine: %d cores shared with other work, load average %.2f at the start and "

@@ -1,5 +1,6 @@
 #include "client/view/renderer.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "client/terminal/terminal_text.h"
 #include "gtest/gtest.h"
@@ -375,6 +376,40 @@ TEST(RendererTest, ApprovalsShowBidiControlsAndEscapesInsteadOfApplyingOrDroppin
   EXPECT_EQ(out.find('\x1b'), std::string::npos);
 }
 
+// An escalation is not one more question: it says the command leaves the sandbox, shows the
+// model's reason escaped like any model text, and is coloured apart.
+TEST(RendererTest, AnEscalationLooksApartAndShowsItsReasonEscaped) {
+  Renderer plain(Plain());
+  v1::PendingApproval a;
+  a.set_tool("bash");
+  a.set_summary("npm install -g pnpm");
+  a.set_requires_person(true);
+  a.set_escalation(true);
+  a.set_justification("needs the global prefix\x1b[2J\xE2\x80\xAE");
+  std::string out = plain.ApprovalPrompt(a);
+  EXPECT_NE(out.find("! OUTSIDE THE SANDBOX  bash wants to run, with all your access (files, "
+                     "network, secrets): npm install -g pnpm"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("its reason: needs the global prefix\\x1b[2J\\u202e"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("wants to run: "), std::string::npos);  // not the ordinary question
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  std::string coloured = Renderer(Live(true)).ApprovalPrompt(a);
+  EXPECT_NE(coloured.find("\x1b[1;41;97m"), std::string::npos) << coloured;
+  // Another call only a person may allow says why, under the ordinary question.
+  v1::PendingApproval w;
+  w.set_tool("write_file");
+  w.set_summary(".git/hooks/pre-commit");
+  w.set_requires_person(true);
+  w.set_person_reason("writing .git/hooks/pre-commit needs a person's approval");
+  out = plain.ApprovalPrompt(w);
+  EXPECT_NE(out.find("? write_file wants to change: .git/hooks/pre-commit\n  only a person may "
+                     "allow this: writing .git/hooks/pre-commit needs a person's approval"),
+            std::string::npos)
+      << out;
+}
+
 TEST(RendererTest, ApprovalDiffIsColoured) {
   Renderer r(Live(true));
   RenderState st = r.NewState();
@@ -419,6 +454,18 @@ TEST(RendererTest, StatusLineNamesSessionModelTokensAndClients) {
   EXPECT_EQ(
       r.StatusLine(s),
       "── 01234567 · gpt-4.1 · 12k in / 678 out tokens · 2 clients (you, agent-9@pts/4) ──\n");
+  // The mode and the sandbox, in a word each.
+  s.clients.clear();
+  s.prompt_tokens = -1;
+  s.mode = "auto";
+  for (const auto& [sandbox, word] :
+       {std::pair{"workspace-write, network off", "sandbox workspace-write"},
+        std::pair{"unavailable: bwrap is not installed. Fix: apt install bubblewrap",
+                  "sandbox unavailable"},
+        std::pair{"off (commands are not confined; …)", "sandbox off"}}) {
+    s.sandbox = sandbox;
+    EXPECT_EQ(r.StatusLine(s), absl::StrCat("── 01234567 · gpt-4.1 · mode auto · ", word, " ──\n"));
+  }
 }
 
 TEST(RendererTest, FitToColumnsCutsByColumnsAndKeepsEscapesWhole) {

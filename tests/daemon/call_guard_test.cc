@@ -10,6 +10,7 @@
 #include "common/mutex.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/policy/rules.h"
+#include "daemon/tools/tool_registry.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -84,6 +85,8 @@ class CallGuardTest : public ::testing::Test {
         },
         [](const std::string&, bool) {});
   }
+  // The built-in tool of that name, whose schema the guard checks a hook's changes against.
+  const tools::Tool& T(const std::string& name) { return *registry_.Find(name); }
   static llm::ToolCall Call(const std::string& name, const std::string& id = "c1") {
     llm::ToolCall c;
     c.id = id;
@@ -97,12 +100,13 @@ class CallGuardTest : public ::testing::Test {
   std::unique_ptr<policy::RuleSource> rules_;
   std::unique_ptr<hooks::SessionHooks> hooks_;
   std::unique_ptr<CallGuard> guard_;
+  tools::ToolRegistry registry_ = tools::ToolRegistry::CreateCore();
 };
 
 TEST_F(CallGuardTest, AnAllowedEditRunsUnaskedAndItsDiffIsKept) {
   CallGuard& g = Make({"write_file(notes.txt)"});
   Json args{{"path", "notes.txt"}, {"content", "two\n"}};
-  EXPECT_FALSE(g.Before(Call("write_file"), &args, /*gated=*/true).has_value());
+  EXPECT_FALSE(g.Before(Call("write_file"), T("write_file"), &args).has_value());
   EXPECT_TRUE(host_.asked.empty());
   ASSERT_EQ(host_.diffs.size(), 1u);
   EXPECT_EQ(host_.diffs[0].first, "c1");
@@ -113,7 +117,7 @@ TEST_F(CallGuardTest, WhatNoRuleDecidesIsAskedAndThePersonsAnswerCounts) {
   CallGuard& g = Make();
   Json args{{"command", "make test"}};
   host_.answer = ApprovalGate::Answer{v1::DECISION_DENY, {}, "not now", "term"};
-  std::optional<tools::ToolOutcome> out = g.Before(Call("bash"), &args, true);
+  std::optional<tools::ToolOutcome> out = g.Before(Call("bash"), T("bash"), &args);
   ASSERT_TRUE(out.has_value());
   EXPECT_TRUE(out->is_error);
   EXPECT_EQ(out->content, "The user denied this call: not now");
@@ -123,9 +127,9 @@ TEST_F(CallGuardTest, WhatNoRuleDecidesIsAskedAndThePersonsAnswerCounts) {
   EXPECT_FALSE(host_.asked[0].requires_person());
 
   host_.answer = ApprovalGate::Answer{v1::DECISION_ALLOW_ONCE, {}, "", "term"};
-  EXPECT_FALSE(g.Before(Call("bash", "c2"), &args, true).has_value());
+  EXPECT_FALSE(g.Before(Call("bash", "c2"), T("bash"), &args).has_value());
   host_.answer.reset();  // cancelled while waiting
-  out = g.Before(Call("bash", "c3"), &args, true);
+  out = g.Before(Call("bash", "c3"), T("bash"), &args);
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(out->content, "Not run: cancelled by the user.");
 }
@@ -134,13 +138,36 @@ TEST_F(CallGuardTest, ADenyRuleBeatsAHooksAllow) {
   CallGuard& g = Make({}, {"bash(rm *)"}, R"({"PreToolUse": [{"hooks": [{"command":
       "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}'"}]}]})");
   Json args{{"command", "rm -rf build"}};
-  std::optional<tools::ToolOutcome> out = g.Before(Call("bash"), &args, true);
+  std::optional<tools::ToolOutcome> out = g.Before(Call("bash"), T("bash"), &args);
   ASSERT_TRUE(out.has_value());
   EXPECT_TRUE(out->denied_by_policy);
   EXPECT_TRUE(host_.asked.empty());
   // Without the deny rule the hook's allow runs it unasked.
   Json ls{{"command", "ls"}};
-  EXPECT_FALSE(g.Before(Call("bash", "c2"), &ls, true).has_value());
+  EXPECT_FALSE(g.Before(Call("bash", "c2"), T("bash"), &ls).has_value());
+  EXPECT_TRUE(host_.asked.empty());
+}
+
+// A run without a terminal (deny-unruled): a hook's allow runs the call as it would where a
+// person is attached; deny rules, protected paths and escalations still refuse.
+TEST_F(CallGuardTest, AHooksAllowRunsACallInARunWithoutATerminal) {
+  CallGuard& g = Make({}, {"bash(rm *)"}, R"({"PreToolUse": [{"hooks": [{"command":
+      "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}'"}]}]})");
+  host_.mode = v1::POLICY_MODE_DENY_UNRULED;
+  Json ls{{"command", "ls"}};
+  EXPECT_FALSE(g.Before(Call("bash", "c1"), T("bash"), &ls).has_value());
+  Json rm{{"command", "rm -rf build"}};
+  std::optional<tools::ToolOutcome> out = g.Before(Call("bash", "c2"), T("bash"), &rm);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->content, "Denied by a permission rule of this project.");
+  Json hook{{"path", ".git/hooks/pre-commit"}, {"content", "#!/bin/sh\n"}};
+  out = g.Before(Call("write_file", "c3"), T("write_file"), &hook);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_NE(out->content.find("Only the user can allow this"), std::string::npos) << out->content;
+  Json escalate{{"command", "ls"}, {"escalate", true}, {"justification", "host"}};
+  out = g.Before(Call("bash", "c4"), T("bash"), &escalate);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_NE(out->content.find("nobody can be asked"), std::string::npos) << out->content;
   EXPECT_TRUE(host_.asked.empty());
 }
 
@@ -149,12 +176,12 @@ TEST_F(CallGuardTest, AFailedGuardNeverFailsOpenEvenUnderYes) {
   host_.mode = v1::POLICY_MODE_YES;
   host_.answer = ApprovalGate::Answer{v1::DECISION_ALLOW_ONCE, {}, "", "term"};
   Json args{{"command", "ls"}};
-  EXPECT_FALSE(g.Before(Call("bash"), &args, true).has_value());
+  EXPECT_FALSE(g.Before(Call("bash"), T("bash"), &args).has_value());
   ASSERT_EQ(host_.asked.size(), 1u) << "yes mode ran a call whose guard failed";
   EXPECT_TRUE(host_.asked[0].requires_person());
   // A read-only tool is never asked about: its failed guard refuses it.
   Json read{{"path", "notes.txt"}};
-  std::optional<tools::ToolOutcome> out = g.Before(Call("read_file", "c2"), &read, false);
+  std::optional<tools::ToolOutcome> out = g.Before(Call("read_file", "c2"), T("read_file"), &read);
   ASSERT_TRUE(out.has_value());
   EXPECT_TRUE(out->denied_by_policy);
 }
@@ -164,14 +191,14 @@ TEST_F(CallGuardTest, AProtectedPathIsAPersonsDecisionWhateverTheRulesSay) {
   Json args{{"path", ".git/hooks/pre-commit"}, {"content", "#!/bin/sh\n"}};
   // --yes and an allow rule are not enough: refused, and the model is told to ask the person.
   host_.mode = v1::POLICY_MODE_YES;
-  std::optional<tools::ToolOutcome> out = g.Before(Call("write_file"), &args, true);
+  std::optional<tools::ToolOutcome> out = g.Before(Call("write_file"), T("write_file"), &args);
   ASSERT_TRUE(out.has_value());
   EXPECT_NE(out->content.find("Only the user can allow this"), std::string::npos) << out->content;
   EXPECT_TRUE(host_.asked.empty());
   // Where a person can answer, the person is asked, and told it is theirs alone to allow.
   host_.mode = v1::POLICY_MODE_ASK;
   host_.answer = ApprovalGate::Answer{v1::DECISION_DENY, {}, "", "term"};
-  out = g.Before(Call("write_file", "c2"), &args, true);
+  out = g.Before(Call("write_file", "c2"), T("write_file"), &args);
   ASSERT_TRUE(out.has_value());
   ASSERT_EQ(host_.asked.size(), 1u);
   EXPECT_TRUE(host_.asked[0].requires_person());
@@ -186,7 +213,7 @@ TEST_F(CallGuardTest, RulesThatDoNotParseStopGatedToolsAndAreToldOnce) {
   host_.mode = v1::POLICY_MODE_YES;
   for (const char* id : {"c1", "c2"}) {
     Json args{{"command", "ls"}};
-    std::optional<tools::ToolOutcome> out = g.Before(Call("bash", id), &args, true);
+    std::optional<tools::ToolOutcome> out = g.Before(Call("bash", id), T("bash"), &args);
     ASSERT_TRUE(out.has_value());
     EXPECT_NE(out->content.find("bad rule"), std::string::npos) << out->content;
   }

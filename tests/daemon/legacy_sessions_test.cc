@@ -1,5 +1,5 @@
-// Sessions a previous version left in <project>/.agent/sessions/ move to the state directory;
-// what a repository shipped there stays where it is.
+// Sessions a previous version left in <project>/.agent/sessions/ move to the state directory
+// when a person asks, never on their own; what a repository shipped there stays where it is.
 #include "daemon/legacy_sessions.h"
 
 #include <fcntl.h>
@@ -59,13 +59,28 @@ class LegacySessionsTest : public ::testing::Test {
   std::string workdir_;
 };
 
-TEST_F(LegacySessionsTest, APreviousVersionsSessionsMoveWithEveryFileAndANoteOnce) {
+// A repository can ship a session whose meta names the path its victims use, with its lock:
+// nothing is taken until a person asks, and the person is told how, once.
+TEST_F(LegacySessionsTest, NothingIsTakenOnItsOwnAndThePersonIsToldOnce) {
+  OldSession("0123456789abcdef", workdir_);
+  const std::string note = TakeMigrationNote(workdir_);
+  EXPECT_THAT(note, HasSubstr(Legacy() + " holds 1 session(s) of an older agentd"));
+  EXPECT_THAT(note, HasSubstr("agent trust --sessions"));
+  EXPECT_EQ(TakeMigrationNote(workdir_), "");
+  EXPECT_THAT(ListSessionIds(workdir_), IsEmpty());
+  EXPECT_EQ(ListDir(Legacy()).size(), 5u);
+  EXPECT_THAT(ListDir(state_.path()), IsEmpty());  // not even a directory made
+  ASSERT_EQ(ListLegacySessions(workdir_).size(), 1u);
+  EXPECT_EQ(ListLegacySessions(workdir_)[0].title, "old 0123456789abcdef");
+}
+
+TEST_F(LegacySessionsTest, APreviousVersionsSessionsMoveWithEveryFileWhenAPersonAsks) {
   OldSession("0123456789abcdef", workdir_);
   OldSession("fedcba9876543210", workdir_);
   WriteFile(workdir_ + "/.agent/.gitignore", "sessions/\n");
   WriteFile(workdir_ + "/.agent/settings.json", "{}");
 
-  LegacyMigration m = MigrateLegacySessions(workdir_);
+  LegacyMigration m = ImportLegacySessions(workdir_);
   EXPECT_EQ(m.moved, 2);
   EXPECT_EQ(m.left, 0);
   EXPECT_THAT(m.note, HasSubstr("2 session(s) of this project moved from " + Legacy()));
@@ -84,9 +99,7 @@ TEST_F(LegacySessionsTest, APreviousVersionsSessionsMoveWithEveryFileAndANoteOnc
   // The emptied directory goes; what a team may have committed stays.
   EXPECT_THAT(ListDir(workdir_ + "/.agent"), ElementsAre(".gitignore", "settings.json"));
 
-  EXPECT_EQ(TakeMigrationNote(workdir_), m.note);
-  EXPECT_EQ(TakeMigrationNote(workdir_), "");
-  EXPECT_EQ(MigrateLegacySessions(workdir_).note, "");  // once per project
+  EXPECT_EQ(ImportLegacySessions(workdir_).moved, 0);  // nothing left to take
 }
 
 // A repository can ship `.agent/sessions/`: a meta naming another checkout, a session without
@@ -106,7 +119,8 @@ TEST_F(LegacySessionsTest, ShippedFilesAreNeverImported) {
   ASSERT_EQ(::symlink(outside_.Join("lock").c_str(), Legacy("dddddddddddddddd.lock").c_str()), 0);
   OldSession("e.e", workdir_);
 
-  LegacyMigration m = MigrateLegacySessions(workdir_);
+  EXPECT_THAT(ListLegacySessions(workdir_), IsEmpty());
+  LegacyMigration m = ImportLegacySessions(workdir_);
   EXPECT_EQ(m.moved, 0);
   EXPECT_EQ(m.left, 24);
   EXPECT_THAT(m.note, HasSubstr("24 file(s) in " + Legacy() + " were left there"));
@@ -125,7 +139,7 @@ TEST_F(LegacySessionsTest, ASymlinkedSessionsDirIsNotRead) {
   std::filesystem::create_directories(workdir_ + "/.agent");
   ASSERT_EQ(::symlink(outside_.path().c_str(), Legacy().c_str()), 0);
 
-  EXPECT_EQ(MigrateLegacySessions(workdir_).moved, 0);
+  EXPECT_EQ(ImportLegacySessions(workdir_).moved, 0);
   EXPECT_EQ(ListDir(outside_.path()).size(), 3u);
   EXPECT_THAT(ListSessionIds(workdir_), IsEmpty());
 }
@@ -137,7 +151,7 @@ TEST_F(LegacySessionsTest, ASessionWhoseOldLockIsHeldStays) {
   const int fd = ::open(Legacy("0123456789abcdef.lock").c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
-  LegacyMigration m = MigrateLegacySessions(workdir_);
+  LegacyMigration m = ImportLegacySessions(workdir_);
   ::close(fd);
   EXPECT_EQ(m.moved, 1);
   EXPECT_EQ(m.left, 5);
@@ -145,22 +159,10 @@ TEST_F(LegacySessionsTest, ASessionWhoseOldLockIsHeldStays) {
   EXPECT_EQ(ReadFile(Legacy("0123456789abcdef.json")), kTranscript);
 }
 
-// A migration done by an earlier daemon (its marker in the project's state directory) is not
-// done again, so the note is given once and a read-only checkout's originals are not recopied.
-TEST_F(LegacySessionsTest, AProjectMigratedByAnEarlierDaemonIsLeftAlone) {
-  OldSession("0123456789abcdef", workdir_);
-  auto project = OpenProjectStateDir(workdir_, /*create=*/true);
-  ASSERT_TRUE(project.ok()) << project.status();
-  WriteFile(project->PathOf("legacy-sessions-migrated"), "done\n");
-  LegacyMigration m = MigrateLegacySessions(workdir_);
-  EXPECT_EQ(m.moved, 0);
-  EXPECT_EQ(m.note, "");
-  EXPECT_EQ(ListDir(Legacy()).size(), 5u);
-}
-
 TEST_F(LegacySessionsTest, AProjectWithoutOldSessionsGetsNothingInTheStateDirectory) {
   WriteFile(workdir_ + "/.agent/settings.json", "{}");
-  EXPECT_EQ(MigrateLegacySessions(workdir_).note, "");
+  EXPECT_EQ(TakeMigrationNote(workdir_), "");
+  EXPECT_EQ(ImportLegacySessions(workdir_).note, "");
   EXPECT_THAT(ListDir(state_.path()), IsEmpty());
 }
 

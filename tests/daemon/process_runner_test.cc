@@ -1,5 +1,10 @@
 #include "daemon/process_runner.h"
 
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/process_table.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -61,6 +66,31 @@ TEST(ProcessRunnerTest, ATimeoutKillsTheProgram) {
   EXPECT_TRUE(r->timed_out);
   EXPECT_FALSE(r->exited);
   EXPECT_LT(r->elapsed, 30s);
+}
+
+// This process's children that ended and that nothing reaped.
+int ZombieChildren() {
+  int n = 0;
+  for (const ProcessEntry& p : ReadProcessTable()) {
+    if (p.ppid == ::getpid() && p.state == 'Z') ++n;
+  }
+  return n;
+}
+
+TEST(ProcessRunnerTest, WhatTheProgramLeftBehindIsReapedNotLeftAZombie) {
+  // As agentd is: a subreaper, so the background child becomes ours when the shell exits.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {  // earlier tests' leftovers are not the subject
+  }
+  testing::TempDir dir;
+  for (int i = 0; i < 5; ++i) {
+    auto r = RealProcessRunner().Run(
+        Spec({"/bin/sh", "-c", "sleep 30 >/dev/null 2>&1 & echo started"}, dir.path()));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->out, "started\n");
+  }
+  EXPECT_EQ(ZombieChildren(), 0);
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
 }
 
 }  // namespace

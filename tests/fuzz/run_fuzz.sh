@@ -7,7 +7,7 @@ seconds=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-for target in stream tool_args transcript bash_rules journal; do
+for target in stream tool_args tool_input transcript bash_rules journal; do
   corpus=$target
   [ "$target" = bash_rules ] && corpus=bash
   mkdir -p "$scratch/$target"

@@ -6,6 +6,7 @@ and the reason is shown."""
 import json
 import os
 import shutil
+import tempfile
 import unittest
 
 from harness import Env, tool_call
@@ -48,6 +49,18 @@ class AutoMode(unittest.TestCase):
         self.assertEqual(open(os.path.join(env.project, "out.txt")).read(), "hello\n")
         self.assertFalse(os.path.exists("/var/outside.txt"))
 
+    def test_the_escalation_hint_follows_only_what_the_sandbox_refused(self):
+        env = Env([
+            {"tool_calls": [tool_call("bash", command="echo '3 tests FAILED' && exit 2")]},
+            {"expect": {"last_message_not_contains": "escalate"},
+             "tool_calls": [tool_call("bash", command="touch /usr/agt-refused")]},
+            {"expect": {"last_message_contains": SANDBOX_HINT}, "text": "done"},
+        ])
+        self.addCleanup(env.close)
+        r = env.agent("--auto", "go")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(env.stats()["expect_failed"], 0)
+
     def test_deny_rules_still_apply(self):
         env = Env([
             {"tool_calls": [tool_call("bash", command="rm -f keep.txt")]},
@@ -74,6 +87,29 @@ class AutoMode(unittest.TestCase):
             r = env.agent(*flags, "go")
             self.assertEqual(r.returncode, 4, flags)  # denied: nobody could be asked
             self.assertFalse(os.path.exists(os.path.join(env.project, marker)), flags)
+
+    def test_an_escalation_written_as_a_string_is_read_once_as_one(self):
+        # The policy and the tool read one checked value: "true" is an escalation for both
+        # (refused: nobody can be asked), a word that is no boolean runs nothing at all.
+        for value in ("true", "yes"):
+            # Outside /tmp, which the sandbox replaces (a confined write there lands nowhere).
+            marker = os.path.join(tempfile.mkdtemp(prefix="agt-esc-", dir="/home"),
+                                  "escalated.txt")
+            self.addCleanup(shutil.rmtree, os.path.dirname(marker), True)
+            env = Env([
+                {"tool_calls": [tool_call("bash", command="touch " + marker, escalate=value,
+                                          justification="needs the host")]},
+                {"text": "ok"},
+            ])
+            self.addCleanup(env.close)
+            r = env.agent("--auto", "--yes", "go")
+            self.assertFalse(os.path.exists(marker), (value, r.stdout, r.stderr))
+            result = [m for m in env.transcript() if m.get("role") == "tool"][0]["content"]
+            if value == "true":
+                self.assertIn("only a person may allow this call (it asks to run outside the "
+                              "sandbox", result)
+            else:
+                self.assertIn('argument "escalate" must be a boolean, got string', result)
 
     def test_an_escalation_needs_a_justification(self):
         env = Env([

@@ -249,7 +249,8 @@ if not data["stop_hook_active"]:
             {"tool_calls": [tool_call("list_dir", path=".")]},
             {"text": "two"},
         ])
-        marker = os.path.join(env.dir, "ran")
+        # In the project: a project's hooks run inside the sandbox.
+        marker = os.path.join(env.project, "ran")
         project_hooks(env, {"PostToolUse": one("touch %s" % marker)})
         r = env.agent("--yes", "first")
         self.assertEqual(r.returncode, 0, r.stderr)

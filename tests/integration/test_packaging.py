@@ -21,7 +21,7 @@ from harness import BIN, Env
 BUILD = os.path.dirname(os.path.abspath(BIN))
 UNITS = "usr/lib/systemd/user"
 EXPECTED_FILES = {
-    "usr/bin/agent", "usr/bin/agentd",
+    "usr/bin/agent", "usr/bin/agentd", "usr/bin/agentd-net-bridge",
     UNITS + "/agentd.service", UNITS + "/agentd.socket",
     "usr/share/bash-completion/completions/agent",
     "usr/share/zsh/vendor-completions/_agent",
@@ -115,6 +115,7 @@ class DebianPackage(unittest.TestCase):
             self.assertIn(path, modes)
         self.assertEqual(modes["usr/bin/agent"], "-rwxr-xr-x")
         self.assertEqual(modes["usr/bin/agentd"], "-rwxr-xr-x")
+        self.assertEqual(modes["usr/bin/agentd-net-bridge"], "-rwxr-xr-x")
         self.assertEqual(modes[UNITS + "/agentd.socket"], "-rw-r--r--")
 
     def test_packaged_programs_print_version_revision_and_protocol(self):

@@ -1,6 +1,7 @@
 """Sessions live in the user's state directory, keyed by the project: a read-only checkout
 works and nothing is written into the repository; a previous version's .agent/sessions/ is
-moved on first use, with a note once, and what a repository shipped there is never taken."""
+taken only when a person asks (`agent trust --sessions`), and what a repository shipped there
+never."""
 import json
 import os
 import pwd
@@ -85,51 +86,49 @@ MESSAGES = [{"role": "system", "content": "You are a coding agent."},
 
 
 class PreviousVersion(unittest.TestCase):
-    def test_old_sessions_move_on_first_use_with_one_note_and_shipped_ones_stay(self):
-        env = Env([{"text": "continued"}, {"text": "a new one"}, {"text": "after a restart"}])
+    def test_old_sessions_are_taken_only_when_a_person_asks_and_shipped_ones_never(self):
+        env = Env([{"text": "a new one"}, {"text": "continued"}])
         self.addCleanup(env.close)
         real = os.path.realpath(env.project)
+        # What a repository can ship: a meta naming the path its victims use, and a lock.
         old_session(env.project, "0123456789abcdef", real, "old work", MESSAGES)
-        # Shipped by the repository: its author's checkout, and one without a lock.
+        # Not even that: its author's checkout, and one without a lock.
         old_session(env.project, "aaaaaaaaaaaaaaaa", "/home/author/project", "shipped", MESSAGES)
         old_session(env.project, "bbbbbbbbbbbbbbbb", real, "shipped too", MESSAGES)
         os.unlink(os.path.join(env.project, ".agent", "sessions", "bbbbbbbbbbbbbbbb.lock"))
-        with open(os.path.join(env.project, ".agent", ".gitignore"), "w") as f:
-            f.write("sessions/\n")
+        legacy = os.path.join(env.project, ".agent", "sessions")
 
         ls = env.agent("ls")
         self.assertEqual(ls.returncode, 0, ls.stderr)
-        self.assertIn("old work", ls.stdout)
-        self.assertNotIn("shipped", ls.stdout)
-        self.assertEqual(env.session_ids(), ["0123456789abcdef"])
-        left = sorted(os.listdir(os.path.join(env.project, ".agent", "sessions")))
-        self.assertEqual(len(left), 9, left)
-        self.assertFalse([n for n in left if n.startswith("0123456789abcdef")], left)
-        self.assertEqual(sorted(os.listdir(env.sessions_dir())),
-                         ["0123456789abcdef" + e for e in
-                          (".checkpoints", ".compacted.jsonl", ".json", ".lock", ".meta.json")])
-
-        # The person is told once, by the first session they use.
+        self.assertNotIn("old work", ls.stdout)
+        # The first `agent -c` after a clone continues nothing planted; the first session
+        # made here tells the person what is there and how to take it.
         r = env.agent("-c", "go on")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("no session in this project yet", r.stderr)
+        r = env.agent("go on")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("a new one", r.stdout)
+        self.assertIn("%s holds 3 session(s) of an older agentd" % legacy, r.stderr)
+        self.assertIn("agent trust --sessions", r.stderr)
+        self.assertNotIn("0123456789abcdef", env.session_ids())
+        user = [m["content"] for m in env.transcript() if m["role"] == "user"]
+        self.assertEqual(user, ["go on"])
+        self.assertEqual(len(os.listdir(legacy)), 14)
+
+        # The person takes them: listed, then moved (only the one written for this checkout).
+        t = env.agent("trust", "--sessions", "--yes")
+        self.assertEqual(t.returncode, 0, t.stderr)
+        self.assertIn("0123456789abcdef  old work", t.stdout)
+        self.assertNotIn("shipped", t.stdout)
+        self.assertIn("1 session(s) of this project moved from %s" % legacy, t.stdout)
+        self.assertIn("0123456789abcdef", env.session_ids())
+        self.assertEqual(len(os.listdir(legacy)), 9)
+        r = env.agent("-r", "0123456789abcdef", "go on")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("continued", r.stdout)
-        self.assertIn("moved from %s/.agent/sessions" % env.project, r.stderr)
-        self.assertIn(env.sessions_dir(), r.stderr)
-        self.assertIn("9 file(s)", r.stderr)
         user = [m["content"] for m in env.transcript("0123456789abcdef") if m["role"] == "user"]
         self.assertEqual(user, ["the old question", "go on"])
-        r = env.agent("another")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertNotIn("moved", r.stderr)
-        self.assertEqual(len(env.session_ids()), 2)
-
-        # After a restart: not moved or told again.
-        env.agent("daemon", "stop", timeout=20)
-        r = env.agent("once more")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertNotIn("moved", r.stderr)
-        self.assertEqual(len(env.session_ids()), 3)
-        self.assertEqual(len(os.listdir(os.path.join(env.project, ".agent", "sessions"))), 9)
 
 
 if __name__ == "__main__":

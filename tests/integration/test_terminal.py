@@ -237,6 +237,25 @@ class InteractiveTerminal(unittest.TestCase):
         self.assertEqual(screen.count("wants to run"), 1, screen)
         self.assertEqual(env.stats()["expect_failed"], 0)
 
+    def test_an_escalation_question_says_it_leaves_the_sandbox_and_why(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("bash", command="npm install -g pnpm", escalate=True,
+                                      justification="the global prefix is outside the project")]},
+            {"expect": {"last_message_contains": "The user denied this call"}, "text": "ok"},
+        ])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "install it")
+        screen = term.wait_for(w, "[y]es / [n]o")
+        self.assertIn("! OUTSIDE THE SANDBOX", screen)
+        self.assertIn("bash wants to run, with all your access", screen)
+        self.assertIn("npm install -g pnpm", screen)
+        self.assertIn("its reason: the global prefix is outside the project", screen)
+        self.assertNotIn("? bash wants to run:", screen)
+        term.keys(w, "n")
+        term.wait_for(w, "ok")
+        self.assertEqual(env.stats()["expect_failed"], 0)
+
     def test_approval_answered_by_another_client_disappears_and_says_who(self):
         env, term = self.make([
             {"tool_calls": [tool_call("write_file", path="notes.txt", content="hello\n")]},

@@ -47,7 +47,8 @@ REPLY_KEYS = {
     "random_bytes", "wait_for", "wait_for_ms",
 }
 TOOL_CALL_KEYS = {"name", "arguments", "arguments_raw", "id"}
-EXPECT_KEYS = {"last_user_contains", "last_message_contains", "last_role"}
+EXPECT_KEYS = {"last_user_contains", "last_message_contains", "last_message_not_contains",
+               "last_role"}
 
 
 class ScriptError(Exception):
@@ -648,6 +649,12 @@ def check_expect(expect, body):
         got = _content_text(messages[-1].get("content")) if messages else None
         if got is None or want not in got:
             return (f"scripted model: expected the last message to contain {want!r}, "
+                    f"but it was {got!r}")
+    if "last_message_not_contains" in expect:
+        unwanted = expect["last_message_not_contains"]
+        got = _content_text(messages[-1].get("content")) if messages else None
+        if got is not None and unwanted in got:
+            return (f"scripted model: expected the last message not to contain {unwanted!r}, "
                     f"but it was {got!r}")
     if "last_role" in expect:
         got = messages[-1].get("role") if messages else None

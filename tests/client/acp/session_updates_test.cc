@@ -96,6 +96,27 @@ TEST(UpdateMapperTest, BashOutputAccumulatesThenTheResultReplacesIt) {
   EXPECT_EQ(u[0]["content"][0]["content"]["text"], Json("````\nexit 2\n```x\n````"));
 }
 
+// An editor's permission question for an escalation says it leaves the sandbox, and why.
+TEST(UpdateMapperTest, AnEscalationsPermissionSaysItLeavesTheSandboxAndWhy) {
+  UpdateMapper m("acp-1", "/p");
+  m.Map(Ready("c1", "bash", R"({"command":"npm i -g pnpm","escalate":true})"));
+  v1::PendingApproval a;
+  a.set_call_id("c1");
+  a.set_tool("bash");
+  a.set_summary("npm i -g pnpm");
+  a.set_requires_person(true);
+  a.set_escalation(true);
+  a.set_justification("the global prefix");
+  Json f = m.PermissionToolCall(a);
+  EXPECT_EQ(f["title"], Json("Outside the sandbox: npm i -g pnpm"));
+  ASSERT_TRUE(f["content"].is_array());
+  EXPECT_EQ(f["content"][0]["content"]["text"],
+            Json("The agent asks to run this command outside the sandbox, with all your access "
+                 "(files, network, secrets). Its reason: the global prefix"));
+  a.set_escalation(false);
+  EXPECT_EQ(m.PermissionToolCall(a)["title"], Json("bash: npm i -g pnpm"));
+}
+
 TEST(UpdateMapperTest, UnreadableArgumentsFallBackToTheName) {
   UpdateMapper m("acp-1", "/p");
   std::vector<Json> u = m.Map(Ready("x", "mcp__fs__read", "{not json"));

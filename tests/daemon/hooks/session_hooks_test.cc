@@ -1,10 +1,13 @@
 #include "daemon/hooks/session_hooks.h"
 
+#include <stdlib.h>
+
 #include <filesystem>
 
 #include "absl/synchronization/notification.h"
 #include "common/mutex.h"
 #include "daemon/hooks/hook_trust.h"
+#include "daemon/sandbox/sandbox.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
 
@@ -24,8 +27,9 @@ class SessionHooksTest : public ::testing::Test {
     WriteFile(files_.project + "/README", "");
   }
 
-  std::unique_ptr<SessionHooks> Make(bool resumed = false) {
-    SessionHooks::Info info{"s1", files_.project, tmp_.Join("s1.json"), false, resumed};
+  std::unique_ptr<SessionHooks> Make(bool resumed = false,
+                                     std::shared_ptr<const sandbox::Sandbox> sandbox = nullptr) {
+    SessionHooks::Info info{"s1", files_.project, tmp_.Join("s1.json"), false, resumed, sandbox};
     return std::make_unique<SessionHooks>(
         info, files_,
         [] {
@@ -45,6 +49,21 @@ class SessionHooksTest : public ::testing::Test {
   std::vector<std::string> failures() {
     MutexLock l(&mu_);
     return failures_;
+  }
+  std::vector<std::string> notices() {
+    MutexLock l(&mu_);
+    return notices_;
+  }
+  // The sandbox of workspace-write with the default hidden paths; null where bwrap cannot start.
+  std::shared_ptr<const sandbox::Sandbox> Sandbox() {
+    auto sb = std::make_shared<const sandbox::Sandbox>(
+        sandbox::PolicyFromConfig(SandboxConfig{}, tmp_.Join("home"), {}, "", ""));
+    return sb->Confines() ? sb : nullptr;
+  }
+  void TrustAll() {
+    std::vector<std::string> keys;
+    for (const HookCommand& c : LoadHooks(files_).untrusted) keys.push_back(c.TrustKey());
+    ASSERT_TRUE(TrustHooks(files_.trust_store, files_.project, keys).ok());
   }
 
   testing::TempDir tmp_;
@@ -98,9 +117,11 @@ TEST_F(SessionHooksTest, AnotherCloneAtTheSamePathTrustsNoneOfTheHooks) {
 }
 
 TEST_F(SessionHooksTest, AProjectHookRunsOnlyOnceTrustedAndAgainAfterAChange) {
-  const std::string mark = tmp_.Join("ran");
+  std::shared_ptr<const sandbox::Sandbox> sandbox = Sandbox();
+  if (sandbox == nullptr) GTEST_SKIP() << "bubblewrap cannot start here";
+  const std::string mark = files_.project + "/ran";
   ProjectHooks(R"({"PostToolUse": [{"hooks": [{"command": "touch )" + mark + R"("}]}]})");
-  auto hooks = Make();
+  auto hooks = Make(false, sandbox);
   hooks->AfterTool("read_file", Json::object(), "c1", "text", false);
   EXPECT_EQ(ReadFile(mark), "<missing>");
   HookSet set = LoadHooks(files_);
@@ -113,6 +134,43 @@ TEST_F(SessionHooksTest, AProjectHookRunsOnlyOnceTrustedAndAgainAfterAChange) {
   hooks->AfterTool("read_file", Json::object(), "c3", "text", false);
   EXPECT_EQ(ReadFile(mark + "2"), "<missing>");
   EXPECT_EQ(LoadHooks(files_).untrusted.size(), 1u);
+}
+
+// A trusted project hook runs a script the model can rewrite from the sandbox: the script runs
+// inside the sandbox too, so what it becomes cannot write outside the project.
+TEST_F(SessionHooksTest, AProjectHookRunsInsideTheSandboxWhateverItsScriptBecomes) {
+  std::shared_ptr<const sandbox::Sandbox> sandbox = Sandbox();
+  if (sandbox == nullptr) GTEST_SKIP() << "bubblewrap cannot start here";
+  // Outside /tmp, which the sandbox replaces: the build tree.
+  std::string tmpl = std::string(AGENT_BINARY_DIR) + "/hook_escape.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const std::string outside = tmpl + "/pwned";
+  WriteFile(files_.project + "/scripts/fmt.sh", "touch formatted\n");
+  ProjectHooks(R"({"PostToolUse": [{"hooks": [{"command": "sh scripts/fmt.sh"}]}]})");
+  TrustAll();
+  auto hooks = Make(false, sandbox);
+  hooks->AfterTool("write_file", Json::object(), "c1", "ok", false);
+  EXPECT_TRUE(std::filesystem::exists(files_.project + "/formatted"));  // it ran, in the project
+  // The model rewrites the script (a write inside the project, which the sandbox allows).
+  WriteFile(files_.project + "/scripts/fmt.sh", "echo pwned > " + outside + "\n");
+  hooks->AfterTool("write_file", Json::object(), "c2", "ok", false);
+  EXPECT_FALSE(std::filesystem::exists(outside));
+  std::filesystem::remove_all(tmpl);
+}
+
+TEST_F(SessionHooksTest, WithoutASandboxAProjectHookDoesNotRunAndThePeopleAreTold) {
+  const std::string mark = files_.project + "/ran";
+  ProjectHooks(R"({"PostToolUse": [{"hooks": [{"command": "touch )" + mark + R"("}]}]})");
+  TrustAll();
+  UserHooks(R"({"PostToolUse": [{"hooks": [{"command": "touch )" + mark + R"(-user"}]}]})");
+  auto hooks = Make();  // no sandbox
+  hooks->AfterTool("read_file", Json::object(), "c1", "text", false);
+  hooks->AfterTool("read_file", Json::object(), "c2", "text", false);
+  EXPECT_FALSE(std::filesystem::exists(mark));
+  EXPECT_TRUE(std::filesystem::exists(mark + "-user"));  // the user's own hooks run as before
+  std::vector<std::string> told = notices();
+  ASSERT_EQ(told.size(), 1u);  // once per session
+  EXPECT_NE(told[0].find("do not run: they run only inside the sandbox"), std::string::npos);
 }
 
 TEST_F(SessionHooksTest, AGuardThatCrashesOrHangsFailsAndIsReported) {

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -143,14 +144,20 @@ TEST_F(StdioTransportTest, ACloseBeforeStartRunsNothing) {
   EXPECT_FALSE(std::filesystem::exists(marker_));
 }
 
-// A server that starts a helper in a session of its own (setsid), which holds its stdout.
+// A server that starts a helper in a session of its own (setsid), which holds its stdout. Once
+// running, the helper sends {"method": "helper/ready", "params": {"pid": <its pid>}}: the only
+// sign that it has left the group (the marker is in the server's own command line too, and in
+// none while the helper's exec is under way).
 StdioOptions ServerWithAnOrphan(const std::string& cwd, const std::string& marker,
                                 const std::string& then) {
   StdioOptions o;
   o.command = "/bin/sh";
   // One process that sleeps with the marker in its argv: nothing is left when it is killed.
   o.args = {"-c",
-            "setsid /usr/bin/python3 -c 'import time; time.sleep(30)' '" + marker + "' & " + then};
+            "setsid /usr/bin/python3 -c 'import json, os, time; "
+            "print(json.dumps({\"jsonrpc\": \"2.0\", \"method\": \"helper/ready\", "
+            "\"params\": {\"pid\": os.getpid()}}), flush=True); time.sleep(30)' '" +
+                marker + "' & " + then};
   o.cwd = cwd;
   o.log_name = "orphan";
   return o;
@@ -176,11 +183,19 @@ TEST_F(StdioTransportTest, AServerThatExitsIsNoticedWhileAHelperHoldsItsOutput) 
 TEST_F(StdioTransportTest, CloseEndsAHelperThatLeftTheServersGroup) {
   const std::string marker = dir_.Join("helper-close");
   StdioTransport t(ServerWithAnOrphan(dir_.path(), marker, "exec sleep 30"));
-  ASSERT_TRUE(t.Start({[](Json) {}, [](absl::Status) {}}).ok());
-  for (int i = 0; i < 500 && LiveProcessesNaming(marker).empty(); ++i) {
-    absl::SleepFor(absl::Milliseconds(10));  // the helper starts in the background
-  }
-  ASSERT_FALSE(LiveProcessesNaming(marker).empty());
+  std::promise<pid_t> ready;  // a promise, for TSan: see above
+  std::future<pid_t> helper = ready.get_future();
+  ASSERT_TRUE(t.Start({[&](Json m) {
+                         if (m.value("method", "") == "helper/ready") {
+                           ready.set_value(m["params"]["pid"].get<pid_t>());
+                         }
+                       },
+                       [](absl::Status) {}})
+                  .ok());
+  // Closed before the helper left the group, the test would only see the group killed.
+  ASSERT_EQ(helper.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const pid_t pid = helper.get();
+  ASSERT_EQ(::getsid(pid), pid);  // a session of its own: out of reach of the group kill
   t.Close();
   EXPECT_TRUE(AllGone(marker));
 }

@@ -57,8 +57,8 @@ TEST_F(BwrapArgvTest, WorkspaceWriteBindsTheProjectAndProtectsGitAndAgent) {
   std::vector<std::string> argv = BwrapArgv(Policy(), {project_, project_}, "make");
   EXPECT_TRUE(HasTriple(argv, "--ro-bind", "/", "/"));
   EXPECT_TRUE(HasTriple(argv, "--bind", project_, project_));
-  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.git/hooks", project_ + "/.git/hooks"));
-  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.git/config", project_ + "/.git/config"));
+  // All of .git, not only its hooks and config (bwrap_run_test tries each file).
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.git", project_ + "/.git"));
   EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_ + "/.agent", project_ + "/.agent"));
   // The protection comes after the writable bind, or the bind would cover it.
   EXPECT_LT(IndexOf(argv, "--bind"), IndexOf(argv, project_ + "/.agent"));
@@ -110,6 +110,31 @@ TEST_F(BwrapArgvTest, AHiddenPathHoldingTheProjectIsNotCovered) {
   p.hide.push_back(root_);
   std::vector<std::string> argv = BwrapArgv(p, {project_, project_}, "true");
   EXPECT_FALSE(HasTriple(argv, "--tmpfs", root_, "--remount-ro"));
+}
+
+// The escalation hint follows only failures the sandbox plausibly caused.
+TEST(SandboxPlausiblyRefusedTest, NamesTheSignalsAndIgnoresOrdinaryFailures) {
+  SandboxPolicy p;
+  p.hide = {"/home/u/.ssh"};
+  const std::string w = "/home/u/proj";
+  for (const char* ordinary :
+       {"make: *** [Makefile:3: test] Error 1\n3 tests FAILED", "bash: ./run.sh: Permission denied",
+        "cat: missing.txt: No such file or directory",
+        "cp: cannot create regular file '/home/u/proj/out': Permission denied",
+        "open /tmp/x: Permission denied"}) {
+    EXPECT_FALSE(SandboxPlausiblyRefused(ordinary, p, w)) << ordinary;
+  }
+  for (const char* refused :
+       {"bash: /var/outside.txt: Read-only file system",
+        "touch: cannot touch '.git/config': Read-only file system",
+        "cat: /home/u/.ssh/id_rsa: No such file or directory",
+        "touch: cannot touch '/etc/x': Permission denied",
+        "curl: (6) Could not resolve host: example.com",
+        "npm ERR! request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN"}) {
+    EXPECT_TRUE(SandboxPlausiblyRefused(refused, p, w)) << refused;
+  }
+  p.network = true;
+  EXPECT_FALSE(SandboxPlausiblyRefused("curl: (6) Could not resolve host: example.com", p, w));
 }
 
 TEST(SandboxEnvironmentTest, AgentSocketsAreNotPassed) {

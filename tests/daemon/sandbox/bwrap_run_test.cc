@@ -106,11 +106,132 @@ TEST_F(BwrapRunTest, ProtectedPathsAreReadOnly) {
   EXPECT_FALSE(fs::exists(project_ + "/.git/hooks/pre-commit"));
 }
 
+// Every file git reads as configuration or runs as a hook, in the repository, its linked work
+// trees and its submodules, and in a repository nested anywhere in the tree: none is writable.
+TEST_F(BwrapRunTest, NothingGitReadsAsConfigurationIsWritable) {
+  fs::create_directories(project_ + "/.git/modules/sub");
+  fs::create_directories(project_ + "/.git/worktrees/w");
+  std::ofstream(project_ + "/.git/modules/sub/config") << "[core]\n";
+  std::ofstream(project_ + "/.git/worktrees/w/commondir") << "../..\n";
+  fs::create_directories(project_ + "/sub");
+  std::ofstream(project_ + "/sub/.git") << "gitdir: ../.git/modules/sub\n";
+  fs::create_directories(project_ + "/vendor/lib/.git/hooks");
+  std::ofstream(project_ + "/vendor/lib/.git/config") << "[core]\n";
+  // A `.git` file may name a directory anywhere, also one that is not called `.git`.
+  fs::create_directories(project_ + "/alt");
+  fs::create_directories(project_ + "/gitdirs/alt");
+  std::ofstream(project_ + "/alt/.git") << "gitdir: ../gitdirs/alt\n";
+  std::ofstream(project_ + "/gitdirs/alt/commondir") << "../common\n";
+  fs::create_directories(project_ + "/gitdirs/common");
+  for (const char* target :
+       {".git/commondir", ".git/config.worktree", ".git/info/attributes", ".git/modules/sub/config",
+        ".git/modules/sub/hooks/post-checkout", ".git/worktrees/w/config.worktree",
+        ".git/worktrees/w/commondir", "sub/.git", "vendor/lib/.git/config",
+        "vendor/lib/.git/hooks/pre-commit", ".git/objects/x", "gitdirs/alt/config",
+        "gitdirs/common/config"}) {
+    Ran r = In(std::string("mkdir -p $(dirname ") + target + ") && echo evil > " + target);
+    EXPECT_NE(r.status, 0) << target;
+    EXPECT_THAT(r.output, HasSubstr("Read-only file system")) << target;
+  }
+  EXPECT_NE(In("rm -rf vendor/lib/.git").status, 0);
+  EXPECT_NE(In("mv sub/.git sub/old").status, 0);
+  EXPECT_TRUE(fs::exists(project_ + "/vendor/lib/.git/config"));
+  std::ifstream gitfile(project_ + "/sub/.git");
+  std::string line;
+  std::getline(gitfile, line);
+  EXPECT_EQ(line, "gitdir: ../.git/modules/sub");
+  // The work tree itself stays writable beside them.
+  EXPECT_EQ(In("echo ok > vendor/lib/file").status, 0);
+}
+
+// A `.git` the command makes anew (a directory or a file, at any depth, or at the top of a
+// work tree that is not the repository's) is set aside once it ended, so git never finds it.
+TEST_F(BwrapRunTest, AGitTheCommandMadeIsSetAsideAfterIt) {
+  GitEntries before = FindGitEntries(project_);
+  SandboxTarget target{project_, project_};
+  target.git = &before;
+  const std::string planted = root_ + "/planted-ran";
+  Ran r = RunArgv(BwrapArgv(
+      policy_, target,
+      "mkdir -p deep/x/.git/objects deep/x/.git/refs && echo 'ref: refs/heads/main' > "
+      "deep/x/.git/HEAD && printf '[core]\\n\\tfsmonitor = touch " +
+          planted +
+          "\\n' > deep/x/.git/config && mkdir -p y && echo 'gitdir: ../deep/x/.git' > y/.git"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const bool git = ::access("/usr/bin/git", X_OK) == 0;
+  auto person_runs_git_status = [&] {
+    return RunArgv({"/usr/bin/env", "GIT_CEILING_DIRECTORIES=" + root_, "/usr/bin/git", "-C",
+                    project_ + "/deep/x", "status"});
+  };
+  if (git) {  // what the person's next `git status` there would do
+    person_runs_git_status();
+    EXPECT_TRUE(fs::exists(planted));
+    fs::remove(planted);
+  }
+  std::vector<std::string> moved = SetAsideNewGitEntries(project_, before);
+  EXPECT_EQ(moved, (std::vector<std::string>{"deep/x/.git", "y/.git"}));
+  EXPECT_FALSE(fs::exists(project_ + "/deep/x/.git"));
+  EXPECT_FALSE(fs::exists(project_ + "/y/.git"));
+  EXPECT_TRUE(fs::exists(project_ + "/deep/x/.git.made-in-sandbox/config"));
+  EXPECT_THAT(SetAsideNote(moved), HasSubstr("deep/x/.git, y/.git"));
+  // What was there before stays where it was.
+  EXPECT_TRUE(fs::exists(project_ + "/.git/config"));
+  EXPECT_TRUE(SetAsideNewGitEntries(project_, FindGitEntries(project_)).empty());
+  // The person's git in that directory no longer runs the planted command.
+  if (git) {
+    Ran status = person_runs_git_status();
+    EXPECT_FALSE(fs::exists(planted)) << status.output;
+  }
+}
+
 TEST_F(BwrapRunTest, HiddenPathsShowNothing) {
   Ran r =
       In("cat " + root_ + "/home/.ssh/id " + root_ + "/home/.netrc; ls -a " + root_ + "/home/.ssh");
   EXPECT_THAT(r.output, Not(HasSubstr("SECRET")));
   EXPECT_THAT(r.output, HasSubstr("No such file"));
+}
+
+// Each secret of the default list, planted where its program keeps it (a file, or a file in
+// the directory that is hidden whole), is unreadable; `sandbox_show` brings back one path and
+// only that one.
+TEST_F(BwrapRunTest, EverySecretOfTheDefaultListIsHiddenAndShowTakesOneOff) {
+  const std::string home = root_ + "/home";
+  const std::vector<std::string> secrets = {".config/gh/hosts.yml",
+                                            ".config/git/credentials",
+                                            ".npmrc",
+                                            ".pypirc",
+                                            ".cargo/credentials.toml",
+                                            ".pgpass",
+                                            ".vault-token",
+                                            ".gem/credentials",
+                                            ".terraform.d/credentials.tfrc.json",
+                                            ".m2/settings.xml",
+                                            ".my.cnf",
+                                            ".local/share/keyrings/login.keyring",
+                                            ".bash_history",
+                                            ".zsh_history",
+                                            ".local/share/fish/fish_history",
+                                            ".python_history",
+                                            ".psql_history",
+                                            ".aws/credentials",
+                                            ".docker/config.json",
+                                            ".git-credentials",
+                                            ".kube/config"};
+  for (const std::string& s : secrets) {
+    fs::create_directories(fs::path(home + "/" + s).parent_path());
+    std::ofstream(home + "/" + s) << "SECRET " << s << "\n";
+  }
+  policy_ = PolicyFromConfig(SandboxConfig{}, home, {}, "", "");
+  for (const std::string& s : secrets) {
+    Ran r = In("cat " + home + "/" + s);
+    EXPECT_THAT(r.output, Not(HasSubstr("SECRET"))) << s;
+  }
+  SandboxConfig config;
+  config.show = {"~/.npmrc"};
+  policy_ = PolicyFromConfig(config, home, {}, "", "");
+  EXPECT_THAT(In("cat " + home + "/.npmrc").output, HasSubstr("SECRET .npmrc"));
+  EXPECT_THAT(In("cat " + home + "/.pypirc " + home + "/.config/gh/hosts.yml").output,
+              Not(HasSubstr("SECRET")));
 }
 
 TEST_F(BwrapRunTest, NoNetworkNoHostProcessesNoNewPrivileges) {

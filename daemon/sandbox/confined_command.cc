@@ -1,0 +1,37 @@
+#include "daemon/sandbox/confined_command.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "daemon/sandbox/git_control.h"
+
+namespace agent::daemon::sandbox {
+
+absl::StatusOr<ConfinedCommand> PrepareConfined(const Sandbox& box, const std::string& workdir,
+                                                const std::string& cwd, const std::string& command,
+                                                bool network,
+                                                std::function<void(const ProxyEvent&)> show) {
+  auto git = std::make_shared<GitEntries>();
+  const bool writes = box.policy().mode == SandboxMode::kWorkspaceWrite;
+  if (writes) *git = FindGitEntries(workdir);
+  absl::StatusOr<std::unique_ptr<NetworkProxy>> started = box.StartProxy(network, std::move(show));
+  if (!started.ok()) return started.status();
+  std::shared_ptr<NetworkProxy> proxy = *std::move(started);
+  SandboxTarget target{workdir, cwd};
+  target.git = git.get();
+  if (proxy != nullptr) target.proxy_dir = proxy->dir();
+  ConfinedCommand out;
+  out.argv = box.Wrap(target, command, network);
+  out.after = [writes, git, proxy, workdir]() mutable {
+    std::string note = writes ? SetAsideNote(SetAsideNewGitEntries(workdir, *git)) : "";
+    if (proxy != nullptr) {
+      const std::string refused = RefusedConnectionsNote(proxy->Refused());
+      proxy.reset();
+      if (!refused.empty()) absl::StrAppend(&note, note.empty() ? "" : "\n", refused);
+    }
+    return note;
+  };
+  return out;
+}
+
+}  // namespace agent::daemon::sandbox

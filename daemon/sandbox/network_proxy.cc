@@ -1,0 +1,415 @@
+#include "daemon/sandbox/network_proxy.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <system_error>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "daemon/sandbox/relay.h"
+
+namespace agent::daemon::sandbox {
+namespace {
+
+constexpr size_t kMaxHead = 16 << 10;
+constexpr int kHeadTimeoutMs = 30000;
+constexpr int kConnectTimeoutMs = 10000;
+
+class TestOrSystemResolver : public Resolver {
+ public:
+  TestOrSystemResolver() {
+    const char* spec = std::getenv("AGENT_TEST_RESOLVE");
+    if (spec == nullptr || *spec == '\0') return;
+    test_ = true;
+    for (absl::string_view pair : absl::StrSplit(spec, ',', absl::SkipEmpty())) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(pair, absl::MaxSplits('=', 1));
+      map_[absl::AsciiStrToLower(kv.first)] = kv.second;
+    }
+  }
+
+  absl::StatusOr<std::vector<sockaddr_storage>> Resolve(const std::string& host,
+                                                        uint16_t port) const override {
+    std::string name = host;
+    if (test_) {
+      auto it = map_.find(host);
+      if (it == map_.end()) {
+        return absl::NotFoundError(absl::StrCat("cannot resolve ", host, " (test resolver)"));
+      }
+      name = it->second;
+    }
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (test_) hints.ai_flags = AI_NUMERICHOST;
+    addrinfo* res = nullptr;
+    const std::string service = std::to_string(port);
+    if (int rc = ::getaddrinfo(name.c_str(), service.c_str(), &hints, &res); rc != 0) {
+      return absl::NotFoundError(absl::StrCat("cannot resolve ", host, ": ", gai_strerror(rc)));
+    }
+    std::vector<sockaddr_storage> out;
+    for (addrinfo* a = res; a != nullptr && out.size() < 16; a = a->ai_next) {
+      sockaddr_storage s{};
+      std::memcpy(&s, a->ai_addr, std::min<size_t>(a->ai_addrlen, sizeof s));
+      out.push_back(s);
+    }
+    ::freeaddrinfo(res);
+    return out;
+  }
+
+ private:
+  bool test_ = false;
+  std::map<std::string, std::string> map_;
+};
+
+std::string AddressText(const sockaddr_storage& s) {
+  char buf[INET6_ADDRSTRLEN] = "?";
+  if (s.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&s)->sin_addr, buf, sizeof buf);
+  } else if (s.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&s)->sin6_addr, buf, sizeof buf);
+  }
+  return buf;
+}
+
+absl::StatusOr<std::vector<sockaddr_storage>> LiteralAddress(const std::string& host) {
+  sockaddr_storage s{};
+  if (::inet_pton(AF_INET, host.c_str(), &reinterpret_cast<sockaddr_in*>(&s)->sin_addr) == 1) {
+    s.ss_family = AF_INET;
+  } else if (::inet_pton(AF_INET6, host.c_str(), &reinterpret_cast<sockaddr_in6*>(&s)->sin6_addr) ==
+             1) {
+    s.ss_family = AF_INET6;
+  } else {
+    return absl::NotFoundError("not an address");
+  }
+  return std::vector<sockaddr_storage>{s};
+}
+
+bool IsTestLoopback(const sockaddr_storage& s, uint16_t port, uint16_t allowed_port) {
+  if (allowed_port == 0 || port != allowed_port || s.ss_family != AF_INET) return false;
+  return ntohl(reinterpret_cast<const sockaddr_in*>(&s)->sin_addr.s_addr) == INADDR_LOOPBACK;
+}
+
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void Refuse(int fd, int code, const std::string& kind, const std::string& text) {
+  const std::string body = absl::StrCat(text, "\n");
+  const char* phrase = code == 400 ? " Bad Request" : code == 403 ? " Forbidden" : " Bad Gateway";
+  WriteAll(fd, absl::StrCat("HTTP/1.1 ", code, phrase, "\r\nX-Proxy-Error: ", kind,
+                            "\r\nContent-Type: text/plain\r\n"
+                            "Content-Length: ",
+                            body.size(), "\r\nConnection: close\r\n\r\n", body));
+}
+
+// The request head (through the blank line) and what came after it, or nullopt.
+std::optional<std::pair<std::string, std::string>> ReadHead(int fd, int stop_fd) {
+  std::string buf;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kHeadTimeoutMs);
+  while (buf.size() < kMaxHead) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    pollfd p[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    if (::poll(p, 2, static_cast<int>(left.count())) <= 0 || p[1].revents != 0) return std::nullopt;
+    char chunk[4096];
+    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0) return std::nullopt;
+    buf.append(chunk, static_cast<size_t>(n));
+    if (const size_t end = buf.find("\r\n\r\n"); end != std::string::npos) {
+      return std::pair{buf.substr(0, end + 4), buf.substr(end + 4)};
+    }
+  }
+  return std::nullopt;
+}
+
+// "host:port" or "[v6]:port" (port required), or "host" with `default_port`.
+bool SplitHostPort(absl::string_view text, uint16_t default_port, std::string* host,
+                   uint16_t* port) {
+  absl::string_view h = text;
+  absl::string_view p;
+  if (absl::StartsWith(h, "[")) {
+    const size_t close = h.find(']');
+    if (close == absl::string_view::npos) return false;
+    p = h.substr(close + 1);
+    h = h.substr(1, close - 1);
+    if (!p.empty() && !absl::ConsumePrefix(&p, ":")) return false;
+  } else if (const size_t colon = h.rfind(':'); colon != absl::string_view::npos) {
+    p = h.substr(colon + 1);
+    h = h.substr(0, colon);
+  }
+  uint32_t n = default_port;
+  if (!p.empty() && !absl::SimpleAtoi(p, &n)) return false;
+  if (n == 0 || n > 65535) return false;
+  *host = std::string(h);
+  *port = static_cast<uint16_t>(n);
+  return true;
+}
+
+int ConnectTo(const sockaddr_storage& addr, int stop_fd) {
+  const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  const socklen_t len = addr.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), len) != 0 && errno != EINPROGRESS) {
+    ::close(fd);
+    return -1;
+  }
+  pollfd p[2] = {{fd, POLLOUT, 0}, {stop_fd, POLLIN, 0}};
+  int err = 0;
+  socklen_t err_len = sizeof err;
+  if (::poll(p, 2, kConnectTimeoutMs) <= 0 || p[1].revents != 0 ||
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &err_len) != 0 || err != 0) {
+    ::close(fd);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+std::shared_ptr<const Resolver> SystemResolver() {
+  return std::make_shared<const TestOrSystemResolver>();
+}
+
+absl::StatusOr<std::unique_ptr<NetworkProxy>> NetworkProxy::Start(const std::string& dir,
+                                                                  ProxyOptions options) {
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    return absl::InternalError(absl::StrCat("cannot make ", dir, ": ", std::strerror(errno)));
+  }
+  const std::string path = dir + "/" + kSocketName;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) {
+    ::rmdir(dir.c_str());
+    return absl::InternalError(absl::StrCat("socket path too long: ", path));
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int stop = ::eventfd(0, EFD_CLOEXEC);
+  if (fd < 0 || stop < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd, 128) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    if (stop >= 0) ::close(stop);
+    ::unlink(path.c_str());
+    ::rmdir(dir.c_str());
+    return absl::InternalError(absl::StrCat("cannot listen on ", path, ": ", why));
+  }
+  if (options.resolver == nullptr) options.resolver = SystemResolver();
+  std::unique_ptr<NetworkProxy> proxy(new NetworkProxy(dir, std::move(options), fd, stop));
+  try {
+    proxy->acceptor_ = std::thread([p = proxy.get()] { p->AcceptLoop(); });
+  } catch (const std::system_error&) {
+    return absl::ResourceExhaustedError("cannot start the network proxy's thread");
+  }
+  return proxy;
+}
+
+NetworkProxy::NetworkProxy(std::string dir, ProxyOptions options, int listen_fd, int stop_fd)
+    : dir_(std::move(dir)),
+      options_(std::move(options)),
+      listen_fd_(listen_fd),
+      stop_fd_(stop_fd) {}
+
+NetworkProxy::~NetworkProxy() {
+  const uint64_t one = 1;
+  (void)!::write(stop_fd_, &one, sizeof one);
+  if (acceptor_.joinable()) acceptor_.join();
+  {
+    MutexLock l(&mu_);
+    for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
+    while (active_ > 0) idle_.Wait(&mu_);
+  }
+  ::close(listen_fd_);
+  ::close(stop_fd_);
+  ::unlink((dir_ + "/" + kSocketName).c_str());
+  ::rmdir(dir_.c_str());
+}
+
+std::vector<ProxyEvent> NetworkProxy::Refused() const {
+  MutexLock l(&mu_);
+  return refused_;
+}
+
+void NetworkProxy::Report(ProxyEvent e) {
+  if (!e.allowed) {
+    MutexLock l(&mu_);
+    bool seen = false;
+    for (const ProxyEvent& r : refused_) seen = seen || (r.host == e.host && r.port == e.port);
+    if (!seen) refused_.push_back(e);
+  }
+  if (options_.on_event) options_.on_event(e);
+}
+
+void NetworkProxy::AcceptLoop() {
+  for (;;) {
+    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    if (::poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (p[1].revents != 0) return;
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    MutexLock l(&mu_);
+    if (active_ >= kMaxConnections) {
+      ::close(fd);
+      continue;
+    }
+    try {
+      std::thread([this, fd] { Serve(fd); }).detach();
+      ++active_;
+      open_fds_.push_back(fd);
+    } catch (const std::system_error&) {
+      ::close(fd);
+    }
+  }
+}
+
+void NetworkProxy::Serve(int fd) {
+  int upstream = -1;
+  auto done = [&] {
+    if (upstream >= 0) ::close(upstream);
+    MutexLock l(&mu_);
+    std::erase(open_fds_, fd);
+    ::close(fd);
+    --active_;
+    idle_.SignalAll();
+  };
+  std::optional<std::pair<std::string, std::string>> head = ReadHead(fd, stop_fd_);
+  if (!head.has_value()) return done();
+  const absl::string_view line = absl::string_view(head->first).substr(0, head->first.find("\r\n"));
+  std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+  if (words.size() != 3 || !absl::StartsWith(words[2], "HTTP/1.")) {
+    Refuse(fd, 400, "bad-request", "not an HTTP/1.1 proxy request");
+    return done();
+  }
+  const bool tunnel = words[0] == "CONNECT";
+  absl::string_view target = words[1];
+  std::string path;
+  if (!tunnel) {
+    if (!absl::ConsumePrefix(&target, "http://")) {
+      Refuse(fd, 400, "bad-request", "only http:// URLs and CONNECT go through this proxy");
+      return done();
+    }
+    const size_t slash = target.find('/');
+    path = slash == absl::string_view::npos ? "/" : std::string(target.substr(slash));
+    target = target.substr(0, slash);
+  }
+  std::string raw_host;
+  uint16_t port = 0;
+  absl::StatusOr<std::string> host = absl::InvalidArgumentError("no host");
+  if (SplitHostPort(target, tunnel ? 0 : 80, &raw_host, &port)) host = CanonicalHost(raw_host);
+  if (!host.ok() || port == 0) {
+    Refuse(fd, 400, "bad-request", "the target is not host:port");
+    return done();
+  }
+  ProxyEvent event{*host, port, false, ""};
+  HostVerdict verdict = DecideHost(options_.rules, *host, port);
+  if (!verdict.allowed) {
+    event.reason = verdict.reason;
+    Refuse(fd, 403, "blocked-by-allowlist",
+           absl::StrCat(*host, " is ", verdict.reason, " of the sandbox's network"));
+    Report(std::move(event));
+    return done();
+  }
+  // An address written as one is that address; a name is the resolver's.
+  absl::StatusOr<std::vector<sockaddr_storage>> addrs = LiteralAddress(*host);
+  if (!addrs.ok()) addrs = options_.resolver->Resolve(*host, port);
+  if (!addrs.ok() || addrs->empty()) {
+    event.reason = addrs.ok() ? "no address" : std::string(addrs.status().message());
+    Refuse(fd, 502, "dns-failed", event.reason);
+    Report(std::move(event));
+    return done();
+  }
+  for (sockaddr_storage& a : *addrs) {
+    if (a.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&a)->sin_port = htons(port);
+    if (a.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&a)->sin6_port = htons(port);
+    if (!IsPublicAddress(reinterpret_cast<const sockaddr*>(&a)) &&
+        !IsTestLoopback(a, port, options_.test_loopback_port)) {
+      event.reason = absl::StrCat("resolves to ", AddressText(a),
+                                  ", a loopback, private or link-local address");
+      Refuse(fd, 403, "blocked-by-address", absl::StrCat(*host, " ", event.reason));
+      Report(std::move(event));
+      return done();
+    }
+  }
+  for (const sockaddr_storage& a : *addrs) {
+    if ((upstream = ConnectTo(a, stop_fd_)) >= 0) break;
+  }
+  if (upstream < 0) {
+    event.reason = "cannot connect";
+    Refuse(fd, 502, "connect-failed", absl::StrCat("cannot connect to ", *host, ":", port));
+    Report(std::move(event));
+    return done();
+  }
+  event.allowed = true;
+  Report(event);
+  if (tunnel) {
+    if (!WriteAll(fd, "HTTP/1.1 200 Connection established\r\n\r\n")) return done();
+  } else {
+    // Origin form, one request a connection, and no proxy headers passed on.
+    std::string out = absl::StrCat(words[0], " ", path, " ", words[2], "\r\n");
+    std::vector<absl::string_view> lines = absl::StrSplit(head->first, "\r\n");
+    for (size_t i = 1; i < lines.size(); ++i) {
+      const absl::string_view h = lines[i];
+      if (h.empty()) continue;
+      const std::string name = absl::AsciiStrToLower(h.substr(0, h.find(':')));
+      if (name == "proxy-connection" || name == "proxy-authorization" || name == "connection" ||
+          name == "keep-alive") {
+        continue;
+      }
+      absl::StrAppend(&out, h, "\r\n");
+    }
+    absl::StrAppend(&out, "Connection: close\r\n\r\n");
+    if (!WriteAll(upstream, out)) return done();
+  }
+  if (!head->second.empty() && !WriteAll(upstream, head->second)) return done();
+  Relay(fd, upstream, stop_fd_);
+  done();
+}
+
+std::string ProxyEventLine(const ProxyEvent& e) {
+  return e.allowed ? absl::StrCat("[network] allowed ", e.host, ":", e.port, "\n")
+                   : absl::StrCat("[network] refused ", e.host, ":", e.port, " (", e.reason, ")\n");
+}
+
+std::string RefusedConnectionsNote(const std::vector<ProxyEvent>& refused) {
+  if (refused.empty()) return "";
+  std::vector<std::string> hosts;
+  for (const ProxyEvent& e : refused) {
+    hosts.push_back(absl::StrCat(e.host, ":", e.port, " (", e.reason, ")"));
+  }
+  return absl::StrCat(
+      "[sandbox network: refused ", absl::StrJoin(hosts, ", "),
+      ". To go on: call bash again with escalate: true and a justification (a person decides), "
+      "or ask the person to allow the domain (\"sandbox_network\": {\"allow\": [...]} in "
+      "config.json)]");
+}
+
+}  // namespace agent::daemon::sandbox
