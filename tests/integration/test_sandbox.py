@@ -20,7 +20,12 @@ from harness import Env
 
 SECRETS = [".ssh/id_ed25519", ".gnupg/private-keys-v1.d/k.key", ".aws/credentials",
            ".config/gcloud/credentials.db", ".docker/config.json", ".netrc", ".git-credentials",
-           ".config/agent/config.json", ".local/state/agent/trusted-rules.json"]
+           ".config/agent/config.json", ".local/state/agent/trusted-rules.json",
+           # issue 36: git hosts', registries', databases' tokens and shell histories
+           ".config/gh/hosts.yml", ".config/git/credentials", ".npmrc", ".pypirc",
+           ".cargo/credentials.toml", ".pgpass", ".vault-token", ".gem/credentials",
+           ".terraform.d/credentials.tfrc.json", ".m2/settings.xml", ".my.cnf",
+           ".local/share/keyrings/login.keyring", ".bash_history", ".zsh_history"]
 SECRET_TEXT = "TOP-SECRET-VALUE"
 
 
@@ -187,6 +192,55 @@ class SandboxCases:
         self.refused("echo evil > .git/hooks/pre-commit", "Read-only file system")
         self.assertFalse(os.path.exists(os.path.join(p, ".git", "hooks", "pre-commit")))
         self.assertEqual(open(os.path.join(p, ".agent", "settings.json")).read(), "{}\n")
+
+    def test_git_reads_nothing_a_command_wrote(self):
+        p = self.world.project
+        # Every file of .git, not only hooks and config; a submodule's .git file too.
+        self.world.write(os.path.join(p, "sub", ".git"), "gitdir: ../.git/modules/sub\n")
+        if self.world.uid is not None:
+            for n in (os.path.join(p, "sub"), os.path.join(p, "sub", ".git")):
+                os.lchown(n, self.world.uid, self.world.uid)
+        for target in (".git/commondir", ".git/config.worktree", ".git/description",
+                       "sub/.git"):
+            self.refused("echo evil > " + target, "Read-only file system")
+        # A repository made anew anywhere is set aside once the command ended, before the
+        # person's next `git status` there could run its fsmonitor.
+        r = self.world.sandbox("mkdir -p deep/x/.git/objects deep/x/.git/refs && "
+                               "echo 'ref: refs/heads/main' > deep/x/.git/HEAD && "
+                               "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > "
+                               "deep/x/.git/config")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("the command made deep/x/.git", r.stdout)
+        self.assertFalse(os.path.exists(os.path.join(p, "deep", "x", ".git")))
+        self.assertTrue(os.path.isdir(os.path.join(p, "deep", "x", ".git.made-in-sandbox")))
+
+    def test_the_network_by_allow_list_works_as_this_user(self):
+        import http.server
+        import functools
+        root = tempfile.mkdtemp(prefix="agt-www-")
+        self.addCleanup(shutil.rmtree, root, True)
+        with open(os.path.join(root, "hello.txt"), "w") as f:
+            f.write("HELLO\n")
+        httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler,
+                                                directory=root))
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        port = httpd.server_address[1]
+        world = SandboxWorld(uid=self.uid, extra_env={
+            "AGENT_TEST_RESOLVE": "pypi.test=127.0.0.1,evil.test=127.0.0.1",
+            "AGENT_TEST_PROXY_LOOPBACK_PORT": str(port)})
+        self.addCleanup(world.close)
+        config = os.path.join(world.home, ".config", "agent", "config.json")
+        world.write(config, json.dumps({"sandbox_network": {"allow": ["pypi.test"]}}))
+        if self.uid is not None:
+            os.lchown(config, self.uid, self.uid)
+        r = world.sandbox("curl -sS http://pypi.test:%d/hello.txt; "
+                          "curl -sS http://evil.test:%d/hello.txt" % (port, port))
+        self.assertIn("HELLO", r.stdout, r.stdout + r.stderr)
+        self.assertIn("[network] refused evil.test:%d (not on the allow list)" % port, r.stdout)
+        self.assertEqual(r.stdout.count("HELLO"), 1)
 
     def test_no_new_privileges(self):
         r = self.world.sandbox("grep NoNewPrivs /proc/self/status")
