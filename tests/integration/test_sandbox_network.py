@@ -23,7 +23,8 @@ NAMES = "pypi.test=127.0.0.1,files.pypi.test=127.0.0.1,evil.test=127.0.0.1,rebou
 
 
 class Handler(http.server.CGIHTTPRequestHandler):
-    """Files, CGI under /cgi-bin, and /redirect/<host:port/path> answering 302 to it."""
+    """Files, CGI under /cgi-bin, /redirect/<host:port/path> answering 302 to it, and /<name>
+    answering <name>.json (an npm registry's package document)."""
 
     def do_GET(self):
         if self.path.startswith("/redirect/"):
@@ -31,6 +32,17 @@ class Handler(http.server.CGIHTTPRequestHandler):
             self.send_header("Location", "http://" + self.path[len("/redirect/"):])
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        # An npm registry's package document: /<name> answers <root>/<name>.json.
+        doc = self.translate_path(self.path) + ".json"
+        if "/" not in self.path[1:] and os.path.isfile(doc):
+            with open(doc, "rb") as f:
+                body = f.read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
             return
         super().do_GET()
 
@@ -191,6 +203,21 @@ class NetworkByAllowList(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(env.project, "wheels",
                                                     os.path.basename(wheel))))
 
+    def test_npm_installs_from_a_local_registry(self):
+        if shutil.which("npm") is None:
+            self.skipTest("npm is not installed")
+        env = self.world(["pypi.test"])
+        registry = "http://pypi.test:%d/" % self.server.port
+        tgz = make_npm_package(self.root, registry)
+        r = self.sandbox(env, "env", "npm_config_cache=/tmp/npm-cache", "npm", "install",
+                         "--registry", registry, "--no-audit", "--no-fund",
+                         "--no-update-notifier", "demo-pkg")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(env.project, "node_modules", "demo-pkg", "index.js")) as f:
+            self.assertIn("installed through the proxy", f.read())
+        self.assertIn("[network] allowed pypi.test:%d" % self.server.port, r.stdout)
+        self.assertTrue(os.path.exists(tgz))
+
     def test_the_model_is_told_which_host_was_refused(self):
         env = self.world(["pypi.test"])
         env.load_script([
@@ -202,6 +229,34 @@ class NetworkByAllowList(unittest.TestCase):
         r = env.agent("--auto", "fetch it")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(env.stats()["expect_failed"], 0)
+
+
+def make_npm_package(root, registry):
+    """demo-pkg 1.0.0 as a registry serves it: its document at /demo-pkg, its tarball."""
+    import hashlib
+    import io
+    import tarfile
+    files = {"package/package.json": json.dumps({"name": "demo-pkg", "version": "1.0.0",
+                                                 "main": "index.js"}),
+             "package/index.js": "module.exports = 'installed through the proxy';\n"}
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    tgz = os.path.join(root, "demo-pkg", "-", "demo-pkg-1.0.0.tgz")
+    os.makedirs(os.path.dirname(tgz))
+    with open(tgz, "wb") as f:
+        f.write(buf.getvalue())
+    doc = {"name": "demo-pkg", "dist-tags": {"latest": "1.0.0"},
+           "versions": {"1.0.0": {"name": "demo-pkg", "version": "1.0.0", "main": "index.js",
+                                  "dist": {"tarball": registry + "demo-pkg/-/demo-pkg-1.0.0.tgz",
+                                           "shasum": hashlib.sha1(buf.getvalue()).hexdigest()}}}}
+    with open(os.path.join(root, "demo-pkg.json"), "w") as f:
+        json.dump(doc, f)
+    return tgz
 
 
 def make_wheel(directory):
