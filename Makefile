@@ -58,13 +58,13 @@ asan: deps
 
 # clang with TSan over the concurrent parts: sessions and their manager, hooks, approvals, the worker
 # pool, event fan-out queues, tools' threads and background jobs, editor file reads, the rule
-# cache, the MCP client and its servers.
+# cache, the MCP client and its servers, the sandbox's network proxy.
 tsan: deps
 	$(MAKE) configure BUILD=build-tsan CMAKE_FLAGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DAGENT_SANITIZE=thread -DAGENT_BENCH=OFF"
-	cmake --build build-tsan -j$(JOBS) --target daemon_test common_test tools_test policy_test mcp_test hooks_test llm_test
+	cmake --build build-tsan -j$(JOBS) --target daemon_test common_test tools_test policy_test mcp_test hooks_test llm_test sandbox_test
 	cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j$(JOBS) --timeout 600 \
-	  -R '^(RequestCache|Session|TurnTest|CallGuard|HookRunner|ProcessRunner|SubscriberQueue|Transcript|Subprocess|Bash|BackgroundJobs|EditorText|ApprovalGate|WorkerPool|ToolDispatch|EventLog|RuleSource|Checkpointer|ShadowStore|Subagent|ClientTest|StdioFaultsTest|HttpFaultsTest|StdioTransportTest|HttpTransportTest|ManagedServerTest|RegistryTest)'
+	  -R '^(RequestCache|Session|TurnTest|CallGuard|HookRunner|ProcessRunner|SubscriberQueue|Transcript|Subprocess|Bash|BackgroundJobs|EditorText|ApprovalGate|WorkerPool|ToolDispatch|EventLog|RuleSource|Checkpointer|ShadowStore|Subagent|ClientTest|StdioFaultsTest|HttpFaultsTest|StdioTransportTest|HttpTransportTest|ManagedServerTest|RegistryTest|NetworkProxyTest)'
 
 # Each libFuzzer target for FUZZ_SECONDS, from its corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 30

@@ -70,7 +70,8 @@ absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRul
   if (!project.ok()) return project.status();
   // An older agentd's sessions in .agent/sessions/ (legacy_sessions.h), apart from the rules.
   if (req.import_sessions()) {
-    resp->set_sessions_note(ImportLegacySessions(*project).note);
+    resp->set_sessions_note(
+        ImportLegacySessions(*project, {req.session_ids().begin(), req.session_ids().end()}).note);
     return absl::OkStatus();
   }
   if (req.list_sessions()) {

@@ -216,9 +216,11 @@ std::vector<LegacySession> ListLegacySessions(const std::string& workdir) {
   return out;
 }
 
-LegacyMigration ImportLegacySessions(const std::string& workdir) {
-  State& state = GlobalState();
-  agent::MutexLock l(&state.mu);  // one import at a time in the process
+LegacyMigration ImportLegacySessions(const std::string& workdir,
+                                     const std::vector<std::string>& ids) {
+  // One import at a time in the process, apart from the notes' lock: files are copied here.
+  static agent::Mutex import_mu;
+  agent::MutexLock l(&import_mu);
   LegacyMigration m;
   std::optional<LegacyDirs> dirs = OpenLegacy(workdir);
   if (!dirs.has_value()) return m;
@@ -228,7 +230,8 @@ LegacyMigration ImportLegacySessions(const std::string& workdir) {
     return m;
   }
   for (const std::string& id : SessionIds(dirs->sessions)) {
-    if (WrittenHereByUs(dirs->sessions, *dest, id, workdir)) {
+    if (std::find(ids.begin(), ids.end(), id) != ids.end() &&
+        WrittenHereByUs(dirs->sessions, *dest, id, workdir)) {
       MoveSession(dirs->sessions, *dest, id, m);
     }
   }
@@ -237,6 +240,8 @@ LegacyMigration ImportLegacySessions(const std::string& workdir) {
   if (m.left == 0) (void)::unlinkat(dirs->agent.fd(), "sessions", AT_REMOVEDIR);
   m.left -= std::min(m.left, m.originals_kept);  // said as "copied"
   m.note = Note(m, dirs->sessions.path(), ProjectSessionsDir(workdir));
+  State& state = GlobalState();
+  agent::MutexLock notes(&state.mu);
   state.notes.erase(workdir);  // the notice is out of date
   return m;
 }

@@ -38,9 +38,10 @@ void NoticeLegacySessions(const std::string& workdir);
 // The sessions ImportLegacySessions would take now, by id.
 std::vector<LegacySession> ListLegacySessions(const std::string& workdir);
 
-// Moves them (a person's act: never called on a session's or a listing's behalf); never fails
-// (problems are in the note).
-LegacyMigration ImportLegacySessions(const std::string& workdir);
+// Moves those of `ids` it would take (a person's act, on what the person was shown: never
+// called on a session's or a listing's behalf); never fails (problems are in the note).
+LegacyMigration ImportLegacySessions(const std::string& workdir,
+                                     const std::vector<std::string>& ids);
 
 // The note of `workdir` (NoticeLegacySessions first), once: the next session created or
 // loaded there shows it.

@@ -54,6 +54,7 @@ int Trust(v1::AgentDaemon::Stub& stub, const std::string& workdir, bool yes) {
 // `--sessions`: an older agentd's sessions in .agent/sessions/ are taken only by a person:
 // listed, asked about as rules are, then moved.
 int ImportSessions(v1::AgentDaemon::Stub& stub, const std::string& workdir, bool yes) {
+  std::vector<std::string> shown;  // the ids listed: exactly those are taken
   auto call = [&](bool import) -> absl::StatusOr<v1::TrustProjectRulesResponse> {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
@@ -61,6 +62,7 @@ int ImportSessions(v1::AgentDaemon::Stub& stub, const std::string& workdir, bool
     req.set_workdir(workdir);
     if (import) {
       req.set_import_sessions(true);
+      for (const std::string& id : shown) req.add_session_ids(id);
     } else {
       req.set_list_sessions(true);
     }
@@ -77,7 +79,10 @@ int ImportSessions(v1::AgentDaemon::Stub& stub, const std::string& workdir, bool
   }
   std::printf("%d session(s) of an older agentd in .agent/sessions/ name this checkout:\n",
               listed->sessions_size());
-  for (const std::string& s : listed->sessions()) std::printf("  %s\n", Visible(s).c_str());
+  for (const std::string& s : listed->sessions()) {
+    std::printf("  %s\n", Visible(s).c_str());
+    shown.push_back(s.substr(0, s.find(' ')));
+  }
   if (!yes) {
     if (!isatty(0)) return Complain("not taken: no terminal to ask on; run again with --yes");
     if (!AskYes("take them as this project's sessions? (a repository can ship such files)")) {

@@ -155,6 +155,9 @@ HookOutcome Decide(std::string_view event, const std::vector<HookCommand>& comma
       all.block = true;
       all.reason = one.reason;
     }
+    if (one.permission == Permission::kAllow && commands[i].origin == HookOrigin::kUser) {
+      all.user_allowed = true;
+    }
     if (Rank(one.permission) > Rank(all.permission)) {
       all.permission = one.permission;
       if (!all.block) all.reason = one.reason;

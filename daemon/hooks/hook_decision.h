@@ -30,6 +30,7 @@ struct HookOutcome {
   std::vector<std::string> messages;  // systemMessage: for the people attached
   std::vector<std::string> failures;  // one line per hook that failed, naming it
   bool ran = false;                   // at least one hook matched and ran
+  bool user_allowed = false;          // an allow came from the user's own hooks (not the project's)
 };
 
 // Folds the runs of `commands` (same order) for `event`.

@@ -1,5 +1,6 @@
 #include "daemon/hooks/session_hooks.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -102,14 +103,26 @@ HookOutcome SessionHooks::Fire(std::string_view event, std::string_view subject,
   for (auto& [k, v] : input.items()) base[k] = v;
   const std::string text = DumpJson(base);
   std::vector<HookProcess> procs;
+  // A confined hook is a confined command: git's control files are protected while it runs
+  // and a `.git` it made is set aside after (sandbox/git_control.h).
+  std::optional<sandbox::GitEntries> git;
   for (const HookCommand& c : chosen) {
     HookProcess p{c.command, std::chrono::seconds(c.timeout_s), {}};
     if (c.origin == HookOrigin::kProject) {
-      p.confine = info_.sandbox->Options({info_.project, cwd, /*own_session=*/true}, false);
+      if (!git.has_value()) git = sandbox::FindGitEntries(info_.project);
+      sandbox::SandboxTarget target{info_.project, cwd, /*own_session=*/true};
+      target.git = &*git;
+      p.confine = info_.sandbox->Options(target, false);
     }
     procs.push_back(std::move(p));
   }
   std::vector<HookRun> runs = RunHooks(procs, text, cwd, HookEnv(ctx, info_));
+  if (git.has_value() && info_.sandbox->policy().mode == sandbox::SandboxMode::kWorkspaceWrite) {
+    sandbox::SetAside set_aside = sandbox::SetAsideNewGitEntries(info_.project, *git);
+    set_aside.incomplete = false;  // said by the commands' results, not at every hook
+    const std::string note = sandbox::SetAsideNote(set_aside);
+    if (!note.empty()) report_(absl::StrCat("a project hook: ", note), true);
+  }
   HookOutcome out = Decide(event, chosen, runs);
   for (const std::string& f : out.failures) report_(f, true);
   for (const std::string& m : out.messages) report_(m, false);
@@ -185,6 +198,7 @@ ToolGuard SessionHooks::Guard(std::string_view event, const std::string& tool, c
                        ctx, &unreadable);
   ToolGuard g;
   g.permission = o.permission;
+  g.user_allow = o.permission == Permission::kAllow && o.user_allowed;
   g.reason = o.reason;
   g.updated_input = std::move(o.updated_input);
   if (o.permission == Permission::kDeny) return g;  // a failure beside a deny changes nothing

@@ -38,6 +38,9 @@ struct ToolGuard {
   Permission permission = Permission::kNone;
   std::string reason;
   std::optional<Json> updated_input;
+  // The allow came from the user's own hooks: a project's hook runs what the model can
+  // rewrite, so its allow never stands in for a person who is not there.
+  bool user_allow = false;
   // A hook failed (crashed, timed out, printed garbage) or the hooks could not be read: the
   // call must be a person's decision.
   bool failed = false;

@@ -37,7 +37,9 @@ void ProtectInside(const std::string& workdir, const GitEntries* known,
                    std::vector<std::string>* argv) {
   GitEntries found;
   if (known == nullptr) found = FindGitEntries(workdir);
-  std::vector<std::string> protect = GitControlPaths(known != nullptr ? *known : found);
+  const char* home = std::getenv("HOME");
+  std::vector<std::string> protect = GitControlPaths(known != nullptr ? *known : found, workdir,
+                                                     UserGitConfigs(home == nullptr ? "" : home));
   protect.push_back(workdir + "/.agent");
   std::vector<std::string> bound;
   for (const std::string& p : protect) {
@@ -84,7 +86,9 @@ std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const Sandbox
   }
   Hide(policy, w, &argv);
   if (!target.proxy_dir.empty() && !policy.network) {
-    Add(&argv, {"--bind", target.proxy_dir, kProxyDirInside, "--ro-bind", policy.net_bridge,
+    // Read-only: connecting to a socket needs no write, and the command cannot fill or litter
+    // the daemon's directory.
+    Add(&argv, {"--ro-bind", target.proxy_dir, kProxyDirInside, "--ro-bind", policy.net_bridge,
                 kNetBridgeInside});
   }
   Add(&argv, {"--unshare-all"});

@@ -25,7 +25,11 @@ absl::StatusOr<ConfinedCommand> PrepareConfined(const Sandbox& box, const std::s
   out.after = [writes, git, proxy, workdir]() mutable {
     std::string note = writes ? SetAsideNote(SetAsideNewGitEntries(workdir, *git)) : "";
     if (proxy != nullptr) {
-      const std::string refused = RefusedConnectionsNote(proxy->Refused());
+      std::string refused = RefusedConnectionsNote(proxy->Refused());
+      if (proxy->Unreported() > 0) {
+        absl::StrAppend(&refused, refused.empty() ? "" : "\n",
+                        "[sandbox network: ", proxy->Unreported(), " more connections not listed]");
+      }
       proxy.reset();
       if (!refused.empty()) absl::StrAppend(&note, note.empty() ? "" : "\n", refused);
     }

@@ -3,18 +3,19 @@
 // picks), points the proxy variables of PROGRAM's environment at it, and carries every
 // connection made there to SOCKET, the daemon's proxy for this command (network_proxy.h),
 // which decides where it may go. The listener exists before PROGRAM starts, so a command whose
-// first act is a connection finds it (no start-up race). The bridge is a child that dies with
-// PROGRAM (PR_SET_PDEATHSIG); PROGRAM is exec'd in this process, so its pid and exit status
-// are the command's.
+// first act is a connection finds it (no start-up race). PROGRAM runs as the bridge's child;
+// the bridge waits for it and ends with its exit status (or its signal).
 //
 // Deliberately small and without the daemon's libraries (relay.cc is compiled in): it starts
 // with every command.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,29 +76,50 @@ int main(int argc, char** argv) {
   }
   ::setenv("NO_PROXY", "localhost,127.0.0.1,::1", 1);
   ::setenv("no_proxy", "localhost,127.0.0.1,::1", 1);
-  const pid_t program = ::getpid();
-  const pid_t bridge = ::fork();
-  if (bridge < 0) return Fail("fork");
-  if (bridge == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // A peer gone mid-relay is an error to the relay, not a death (only here: the program's
-    // own disposition stays as it was given).
-    ::signal(SIGPIPE, SIG_IGN);
-    if (::getppid() != program) _exit(0);  // the program is gone already
-    for (;;) {
-      const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client < 0) {
-        if (errno == EINTR || errno == ECONNABORTED) continue;
-        _exit(0);
-      }
-      try {
-        std::thread(Carry, client, socket_path).detach();
-      } catch (...) {
-        ::close(client);
-      }
-    }
+  // The program is the bridge's child (never the other way round: a program that waits for
+  // all its children would wait for the bridge), and the bridge ends as the program did.
+  const pid_t program = ::fork();
+  if (program < 0) return Fail("fork");
+  if (program == 0) {
+    ::close(listener);
+    ::execvp(argv[3], argv + 3);
+    std::fprintf(stderr, "agentd-net-bridge: %s: %s\n", argv[3], std::strerror(errno));
+    _exit(127);
   }
-  ::close(listener);
-  ::execvp(argv[3], argv + 3);
-  return Fail(argv[3]);
+  // A peer gone mid-relay is an error to the relay, not a death (the program, forked before,
+  // keeps the disposition it was given).
+  ::signal(SIGPIPE, SIG_IGN);
+  try {
+    std::thread([listener, socket_path] {
+      for (;;) {
+        const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+        if (client < 0) {
+          if (errno == EINTR || errno == ECONNABORTED) continue;
+          return;
+        }
+        // Relayed bytes go on at once: a short last piece must not wait for an acknowledgement.
+        const int one = 1;
+        ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        try {
+          std::thread(Carry, client, socket_path).detach();
+        } catch (...) {
+          ::close(client);
+        }
+      }
+    }).detach();
+  } catch (...) {
+    // No thread: the program runs without a network, as in a sandbox without the proxy.
+  }
+  int status = 0;
+  while (::waitpid(program, &status, 0) < 0) {
+    if (errno != EINTR) return Fail("waitpid");
+  }
+  if (WIFSIGNALED(status)) {
+    // The same end, so that the caller sees how the program ended (no core of our own).
+    ::prctl(PR_SET_DUMPABLE, 0);
+    ::signal(WTERMSIG(status), SIG_DFL);
+    ::kill(::getpid(), WTERMSIG(status));
+    _exit(128 + WTERMSIG(status));
+  }
+  _exit(WEXITSTATUS(status));
 }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
@@ -86,6 +87,12 @@ std::string AddressText(const sockaddr_storage& s) {
     ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&s)->sin6_addr, buf, sizeof buf);
   }
   return buf;
+}
+
+// The Host header for the target checked (brackets around an IPv6 literal, the port unless 80).
+std::string HostHeader(const std::string& host, uint16_t port) {
+  const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return port == 80 ? h : absl::StrCat(h, ":", port);
 }
 
 absl::StatusOr<std::vector<sockaddr_storage>> LiteralAddress(const std::string& host) {
@@ -187,6 +194,9 @@ int ConnectTo(const sockaddr_storage& addr, int stop_fd) {
     return -1;
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  // Relayed bytes go on at once: a short last piece must not wait for an acknowledgement.
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
 
@@ -257,13 +267,23 @@ std::vector<ProxyEvent> NetworkProxy::Refused() const {
 }
 
 void NetworkProxy::Report(ProxyEvent e) {
-  if (!e.allowed) {
+  {
+    // Each host, port and verdict once, and at most kMaxReported of them: a loop over many
+    // names must not swell the model's result or the clients' screens.
     MutexLock l(&mu_);
-    bool seen = false;
-    for (const ProxyEvent& r : refused_) seen = seen || (r.host == e.host && r.port == e.port);
-    if (!seen) refused_.push_back(e);
+    if (!reported_.insert(absl::StrCat(e.allowed, " ", e.host, ":", e.port)).second) return;
+    if (reported_.size() > kMaxReported) {
+      ++unreported_;
+      return;
+    }
+    if (!e.allowed) refused_.push_back(e);
   }
   if (options_.on_event) options_.on_event(e);
+}
+
+size_t NetworkProxy::Unreported() const {
+  MutexLock l(&mu_);
+  return unreported_;
 }
 
 void NetworkProxy::AcceptLoop() {
@@ -275,7 +295,15 @@ void NetworkProxy::AcceptLoop() {
     }
     if (p[1].revents != 0) return;
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      // Out of descriptors: the listener stays readable, so wait a little (or for the stop)
+      // instead of spinning on it.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        pollfd stop{stop_fd_, POLLIN, 0};
+        ::poll(&stop, 1, 100);
+      }
+      continue;
+    }
     MutexLock l(&mu_);
     if (active_ >= kMaxConnections) {
       ::close(fd);
@@ -294,8 +322,11 @@ void NetworkProxy::AcceptLoop() {
 void NetworkProxy::Serve(int fd) {
   int upstream = -1;
   auto done = [&] {
-    if (upstream >= 0) ::close(upstream);
     MutexLock l(&mu_);
+    if (upstream >= 0) {
+      std::erase(open_fds_, upstream);
+      ::close(upstream);
+    }
     std::erase(open_fds_, fd);
     ::close(fd);
     --active_;
@@ -362,6 +393,10 @@ void NetworkProxy::Serve(int fd) {
   for (const sockaddr_storage& a : *addrs) {
     if ((upstream = ConnectTo(a, stop_fd_)) >= 0) break;
   }
+  if (upstream >= 0) {
+    MutexLock l(&mu_);
+    open_fds_.push_back(upstream);  // a write blocked on it ends when the proxy stops
+  }
   if (upstream < 0) {
     event.reason = "cannot connect";
     Refuse(fd, 502, "connect-failed", absl::StrCat("cannot connect to ", *host, ":", port));
@@ -380,13 +415,15 @@ void NetworkProxy::Serve(int fd) {
       const absl::string_view h = lines[i];
       if (h.empty()) continue;
       const std::string name = absl::AsciiStrToLower(h.substr(0, h.find(':')));
+      // The host is the one checked: a Host header naming another site behind the same
+      // address (a CDN) would reach what the list does not allow.
       if (name == "proxy-connection" || name == "proxy-authorization" || name == "connection" ||
-          name == "keep-alive") {
+          name == "keep-alive" || name == "host") {
         continue;
       }
       absl::StrAppend(&out, h, "\r\n");
     }
-    absl::StrAppend(&out, "Connection: close\r\n\r\n");
+    absl::StrAppend(&out, "Host: ", HostHeader(*host, port), "\r\nConnection: close\r\n\r\n");
     if (!WriteAll(upstream, out)) return done();
   }
   if (!head->second.empty() && !WriteAll(upstream, head->second)) return done();

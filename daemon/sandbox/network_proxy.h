@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,6 +65,8 @@ struct ProxyOptions {
 class NetworkProxy {
  public:
   static constexpr size_t kMaxConnections = 64;
+  // Distinct connections (host, port, verdict) reported; the rest are counted.
+  static constexpr size_t kMaxReported = 32;
   static constexpr char kSocketName[] = "proxy.sock";
 
   // Makes `dir` (0700; it must not exist) and listens on dir/proxy.sock.
@@ -75,8 +78,10 @@ class NetworkProxy {
   NetworkProxy& operator=(const NetworkProxy&) = delete;
 
   const std::string& dir() const { return dir_; }
-  // The refusals so far, in order, each host and port once.
+  // The refusals so far, in order, each host and port once (at most kMaxReported).
   std::vector<ProxyEvent> Refused() const;
+  // Connections not reported past kMaxReported.
+  size_t Unreported() const;
 
  private:
   NetworkProxy(std::string dir, ProxyOptions options, int listen_fd, int stop_fd);
@@ -94,6 +99,8 @@ class NetworkProxy {
   size_t active_ ABSL_GUARDED_BY(mu_) = 0;          // connection threads (detached) running
   CondVar idle_;                                    // signalled when active_ falls
   std::vector<ProxyEvent> refused_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> reported_ ABSL_GUARDED_BY(mu_);
+  size_t unreported_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // "[network] allowed registry.npmjs.org:443" / "[network] refused evil.test:443 (not on the

@@ -86,11 +86,12 @@ std::optional<tools::ToolOutcome> CallGuard::Decide(const llm::ToolCall& call, c
     }
   }
   CallFacts facts = GatherCallFacts(workdir_, call.name, args);
-  // In a run that cannot ask (deny-unruled), a hook's allow answers for the person who is not
-  // there, as it would where one is: decided as in ask mode, so that deny rules, protected paths
-  // and escalations still refuse; what would still need a person is refused as before.
-  const bool hook_answers =
-      mode == v1::POLICY_MODE_DENY_UNRULED && guard.permission == hooks::Permission::kAllow;
+  // In a run that cannot ask (deny-unruled), the user's own hook's allow answers for the person
+  // who is not there, as it would where one is: decided as in ask mode, so that deny rules,
+  // protected paths and escalations still refuse; what would still need a person is refused as
+  // before. A project's hook runs files the model can rewrite: its allow does not count here.
+  const bool hook_answers = mode == v1::POLICY_MODE_DENY_UNRULED &&
+                            guard.permission == hooks::Permission::kAllow && guard.user_allow;
   const v1::PolicyMode decide_mode = hook_answers ? v1::POLICY_MODE_ASK : mode;
   CallVerdict verdict = DecideGatedCall(decide_mode, rules, args, confines_, &facts);
   // What the PreToolUse hooks said (hooks/guard_verdict.h): a deny rule still wins.

@@ -5,11 +5,13 @@ A world of the integration harness with `"sandbox_network": {"allow": ["bench.te
 test resolver sending bench.test to 127.0.0.1 and the test switch opening the port of a local
 HTTP server, which answers /big with SIZE_MB megabytes and /small with one byte.
 
-CPU: `agent sandbox -- …` runs curl for /big through the proxy, timing curl with bash's
+CPU: `agent sandbox -- …` runs curl for /big through the proxy over HTTPS (CONNECT to a local
+TLS server with its own CA: what a registry download is), timing curl with bash's
 `time` and reading the bridge's CPU from /proc inside the sandbox before it ends; the daemon's
 CPU is read from /proc before and after. The proxy's CPU is the bridge's plus the daemon's,
 less the daemon's for the same command fetching /small (the sandbox's start and the call
-itself, not the proxy's bytes). Figure: the proxy's CPU ÷ curl's, median of ROUNDS.
+itself, not the proxy's bytes). Figure: the proxy's CPU ÷ curl's, median of ROUNDS; the same
+over plain HTTP is printed without a goal (there curl's own work is only a receive).
 
 Connection: CONNS sequential curls of /small in one sandboxed command, once through the proxy
 and once with `--network` straight to 127.0.0.1 (no proxy at all), interleaved; the figure is
@@ -21,8 +23,12 @@ import argparse
 import http.server
 import json
 import os
+import shutil
+import ssl
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -79,6 +85,35 @@ def timed(env, script, *flags):
     return time.monotonic() - start
 
 
+def serve(port_holder, cert=None):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if cert is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*cert)
+        httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port_holder.append(httpd)
+    return httpd.server_address[1]
+
+
+def world(harness, port):
+    env = harness.Env([], extra_env={"AGENT_TEST_RESOLVE": "bench.test=127.0.0.1",
+                                     "AGENT_TEST_PROXY_LOOPBACK_PORT": str(port)})
+    os.makedirs(os.path.join(env.dir, "config", "agent"))
+    with open(os.path.join(env.dir, "config", "agent", "config.json"), "w") as f:
+        json.dump({"sandbox_network": {"allow": ["bench.test"]}}, f)
+    env.agent("ls")
+    return env
+
+
+def cpu_ratio(env, scheme, port, curl_flags=""):
+    daemon = env.daemon_pids()[0]
+    url = "%s %s://bench.test:%d/" % (curl_flags, scheme, port)
+    curl_s, bridge_s, daemon_s = fetch(env, url + "big", daemon)
+    _, _, daemon_base = fetch(env, url + "small", daemon)
+    return (bridge_s + max(0.0, daemon_s - daemon_base)) / max(curl_s, 1e-3)
+
+
 def rows(bin_dir, quick=False):
     os.environ["AGENT_BIN_DIR"] = bin_dir
     import harness
@@ -87,36 +122,40 @@ def rows(bin_dir, quick=False):
     rounds = 2 if quick else 5
     conns = 5 if quick else 50
     Handler.size = size_mb << 20
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
-    env = harness.Env([], extra_env={"AGENT_TEST_RESOLVE": "bench.test=127.0.0.1",
-                                     "AGENT_TEST_PROXY_LOOPBACK_PORT": str(port)})
+    servers, envs = [], []
+    certs = tempfile.mkdtemp(prefix="agt-bench-cert-")
     try:
-        os.makedirs(os.path.join(env.dir, "config", "agent"))
-        with open(os.path.join(env.dir, "config", "agent", "config.json"), "w") as f:
-            json.dump({"sandbox_network": {"allow": ["bench.test"]}}, f)
-        env.agent("ls")
-        daemon = env.daemon_pids()[0]
-        big, small = "http://bench.test:%d/big" % port, "http://bench.test:%d/small" % port
-        ratios, added = [], []
+        cert = (os.path.join(certs, "cert.pem"), os.path.join(certs, "key.pem"))
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=bench.test", "-addext", "subjectAltName=DNS:bench.test",
+                        "-keyout", cert[1], "-out", cert[0]], check=True, capture_output=True)
+        http_port, https_port = serve(servers), serve(servers, cert)
+        plain, tls = world(harness, http_port), world(harness, https_port)
+        envs += [plain, tls]
+        shutil.copy(cert[0], os.path.join(tls.project, "ca.pem"))
+        over_tls, over_http, added = [], [], []
+        small = "http://bench.test:%d/small" % http_port
+        loop = "for i in $(seq %d); do curl -s -o /dev/null %%s || exit 1; done" % conns
         for _ in range(rounds):
-            curl_s, bridge_s, daemon_s = fetch(env, big, daemon)
-            _, _, daemon_base = fetch(env, small, daemon)
-            ratios.append((bridge_s + max(0.0, daemon_s - daemon_base)) / max(curl_s, 1e-3))
-            loop = "for i in $(seq %d); do curl -s -o /dev/null %%s || exit 1; done" % conns
-            through = timed(env, loop % small)
-            straight = timed(env, loop % ("--noproxy '*' http://127.0.0.1:%d/small" % port),
+            over_tls.append(cpu_ratio(tls, "https", https_port, "--cacert ca.pem"))
+            over_http.append(cpu_ratio(plain, "http", http_port))
+            through = timed(plain, loop % small)
+            straight = timed(plain, loop % ("--noproxy '*' http://127.0.0.1:%d/small" % http_port),
                              "--network")
             added.append((through - straight) / conns * 1000.0)
-        return [("proxy CPU ÷ curl's CPU, %d MB (median of %d)" % (size_mb, rounds),
-                 statistics.median(ratios)),
+        return [("proxy CPU ÷ curl's CPU, HTTPS, %d MB (median of %d)" % (size_mb, rounds),
+                 statistics.median(over_tls)),
                 ("added per connection, ms (%d connections, median of %d)" % (conns, rounds),
-                 statistics.median(added))]
+                 statistics.median(added)),
+                ("proxy CPU ÷ curl's CPU, plain HTTP, %d MB (no goal)" % size_mb,
+                 statistics.median(over_http))]
     finally:
-        env.close()
-        server.shutdown()
-        server.server_close()
+        for env in envs:
+            env.close()
+        for httpd in servers:
+            httpd.shutdown()
+            httpd.server_close()
+        shutil.rmtree(certs, ignore_errors=True)
 
 
 def main():

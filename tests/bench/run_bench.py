@@ -1116,9 +1116,12 @@ def main():
     ]
     offline.append(("sandbox", "sandbox cost", lambda: [
         t.goal_le("sandbox", f, v, 15, "ms") for f, v in sandbox_bench.rows(bin_dir)]))
-    offline.append(("proxy", "network proxy", lambda: [
-        t.goal_le("proxy", f, v, goal, unit) for (f, v), goal, unit in
-        zip(proxy_bench.rows(bin_dir, QUICK), (0.10, 2), ("×", "ms"))]))
+    def proxy_rows():
+        (cpu_f, cpu), (conn_f, conn), (plain_f, plain) = proxy_bench.rows(bin_dir, QUICK)
+        t.goal_le("proxy", cpu_f, cpu, 0.10, "×")
+        t.goal_le("proxy", conn_f, conn, 2, "ms")
+        t.add("proxy", plain_f, "%.2f×" % plain)
+    offline.append(("proxy", "network proxy", proxy_rows))
     for section, what, fn in offline:
         attempt(section, what, fn)
     t.note("machine: %d cores shared with other work, load average %.2f at the start and "

@@ -51,6 +51,12 @@ class LegacySessionsTest : public ::testing::Test {
     WriteFile(Legacy(id + ".lock"), "");
   }
   std::string Sessions() const { return ProjectSessionsDir(workdir_); }
+  // What `agent trust --sessions` would list, and so a person approves.
+  std::vector<std::string> Listed() const {
+    std::vector<std::string> ids;
+    for (const LegacySession& s : ListLegacySessions(workdir_)) ids.push_back(s.id);
+    return ids;
+  }
 
   TempDir project_;
   TempDir state_;
@@ -79,10 +85,18 @@ TEST_F(LegacySessionsTest, APreviousVersionsSessionsMoveWithEveryFileWhenAPerson
   OldSession("fedcba9876543210", workdir_);
   WriteFile(workdir_ + "/.agent/.gitignore", "sessions/\n");
   WriteFile(workdir_ + "/.agent/settings.json", "{}");
+  // Only what the person approved: one planted after the listing stays.
+  const std::vector<std::string> approved = Listed();
+  OldSession("aaaaaaaaaaaaaaaa", workdir_);
 
-  LegacyMigration m = ImportLegacySessions(workdir_);
+  LegacyMigration m = ImportLegacySessions(workdir_, approved);
+  EXPECT_EQ(ListDir(Legacy()).size(), 5u);  // the one planted later
+  for (const char* ext : {".json", ".meta.json", ".compacted.jsonl", ".checkpoints", ".lock"}) {
+    ASSERT_EQ(::unlink(Legacy(std::string("aaaaaaaaaaaaaaaa") + ext).c_str()), 0);
+  }
+  ASSERT_EQ(::rmdir(Legacy().c_str()), 0);
   EXPECT_EQ(m.moved, 2);
-  EXPECT_EQ(m.left, 0);
+  EXPECT_EQ(m.left, 5);
   EXPECT_THAT(m.note, HasSubstr("2 session(s) of this project moved from " + Legacy()));
   EXPECT_THAT(m.note, HasSubstr(Sessions()));
   EXPECT_THAT(
@@ -99,7 +113,7 @@ TEST_F(LegacySessionsTest, APreviousVersionsSessionsMoveWithEveryFileWhenAPerson
   // The emptied directory goes; what a team may have committed stays.
   EXPECT_THAT(ListDir(workdir_ + "/.agent"), ElementsAre(".gitignore", "settings.json"));
 
-  EXPECT_EQ(ImportLegacySessions(workdir_).moved, 0);  // nothing left to take
+  EXPECT_EQ(ImportLegacySessions(workdir_, Listed()).moved, 0);  // nothing left to take
 }
 
 // A repository can ship `.agent/sessions/`: a meta naming another checkout, a session without
@@ -120,7 +134,7 @@ TEST_F(LegacySessionsTest, ShippedFilesAreNeverImported) {
   OldSession("e.e", workdir_);
 
   EXPECT_THAT(ListLegacySessions(workdir_), IsEmpty());
-  LegacyMigration m = ImportLegacySessions(workdir_);
+  LegacyMigration m = ImportLegacySessions(workdir_, Listed());
   EXPECT_EQ(m.moved, 0);
   EXPECT_EQ(m.left, 24);
   EXPECT_THAT(m.note, HasSubstr("24 file(s) in " + Legacy() + " were left there"));
@@ -139,7 +153,7 @@ TEST_F(LegacySessionsTest, ASymlinkedSessionsDirIsNotRead) {
   std::filesystem::create_directories(workdir_ + "/.agent");
   ASSERT_EQ(::symlink(outside_.path().c_str(), Legacy().c_str()), 0);
 
-  EXPECT_EQ(ImportLegacySessions(workdir_).moved, 0);
+  EXPECT_EQ(ImportLegacySessions(workdir_, Listed()).moved, 0);
   EXPECT_EQ(ListDir(outside_.path()).size(), 3u);
   EXPECT_THAT(ListSessionIds(workdir_), IsEmpty());
 }
@@ -151,7 +165,7 @@ TEST_F(LegacySessionsTest, ASessionWhoseOldLockIsHeldStays) {
   const int fd = ::open(Legacy("0123456789abcdef.lock").c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
-  LegacyMigration m = ImportLegacySessions(workdir_);
+  LegacyMigration m = ImportLegacySessions(workdir_, Listed());
   ::close(fd);
   EXPECT_EQ(m.moved, 1);
   EXPECT_EQ(m.left, 5);
@@ -162,7 +176,7 @@ TEST_F(LegacySessionsTest, ASessionWhoseOldLockIsHeldStays) {
 TEST_F(LegacySessionsTest, AProjectWithoutOldSessionsGetsNothingInTheStateDirectory) {
   WriteFile(workdir_ + "/.agent/settings.json", "{}");
   EXPECT_EQ(TakeMigrationNote(workdir_), "");
-  EXPECT_EQ(ImportLegacySessions(workdir_).note, "");
+  EXPECT_EQ(ImportLegacySessions(workdir_, Listed()).note, "");
   EXPECT_THAT(ListDir(state_.path()), IsEmpty());
 }
 

@@ -97,6 +97,21 @@ TEST(HookDecisionTest, DenyWinsOverAskOverAllow) {
   EXPECT_TRUE(denied.block);
 }
 
+// Whose allow it was: a project's hook runs files the model can rewrite, so only the user's
+// own allow may stand in for an absent person (call_guard.h).
+TEST(HookDecisionTest, AnAllowSaysWhetherTheUsersOwnHookGaveIt) {
+  const std::string allow = R"({"hookSpecificOutput": {"permissionDecision": "allow"}})";
+  HookCommand project = Cmd(kPreToolUse);
+  project.origin = HookOrigin::kProject;
+  HookOutcome theirs = Decide(kPreToolUse, {project}, {Exited(0, allow)});
+  EXPECT_EQ(theirs.permission, Permission::kAllow);
+  EXPECT_FALSE(theirs.user_allowed);
+  HookOutcome mine = Decide(kPreToolUse, {Cmd(kPreToolUse)}, {Exited(0, allow)});
+  EXPECT_TRUE(mine.user_allowed);
+  EXPECT_TRUE(Decide(kPreToolUse, {project, Cmd(kPreToolUse)}, {Exited(0, allow), Exited(0, allow)})
+                  .user_allowed);
+}
+
 TEST(HookDecisionTest, ContextFromStdoutAndAdditionalContext) {
   EXPECT_EQ(One(kSessionStart, Exited(0, "branch main, 2 todos\n")).context,
             std::vector<std::string>{"branch main, 2 todos"});

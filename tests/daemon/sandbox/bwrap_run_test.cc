@@ -3,9 +3,12 @@
 // which the sandbox replaces, so hiding is tested by the hide list and not by the private /tmp.
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -144,6 +147,45 @@ TEST_F(BwrapRunTest, NothingGitReadsAsConfigurationIsWritable) {
   EXPECT_EQ(In("echo ok > vendor/lib/file").status, 0);
 }
 
+// What git's configuration names in the work tree (husky's core.hooksPath, an included file,
+// also from the user's own git configuration) and a bare repository's layout are read-only.
+TEST_F(BwrapRunTest, WhatGitsConfigurationNamesAndBareLayoutsAreReadOnly) {
+  std::ofstream(project_ + "/.git/config")
+      << "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../shared.gitconfig\n";
+  fs::create_directories(project_ + "/.husky");
+  std::ofstream(project_ + "/.husky/pre-commit") << "npm test\n";
+  std::ofstream(project_ + "/shared.gitconfig") << "[includeIf \"onbranch:main\"]\n\tpath = more\n";
+  std::ofstream(project_ + "/more") << "";
+  fs::create_directories(project_ + "/fixtures/bare/objects");
+  fs::create_directories(project_ + "/fixtures/bare/refs");
+  std::ofstream(project_ + "/fixtures/bare/HEAD") << "ref: refs/heads/main\n";
+  std::ofstream(project_ + "/fixtures/bare/config") << "[core]\n\tbare = true\n";
+  fs::create_directories(root_ + "/home");
+  std::ofstream(root_ + "/home/.gitconfig") << "[core]\n\thooksPath = githooks\n";
+  fs::create_directories(project_ + "/githooks");
+  GitEntries before = FindGitEntries(project_);
+  for (const char* target : {".husky/pre-commit", "shared.gitconfig", "more",
+                             "fixtures/bare/config", "githooks/post-checkout"}) {
+    SandboxTarget target_of{project_, project_};
+    // The user's configuration is found through $HOME, as the daemon's is.
+    const char* home = std::getenv("HOME");
+    const std::string saved = home == nullptr ? "" : home;
+    ::setenv("HOME", (root_ + "/home").c_str(), 1);
+    Ran r = RunArgv(BwrapArgv(policy_, target_of, std::string("echo evil > ") + target));
+    if (home != nullptr) ::setenv("HOME", saved.c_str(), 1);
+    EXPECT_NE(r.status, 0) << target;
+    EXPECT_THAT(r.output, HasSubstr("Read-only file system")) << target;
+  }
+  // A bare layout made anew is set aside: its HEAD renamed, so git no longer takes it.
+  Ran r =
+      In("mkdir -p pkg/objects pkg/refs && echo 'ref: refs/heads/x' > pkg/HEAD && "
+         "printf '[core]\\n\\tfsmonitor = touch pwned\\n' > pkg/config");
+  ASSERT_EQ(r.status, 0) << r.output;
+  SetAside s = SetAsideNewGitEntries(project_, before);
+  EXPECT_EQ(s.moved, (std::vector<std::string>{"pkg/HEAD"}));
+  EXPECT_FALSE(fs::exists(project_ + "/pkg/HEAD"));
+}
+
 // A `.git` the command makes anew (a directory or a file, at any depth, or at the top of a
 // work tree that is not the repository's) is set aside once it ended, so git never finds it.
 TEST_F(BwrapRunTest, AGitTheCommandMadeIsSetAsideAfterIt) {
@@ -168,20 +210,73 @@ TEST_F(BwrapRunTest, AGitTheCommandMadeIsSetAsideAfterIt) {
     EXPECT_TRUE(fs::exists(planted));
     fs::remove(planted);
   }
-  std::vector<std::string> moved = SetAsideNewGitEntries(project_, before);
-  EXPECT_EQ(moved, (std::vector<std::string>{"deep/x/.git", "y/.git"}));
+  SetAside set_aside = SetAsideNewGitEntries(project_, before);
+  EXPECT_EQ(set_aside.moved, (std::vector<std::string>{"deep/x/.git", "y/.git"}));
+  EXPECT_TRUE(set_aside.failed.empty());
+  EXPECT_FALSE(set_aside.incomplete);
   EXPECT_FALSE(fs::exists(project_ + "/deep/x/.git"));
   EXPECT_FALSE(fs::exists(project_ + "/y/.git"));
-  EXPECT_TRUE(fs::exists(project_ + "/deep/x/.git.made-in-sandbox/config"));
-  EXPECT_THAT(SetAsideNote(moved), HasSubstr("deep/x/.git, y/.git"));
+  size_t aside = 0;
+  for (const auto& e : fs::directory_iterator(project_ + "/deep/x")) {
+    aside += e.path().filename().string().starts_with(".git.made-in-sandbox-") &&
+             fs::exists(e.path() / "config");
+  }
+  EXPECT_EQ(aside, 1u);
+  EXPECT_THAT(SetAsideNote(set_aside), HasSubstr("deep/x/.git, y/.git"));
   // What was there before stays where it was.
   EXPECT_TRUE(fs::exists(project_ + "/.git/config"));
-  EXPECT_TRUE(SetAsideNewGitEntries(project_, FindGitEntries(project_)).empty());
+  EXPECT_TRUE(SetAsideNewGitEntries(project_, FindGitEntries(project_)).moved.empty());
   // The person's git in that directory no longer runs the planted command.
   if (git) {
     Ran status = person_runs_git_status();
     EXPECT_FALSE(fs::exists(planted)) << status.output;
   }
+}
+
+// A `.git` replaced under its old name is new; the names an attacker takes first do not keep
+// one from being set aside; a directory the walk cannot read makes it say it is not whole.
+TEST_F(BwrapRunTest, AGitSwappedUnderItsNameOrBehindTakenNamesIsStillSetAside) {
+  fs::create_directories(project_ + "/vendor/.git");
+  GitEntries before = FindGitEntries(project_);
+  SandboxTarget target{project_, project_};
+  target.git = &before;
+  // vendor/.git is bound read-only, so a command cannot swap it; the daemon's own view
+  // after a swap (as a person's `rm -rf` and `git init` would make) is what is checked here.
+  fs::remove_all(project_ + "/vendor/.git");
+  fs::create_directories(project_ + "/vendor/.git");
+  fs::create_directories(project_ + "/taken");
+  for (int i = 0; i < 120; ++i) {
+    std::ofstream(project_ + "/taken/.git.made-in-sandbox-" + std::to_string(i)) << "";
+  }
+  std::ofstream(project_ + "/taken/.git.made-in-sandbox") << "";
+  fs::create_directories(project_ + "/taken/.git");
+  SetAside s = SetAsideNewGitEntries(project_, before);
+  EXPECT_EQ(s.moved, (std::vector<std::string>{"taken/.git", "vendor/.git"}));
+  EXPECT_FALSE(fs::exists(project_ + "/taken/.git"));
+  // An unreadable directory (as the user; root reads it anyway).
+  if (::geteuid() != 0) {
+    fs::create_directories(project_ + "/locked/sub");
+    fs::permissions(project_ + "/locked", fs::perms::owner_exec);
+    EXPECT_FALSE(FindGitEntries(project_).complete);
+    EXPECT_THAT(SetAsideNote(SetAsideNewGitEntries(project_, FindGitEntries(project_))),
+                HasSubstr("not guarded"));
+    fs::permissions(project_ + "/locked", fs::perms::owner_all);
+  }
+  EXPECT_FALSE(FindGitEntries(project_, /*max_entries=*/3).complete);
+}
+
+// A `.git` file naming a FIFO's directory, or a huge line, does not hang or swell the daemon.
+TEST_F(BwrapRunTest, AGitFileIsReadBoundedAndNeverFromAFifo) {
+  fs::create_directories(project_ + "/x");
+  fs::create_directories(project_ + "/d");
+  std::ofstream(project_ + "/x/.git") << "gitdir: ../d\n";
+  ASSERT_EQ(::mkfifo((project_ + "/d/commondir").c_str(), 0600), 0);
+  fs::create_directories(project_ + "/big");
+  std::ofstream(project_ + "/big/.git") << "gitdir: " << std::string(1 << 20, 'a') << "\n";
+  std::vector<std::string> paths = GitControlPaths(FindGitEntries(project_), project_, {});
+  EXPECT_NE(std::find(paths.begin(), paths.end(), project_ + "/d"), paths.end());
+  EXPECT_EQ(std::find(paths.begin(), paths.end(), project_ + "/big/" + std::string(1 << 20, 'a')),
+            paths.end());
 }
 
 TEST_F(BwrapRunTest, HiddenPathsShowNothing) {

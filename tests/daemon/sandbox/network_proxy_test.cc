@@ -238,13 +238,13 @@ TEST_F(NetworkProxyTest, AnAllowedNameThatResolvesToALocalAddressIsRefused) {
   Origin origin;
   auto proxy = Start(0, {{"rebound.test", "127.0.0.1"}, {"pypi.test", "10.0.0.7"}});
   const std::string port = std::to_string(origin.port());
-  for (const std::string target : {"rebound.test:" + port, "pypi.test:" + port}) {
+  for (const std::string& target : {"rebound.test:" + port, "pypi.test:" + port}) {
     std::string out = Ask("CONNECT " + target + " HTTP/1.1\r\n\r\n");
     EXPECT_THAT(out, StartsWith("HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-address"))
         << target;
   }
   EXPECT_THAT(proxy->Refused()[0].reason, HasSubstr("resolves to 127.0.0.1"));
-  for (const std::string literal : {"127.0.0.1:" + port, "[::1]:" + port, "2130706433:" + port}) {
+  for (const std::string& literal : {"127.0.0.1:" + port, "[::1]:" + port, "2130706433:" + port}) {
     EXPECT_THAT(Ask("CONNECT " + literal + " HTTP/1.1\r\n\r\n"), StartsWith("HTTP/1.1 403"))
         << literal;
   }
