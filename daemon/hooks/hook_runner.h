@@ -24,7 +24,7 @@ struct HookProcess {
   std::chrono::milliseconds timeout{60000};
   // The sandbox's bwrap options (daemon/sandbox/): the command runs inside it, with the
   // sandbox's environment. Empty: as it is (the user's own hooks).
-  std::vector<std::string> confine;
+  std::vector<std::string> confine = {};
 };
 
 struct HookRun {

@@ -91,6 +91,16 @@ void ConfigNamedPaths(const std::string& config, const std::string& tree, int de
   }
 }
 
+// A bound entry cannot be swapped by a command (a mount point), so its inode suffices; a
+// symlink's change time is set when it is made, and tells a new one from the old.
+FileId Identity(const struct stat& st) {
+  FileId id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), 0};
+  if (S_ISLNK(st.st_mode)) {
+    id.made_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  }
+  return id;
+}
+
 std::string RandomSuffix() {
   std::random_device rd;
   return absl::StrCat(absl::Hex(rd(), absl::kZeroPad8));
@@ -113,7 +123,7 @@ absl::StatusOr<DirFd> OpenParent(const std::string& workdir, const std::string& 
 
 GitEntries FindGitEntries(const std::string& workdir, size_t max_entries) {
   GitEntries out;
-  std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> found;
+  std::vector<std::pair<std::string, FileId>> found;
   std::vector<std::string> pending = {workdir};
   size_t visited = 0;
   while (!pending.empty() && out.complete) {
@@ -147,7 +157,7 @@ GitEntries FindGitEntries(const std::string& workdir, size_t max_entries) {
         // Never walked into: git's own files. Known by the file it is, too.
         struct stat st;
         if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-        found.push_back({std::move(path), {st.st_dev, st.st_ino}});
+        found.push_back({std::move(path), Identity(st)});
         continue;
       }
       unsigned char type = e->d_type;
@@ -161,12 +171,13 @@ GitEntries FindGitEntries(const std::string& workdir, size_t max_entries) {
     if (layout == 7) {
       struct stat st;
       if (::fstatat(::dirfd(d), kHead, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        found.push_back({dir + "/" + kHead, {st.st_dev, st.st_ino}});
+        found.push_back({dir + "/" + kHead, Identity(st)});
       }
     }
     ::closedir(d);
   }
-  std::sort(found.begin(), found.end());
+  std::sort(found.begin(), found.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [path, id] : found) {
     out.paths.push_back(std::move(path));
     out.ids.push_back(id);

@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace agent::daemon::sandbox {
@@ -26,11 +25,20 @@ namespace agent::daemon::sandbox {
 // found is what is protected (`complete` says so).
 inline constexpr size_t kMaxGitWalkEntries = 400000;
 
+// Which file an entry is: its device and inode, and for a symlink (which is never bound, and
+// whose replacement may reuse a freed inode number) the time it was made.
+struct FileId {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  int64_t made_ns = 0;
+  bool operator==(const FileId&) const = default;
+};
+
 struct GitEntries {
   std::vector<std::string> paths;  // absolute, sorted: every `.git` below the work tree
-  // The file each is (st_dev, st_ino), in the order of `paths`: a `.git` replaced under the
-  // same name is new.
-  std::vector<std::pair<uint64_t, uint64_t>> ids;
+  // The file each is (its inode, and for a symlink when it was made), in the order of `paths`:
+  // a `.git` replaced under the same name is new.
+  std::vector<FileId> ids;
   // False when the walk stopped at its bound or met a directory it could not read: a `.git`
   // there was neither protected nor will be set aside, and the caller says so.
   bool complete = true;

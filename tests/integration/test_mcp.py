@@ -98,14 +98,17 @@ class EverythingServer(unittest.TestCase):
         self.assertIn("read_file", names)
         self.assertEqual(env.stats()["rejected"], 0)
 
-    def test_an_error_result_is_a_tool_error_and_the_turn_goes_on(self):
+    def test_arguments_the_servers_schema_refuses_are_a_tool_error_and_the_turn_goes_on(self):
+        # Checked against the server's own inputSchema before the call is sent (the one
+        # reading of a call: daemon/tools/tool_input.h), so the server never gets it.
         env, r = self.run_turn([
             {"tool_calls": [tool_call("mcp__everything__get-sum", a="two", b=3)]},
             {"text": "noted"},
         ], {"everything": everything_stdio()})
         self.assertEqual(r.returncode, 0, r.stderr)
         [result] = tool_messages(env.transcript())
-        self.assertRegex(result["content"].lower(), "invalid|expected|error")
+        self.assertEqual(result["content"],
+                         'mcp__everything__get-sum: argument "a" must be a number, got string')
         self.assertEqual(env.stats()["rejected"], 0)
 
     def test_a_long_running_call_streams_progress_and_is_cancelled_at_once(self):

@@ -236,14 +236,13 @@ TEST_F(BwrapRunTest, AGitTheCommandMadeIsSetAsideAfterIt) {
 // A `.git` replaced under its old name is new; the names an attacker takes first do not keep
 // one from being set aside; a directory the walk cannot read makes it say it is not whole.
 TEST_F(BwrapRunTest, AGitSwappedUnderItsNameOrBehindTakenNamesIsStillSetAside) {
-  fs::create_directories(project_ + "/vendor/.git");
+  // A `.git` that is a symlink to outside the tree is not bound (nothing there is writable):
+  // the command can swap it for another link, which may even reuse the freed inode number.
+  fs::create_directories(project_ + "/vendor");
+  fs::create_symlink(root_ + "/elsewhere", project_ + "/vendor/.git");
   GitEntries before = FindGitEntries(project_);
-  SandboxTarget target{project_, project_};
-  target.git = &before;
-  // vendor/.git is bound read-only, so a command cannot swap it; the daemon's own view
-  // after a swap (as a person's `rm -rf` and `git init` would make) is what is checked here.
-  fs::remove_all(project_ + "/vendor/.git");
-  fs::create_directories(project_ + "/vendor/.git");
+  Ran swap = In("rm vendor/.git && ln -s other vendor/.git");
+  ASSERT_EQ(swap.status, 0) << swap.output;
   fs::create_directories(project_ + "/taken");
   for (int i = 0; i < 120; ++i) {
     std::ofstream(project_ + "/taken/.git.made-in-sandbox-" + std::to_string(i)) << "";

@@ -206,16 +206,18 @@ TEST_F(NetworkProxyTest, AConnectToAnAllowedHostIsATunnel) {
   EXPECT_TRUE(proxy->Refused().empty());
 }
 
-TEST_F(NetworkProxyTest, APlainRequestGoesInOriginFormWithoutProxyHeaders) {
+// Origin form, the proxy's headers dropped, and the Host the one checked: a Host naming another
+// site behind the same address (a CDN) does not reach it.
+TEST_F(NetworkProxyTest, APlainRequestGoesInOriginFormToTheHostChecked) {
   Origin origin;
   auto proxy = Start(origin.port(), {{"pypi.test", "127.0.0.1"}});
-  std::string out = Ask("GET http://pypi.test:" + std::to_string(origin.port()) +
-                        "/simple/x/ HTTP/1.1\r\nHost: pypi.test\r\nProxy-Connection: keep-alive\r\n"
-                        "Proxy-Authorization: Basic eA==\r\n\r\n");
+  const std::string port = std::to_string(origin.port());
+  std::string out = Ask("GET http://pypi.test:" + port +
+                        "/simple/x/ HTTP/1.1\r\nHost: evil.example\r\nAccept: */*\r\n"
+                        "Proxy-Connection: keep-alive\r\nProxy-Authorization: Basic eA==\r\n\r\n");
   EXPECT_THAT(out, StartsWith("HTTP/1.1 200 OK"));
-  EXPECT_THAT(origin.received(), StartsWith("GET /simple/x/ HTTP/1.1\r\nHost: pypi.test\r\n"));
-  EXPECT_THAT(origin.received(), HasSubstr("Connection: close\r\n"));
-  EXPECT_THAT(origin.received(), ::testing::Not(HasSubstr("Proxy-")));
+  EXPECT_EQ(origin.received(), "GET /simple/x/ HTTP/1.1\r\nAccept: */*\r\nHost: pypi.test:" + port +
+                                   "\r\nConnection: close\r\n\r\n");
 }
 
 TEST_F(NetworkProxyTest, AHostOffTheListIsRefusedAndReported) {
