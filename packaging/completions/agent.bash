@@ -96,7 +96,7 @@ _agent() {
       fi
       ;;
     trust)
-      [[ $cur == -* ]] && COMPREPLY=($(compgen -W '-y --yes --revoke --help' -- "$cur"))
+      [[ $cur == -* ]] && COMPREPLY=($(compgen -W '-y --yes --revoke --sessions --help' -- "$cur"))
       ;;
     daemon)
       if ((cword == first + 1)); then
