@@ -244,7 +244,9 @@ class InteractiveTerminal(unittest.TestCase):
             {"expect": {"last_message_contains": "The user denied this call"}, "text": "ok"},
         ])
         w = term.start("main")
-        term.wait_for(w, "›")
+        screen = term.wait_for(w, "›")
+        # From the first screen: the mode and how commands are confined.
+        self.assertRegex(screen, r"mode ask · sandbox: (workspace-write|unavailable|off)")
         term.type_line(w, "install it")
         screen = term.wait_for(w, "[y]es / [n]o")
         self.assertIn("! OUTSIDE THE SANDBOX", screen)
