@@ -200,6 +200,54 @@ int ConnectTo(const sockaddr_storage& addr, int stop_fd) {
   return fd;
 }
 
+// The request line of `head`: CONNECT host:port, or an absolute-form http:// request.
+absl::StatusOr<ProxyRequest> ParseRequest(const std::string& head) {
+  const absl::string_view line = absl::string_view(head).substr(0, head.find("\r\n"));
+  std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
+  if (words.size() != 3 || !absl::StartsWith(words[2], "HTTP/1.")) {
+    return absl::InvalidArgumentError("not an HTTP/1.1 proxy request");
+  }
+  ProxyRequest r;
+  r.method = std::string(words[0]);
+  r.version = std::string(words[2]);
+  r.tunnel = r.method == "CONNECT";
+  absl::string_view target = words[1];
+  if (!r.tunnel) {
+    if (!absl::ConsumePrefix(&target, "http://")) {
+      return absl::InvalidArgumentError("only http:// URLs and CONNECT go through this proxy");
+    }
+    const size_t slash = target.find('/');
+    r.path = slash == absl::string_view::npos ? "/" : std::string(target.substr(slash));
+    target = target.substr(0, slash);
+  }
+  std::string raw_host;
+  absl::StatusOr<std::string> host = absl::InvalidArgumentError("no host");
+  if (SplitHostPort(target, r.tunnel ? 0 : 80, &raw_host, &r.port)) host = CanonicalHost(raw_host);
+  if (!host.ok() || r.port == 0) return absl::InvalidArgumentError("the target is not host:port");
+  r.host = *std::move(host);
+  return r;
+}
+
+// What goes to the origin for a plain request: origin form, one request a connection, no proxy
+// headers, and the Host the one checked (a Host naming another site behind the same address,
+// a CDN, would reach what the list does not allow).
+std::string OriginHead(const ProxyRequest& r, const std::string& head) {
+  std::string out = absl::StrCat(r.method, " ", r.path, " ", r.version, "\r\n");
+  std::vector<absl::string_view> lines = absl::StrSplit(head, "\r\n");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const absl::string_view h = lines[i];
+    if (h.empty()) continue;
+    const std::string name = absl::AsciiStrToLower(h.substr(0, h.find(':')));
+    if (name == "proxy-connection" || name == "proxy-authorization" || name == "connection" ||
+        name == "keep-alive" || name == "host") {
+      continue;
+    }
+    absl::StrAppend(&out, h, "\r\n");
+  }
+  absl::StrAppend(&out, "Host: ", HostHeader(r.host, r.port), "\r\nConnection: close\r\n\r\n");
+  return out;
+}
+
 }  // namespace
 
 std::shared_ptr<const Resolver> SystemResolver() {
@@ -319,6 +367,35 @@ void NetworkProxy::AcceptLoop() {
   }
 }
 
+std::optional<NetworkProxy::Refusal> NetworkProxy::Admit(const ProxyRequest& r,
+                                                         std::vector<sockaddr_storage>* addrs,
+                                                         std::string* reason) const {
+  if (HostVerdict verdict = DecideHost(options_.rules, r.host, r.port); !verdict.allowed) {
+    *reason = verdict.reason;
+    return Refusal{403, "blocked-by-allowlist",
+                   absl::StrCat(r.host, " is ", verdict.reason, " of the sandbox's network")};
+  }
+  // An address written as one is that address; a name is the resolver's.
+  absl::StatusOr<std::vector<sockaddr_storage>> found = LiteralAddress(r.host);
+  if (!found.ok()) found = options_.resolver->Resolve(r.host, r.port);
+  if (!found.ok() || found->empty()) {
+    *reason = found.ok() ? "no address" : std::string(found.status().message());
+    return Refusal{502, "dns-failed", *reason};
+  }
+  for (sockaddr_storage& a : *found) {
+    if (a.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&a)->sin_port = htons(r.port);
+    if (a.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&a)->sin6_port = htons(r.port);
+    if (!IsPublicAddress(reinterpret_cast<const sockaddr*>(&a)) &&
+        !IsTestLoopback(a, r.port, options_.test_loopback_port)) {
+      *reason = absl::StrCat("resolves to ", AddressText(a),
+                             ", a loopback, private or link-local address");
+      return Refusal{403, "blocked-by-address", absl::StrCat(r.host, " ", *reason)};
+    }
+  }
+  *addrs = *std::move(found);
+  return std::nullopt;
+}
+
 void NetworkProxy::Serve(int fd) {
   int upstream = -1;
   auto done = [&] {
@@ -334,100 +411,40 @@ void NetworkProxy::Serve(int fd) {
   };
   std::optional<std::pair<std::string, std::string>> head = ReadHead(fd, stop_fd_);
   if (!head.has_value()) return done();
-  const absl::string_view line = absl::string_view(head->first).substr(0, head->first.find("\r\n"));
-  std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
-  if (words.size() != 3 || !absl::StartsWith(words[2], "HTTP/1.")) {
-    Refuse(fd, 400, "bad-request", "not an HTTP/1.1 proxy request");
+  absl::StatusOr<ProxyRequest> request = ParseRequest(head->first);
+  if (!request.ok()) {
+    Refuse(fd, 400, "bad-request", std::string(request.status().message()));
     return done();
   }
-  const bool tunnel = words[0] == "CONNECT";
-  absl::string_view target = words[1];
-  std::string path;
-  if (!tunnel) {
-    if (!absl::ConsumePrefix(&target, "http://")) {
-      Refuse(fd, 400, "bad-request", "only http:// URLs and CONNECT go through this proxy");
-      return done();
+  ProxyEvent event{request->host, request->port, false, ""};
+  std::vector<sockaddr_storage> addrs;
+  std::optional<Refusal> refusal = Admit(*request, &addrs, &event.reason);
+  if (!refusal.has_value()) {
+    for (const sockaddr_storage& a : addrs) {
+      if ((upstream = ConnectTo(a, stop_fd_)) >= 0) break;
     }
-    const size_t slash = target.find('/');
-    path = slash == absl::string_view::npos ? "/" : std::string(target.substr(slash));
-    target = target.substr(0, slash);
+    if (upstream < 0) {
+      event.reason = "cannot connect";
+      refusal = Refusal{502, "connect-failed",
+                        absl::StrCat("cannot connect to ", request->host, ":", request->port)};
+    }
   }
-  std::string raw_host;
-  uint16_t port = 0;
-  absl::StatusOr<std::string> host = absl::InvalidArgumentError("no host");
-  if (SplitHostPort(target, tunnel ? 0 : 80, &raw_host, &port)) host = CanonicalHost(raw_host);
-  if (!host.ok() || port == 0) {
-    Refuse(fd, 400, "bad-request", "the target is not host:port");
-    return done();
-  }
-  ProxyEvent event{*host, port, false, ""};
-  HostVerdict verdict = DecideHost(options_.rules, *host, port);
-  if (!verdict.allowed) {
-    event.reason = verdict.reason;
-    Refuse(fd, 403, "blocked-by-allowlist",
-           absl::StrCat(*host, " is ", verdict.reason, " of the sandbox's network"));
+  if (refusal.has_value()) {
+    Refuse(fd, refusal->code, refusal->kind, refusal->text);
     Report(std::move(event));
     return done();
   }
-  // An address written as one is that address; a name is the resolver's.
-  absl::StatusOr<std::vector<sockaddr_storage>> addrs = LiteralAddress(*host);
-  if (!addrs.ok()) addrs = options_.resolver->Resolve(*host, port);
-  if (!addrs.ok() || addrs->empty()) {
-    event.reason = addrs.ok() ? "no address" : std::string(addrs.status().message());
-    Refuse(fd, 502, "dns-failed", event.reason);
-    Report(std::move(event));
-    return done();
-  }
-  for (sockaddr_storage& a : *addrs) {
-    if (a.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&a)->sin_port = htons(port);
-    if (a.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&a)->sin6_port = htons(port);
-    if (!IsPublicAddress(reinterpret_cast<const sockaddr*>(&a)) &&
-        !IsTestLoopback(a, port, options_.test_loopback_port)) {
-      event.reason = absl::StrCat("resolves to ", AddressText(a),
-                                  ", a loopback, private or link-local address");
-      Refuse(fd, 403, "blocked-by-address", absl::StrCat(*host, " ", event.reason));
-      Report(std::move(event));
-      return done();
-    }
-  }
-  for (const sockaddr_storage& a : *addrs) {
-    if ((upstream = ConnectTo(a, stop_fd_)) >= 0) break;
-  }
-  if (upstream >= 0) {
+  {
     MutexLock l(&mu_);
     open_fds_.push_back(upstream);  // a write blocked on it ends when the proxy stops
   }
-  if (upstream < 0) {
-    event.reason = "cannot connect";
-    Refuse(fd, 502, "connect-failed", absl::StrCat("cannot connect to ", *host, ":", port));
-    Report(std::move(event));
-    return done();
-  }
   event.allowed = true;
   Report(event);
-  if (tunnel) {
-    if (!WriteAll(fd, "HTTP/1.1 200 Connection established\r\n\r\n")) return done();
-  } else {
-    // Origin form, one request a connection, and no proxy headers passed on.
-    std::string out = absl::StrCat(words[0], " ", path, " ", words[2], "\r\n");
-    std::vector<absl::string_view> lines = absl::StrSplit(head->first, "\r\n");
-    for (size_t i = 1; i < lines.size(); ++i) {
-      const absl::string_view h = lines[i];
-      if (h.empty()) continue;
-      const std::string name = absl::AsciiStrToLower(h.substr(0, h.find(':')));
-      // The host is the one checked: a Host header naming another site behind the same
-      // address (a CDN) would reach what the list does not allow.
-      if (name == "proxy-connection" || name == "proxy-authorization" || name == "connection" ||
-          name == "keep-alive" || name == "host") {
-        continue;
-      }
-      absl::StrAppend(&out, h, "\r\n");
-    }
-    absl::StrAppend(&out, "Host: ", HostHeader(*host, port), "\r\nConnection: close\r\n\r\n");
-    if (!WriteAll(upstream, out)) return done();
+  const bool sent = request->tunnel ? WriteAll(fd, "HTTP/1.1 200 Connection established\r\n\r\n")
+                                    : WriteAll(upstream, OriginHead(*request, head->first));
+  if (sent && (head->second.empty() || WriteAll(upstream, head->second))) {
+    Relay(fd, upstream, stop_fd_);
   }
-  if (!head->second.empty() && !WriteAll(upstream, head->second)) return done();
-  Relay(fd, upstream, stop_fd_);
   done();
 }
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -62,6 +63,14 @@ struct ProxyOptions {
   std::function<void(const ProxyEvent&)> on_event;
 };
 
+// One proxy request, parsed: the target and, for a plain request, what to send on.
+struct ProxyRequest {
+  bool tunnel = false;  // CONNECT
+  std::string method, path, version;
+  std::string host;  // canonical
+  uint16_t port = 0;
+};
+
 class NetworkProxy {
  public:
   static constexpr size_t kMaxConnections = 64;
@@ -85,8 +94,17 @@ class NetworkProxy {
 
  private:
   NetworkProxy(std::string dir, ProxyOptions options, int listen_fd, int stop_fd);
+  struct Refusal {
+    int code;
+    std::string kind;  // X-Proxy-Error
+    std::string text;
+  };
   void AcceptLoop();
   void Serve(int fd);
+  // Whether `r`'s target may be reached (the lists, then every address it resolves to), and
+  // the addresses to dial; else the refusal, and why in `reason`.
+  std::optional<Refusal> Admit(const ProxyRequest& r, std::vector<sockaddr_storage>* addrs,
+                               std::string* reason) const;
   void Report(ProxyEvent e);
 
   const std::string dir_;
