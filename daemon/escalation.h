@@ -4,7 +4,7 @@
 //
 // Auto: a bash command the sandbox confines runs without asking (the sandbox, not a question,
 // keeps it in the project), a file edit inside the project too; deny rules still refuse;
-// protected paths (.agent/, .git/hooks, .git/config) and every other gated tool are asked about;
+// protected paths (.agent/, anything under a .git) and every other gated tool are asked about;
 // where the sandbox cannot start, bash is asked about as in ask mode.
 //
 // Escalation: the command runs outside the sandbox, so only a person's answer to that very call

@@ -31,11 +31,14 @@ int Check(const v1::RunSandboxedResponse& r) {
     std::printf("commands are asked about instead of running confined: %s\n",
                 PrintableLine(r.problem()).c_str());
   } else if (r.confines()) {
+    const bool all = r.sandbox().find("network on") != std::string::npos;
+    const bool listed = r.sandbox().find("allowed domain") != std::string::npos;
     std::printf(
-        "bash commands run in bubblewrap: the project writable, .git/hooks, "
-        ".git/config and .agent/ read-only, a private /tmp, %s, own PID namespace, no "
-        "new privileges\n",
-        r.sandbox().find("network on") != std::string::npos ? "the host's network" : "no network");
+        "bash commands run in bubblewrap: the project writable, .agent/ and what git reads as "
+        "configuration read-only, a private /tmp, %s, own PID namespace, no new privileges\n",
+        all      ? "the host's network"
+        : listed ? "the allowed hosts through a proxy"
+                 : "no network");
     for (const std::string& h : r.hidden()) std::printf("hidden: %s\n", PrintableLine(h).c_str());
   }
   return r.confines() ? 0 : kExitError;

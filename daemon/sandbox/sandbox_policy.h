@@ -3,11 +3,13 @@
 // thread-safe to share.
 //
 // Confined by default (`workspace-write`): the whole filesystem readable, writable only in the
-// project's work tree and a private /tmp; `.git/hooks`, `.git/config` and `.agent/` read-only;
-// the hidden paths (the user's secrets, the agent's own config and state, the daemon's socket
-// directory, the user's runtime directory with its agent sockets) unreadable; no network (an
-// empty network namespace: not even the host's loopback services); its own PID namespace; a
-// new session (no terminal to inject input into); no new privileges (set-id bits do nothing).
+// project's work tree and a private /tmp; `.agent/` and everything git reads as configuration
+// or runs as a hook read-only (git_control.h); the hidden paths (the user's secrets, the
+// agent's own config and state, the daemon's socket directory, the user's runtime directory
+// with its agent sockets) unreadable; no network (an empty network namespace: not even the
+// host's loopback services), or the allowed hosts through a proxy (network_proxy.h); its own
+// PID namespace; a new session (no terminal to inject input into); no new privileges (set-id
+// bits do nothing).
 #pragma once
 
 #include <cstdint>
