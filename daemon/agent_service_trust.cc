@@ -126,7 +126,13 @@ grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerCo
       return FinishUnary(ctx, t);
     }
   }
-  return FinishUnary(ctx, Answer(*req, resp));
+  auto* reactor = ctx->DefaultReactor();
+  // The trust stores and settings are files, and an import moves sessions' files: off the
+  // gRPC threads.
+  bool queued =
+      workers_.Submit([req, resp, reactor] { reactor->Finish(ToGrpcStatus(Answer(*req, resp))); });
+  if (!queued) reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  return reactor;
 }
 
 }  // namespace agent::daemon

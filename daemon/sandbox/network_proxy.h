@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "common/mutex.h"
 #include "daemon/sandbox/network_policy.h"
+#include "daemon/sandbox/proxy_request.h"
 
 namespace agent::daemon::sandbox {
 
@@ -61,14 +62,6 @@ struct ProxyOptions {
   uint16_t test_loopback_port = 0;
   // Every connection asked for, allowed or refused; called from the connection's thread.
   std::function<void(const ProxyEvent&)> on_event;
-};
-
-// One proxy request, parsed: the target and, for a plain request, what to send on.
-struct ProxyRequest {
-  bool tunnel = false;  // CONNECT
-  std::string method, path, version;
-  std::string host;  // canonical
-  uint16_t port = 0;
 };
 
 class NetworkProxy {
