@@ -644,18 +644,17 @@ def check_expect(expect, body):
         if got is None or want not in got:
             return (f"scripted model: expected the last user message to contain {want!r}, "
                     f"but it was {got!r}")
+    last = _content_text(messages[-1].get("content")) if messages else None
     if "last_message_contains" in expect:
         want = expect["last_message_contains"]
-        got = _content_text(messages[-1].get("content")) if messages else None
-        if got is None or want not in got:
+        if last is None or want not in last:
             return (f"scripted model: expected the last message to contain {want!r}, "
-                    f"but it was {got!r}")
+                    f"but it was {last!r}")
     if "last_message_not_contains" in expect:
         unwanted = expect["last_message_not_contains"]
-        got = _content_text(messages[-1].get("content")) if messages else None
-        if got is not None and unwanted in got:
+        if last is not None and unwanted in last:
             return (f"scripted model: expected the last message not to contain {unwanted!r}, "
-                    f"but it was {got!r}")
+                    f"but it was {last!r}")
     if "last_role" in expect:
         got = messages[-1].get("role") if messages else None
         if got != expect["last_role"]:
