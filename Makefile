@@ -27,13 +27,18 @@ build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
 # Installs what it needs, builds, and runs every test (unit, integration, model server).
+# Configured again each time: a tree `make demo` made without GoogleTest gains its tests.
 test: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
 	$(MAKE) build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 300
 
-# A real agentd/agent session against the scripted model server (the model is scripted).
-demo: deps
-	$(MAKE) build
+# A real agentd/agent session against the scripted model server (the model is scripted):
+# only the packages and the programs it runs.
+demo:
+	bash packaging/install-deps.sh --run
+	$(MAKE) configure
+	cmake --build $(BUILD) -j$(JOBS) --target agent agentd agentd-net-bridge
 	bash tests/demo/demo.sh $(BUILD)/bin
 
 bench: deps

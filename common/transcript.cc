@@ -19,28 +19,6 @@ uint64_t HashOfText(std::string_view s) { return absl::Hash<std::string_view>{}(
 
 std::string Role(const Json& m) { return GetString(m, "role"); }
 
-bool HasToolCalls(const Json& m) {
-  auto it = m.find("tool_calls");
-  return it != m.end() && it->is_array() && !it->empty();
-}
-
-// Checks one tool call entry's shape; returns its id or an error text.
-absl::StatusOr<std::string> CallId(const Json& call) {
-  if (!call.is_object()) return absl::InvalidArgumentError("tool call is not an object");
-  std::string id = GetString(call, "id");
-  if (id.empty()) return absl::InvalidArgumentError("tool call without an id");
-  auto fn = call.find("function");
-  if (fn == call.end() || !fn->is_object() || GetString(*fn, "name").empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("tool call ", id, " has no function name"));
-  }
-  auto args = fn->find("arguments");
-  if (args == fn->end() || !args->is_string()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tool call ", id, " has arguments that are not a string"));
-  }
-  return id;
-}
-
 size_t ContentChars(const Json& m) {
   size_t n = 0;
   auto c = m.find("content");
@@ -82,73 +60,6 @@ void CountAll(const Json& messages, size_t* chars, std::unordered_set<std::strin
 }
 
 }  // namespace
-
-std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail) {
-  std::vector<std::string> problems;
-  if (!messages.is_array()) {
-    problems.push_back("the transcript is not a JSON array of messages");
-    return problems;
-  }
-  std::unordered_set<std::string> all_ids;
-  std::vector<std::string> open;  // calls of the current assistant message, in order
-  std::unordered_set<std::string> open_set;
-  size_t open_from = 0;
-  auto close_group = [&](size_t at) {
-    for (const std::string& id : open) {
-      if (open_set.count(id)) {
-        problems.push_back(absl::StrCat("message ", open_from, ": tool call ", id,
-                                        " has no tool result before message ", at));
-      }
-    }
-    open.clear();
-    open_set.clear();
-  };
-  for (size_t i = 0; i < messages.size(); ++i) {
-    const Json& m = messages[i];
-    if (!m.is_object()) {
-      problems.push_back(absl::StrCat("message ", i, " is not an object"));
-      continue;
-    }
-    std::string role = Role(m);
-    if (role == "system") {
-      if (i != 0) problems.push_back(absl::StrCat("message ", i, ": system message not first"));
-      continue;
-    }
-    if (role == "user" || role == "assistant") {
-      close_group(i);
-      if (role == "assistant" && HasToolCalls(m)) {
-        open_from = i;
-        for (const Json& call : m["tool_calls"]) {
-          auto id = CallId(call);
-          if (!id.ok()) {
-            problems.push_back(absl::StrCat("message ", i, ": ", id.status().message()));
-            continue;
-          }
-          if (!all_ids.insert(*id).second) {
-            problems.push_back(absl::StrCat("message ", i, ": duplicate tool call id ", *id));
-            continue;
-          }
-          open.push_back(*id);
-          open_set.insert(*id);
-        }
-      }
-      continue;
-    }
-    if (role == "tool") {
-      std::string id = GetString(m, "tool_call_id");
-      if (id.empty()) {
-        problems.push_back(absl::StrCat("message ", i, ": tool message without tool_call_id"));
-      } else if (!open_set.erase(id)) {
-        problems.push_back(absl::StrCat("message ", i, ": tool result ", id,
-                                        " answers no pending call of the message before it"));
-      }
-      continue;
-    }
-    problems.push_back(absl::StrCat("message ", i, ": unknown role \"", role, "\""));
-  }
-  if (!allow_open_tail) close_group(messages.size());
-  return problems;
-}
 
 absl::StatusOr<Transcript> Transcript::FromJson(Json messages) {
   std::vector<std::string> problems = ValidateMessages(messages, true);
@@ -293,7 +204,7 @@ absl::Status Transcript::AppendAssistant(Json message) {
   if (HasToolCalls(message)) {
     std::unordered_set<std::string> fresh;  // this message's, against each other
     for (const Json& call : message["tool_calls"]) {
-      auto id = CallId(call);
+      auto id = ToolCallId(call);
       if (!id.ok()) return id.status();
       if (call_ids_.count(*id) > 0 || !fresh.insert(*id).second) {
         return absl::InvalidArgumentError(absl::StrCat("duplicate tool call id ", *id));
@@ -502,14 +413,29 @@ void Transcript::DebugCheck() const {
                  hashes_.size(), messages_.size());
     std::abort();
   }
-  size_t chars = 0;
-  std::unordered_set<std::string> ids;
-  CountAll(messages_, &chars, &ids);
-  if (chars != chars_ || ids != call_ids_) {
-    std::fprintf(stderr, "transcript counts out of step: %zu chars vs %zu\n", chars_, chars);
-    std::abort();
+  // Appended to since the last check: only the new messages are checked, so a turn of
+  // thousands of appends stays linear. A whole check after any other change, and whenever the
+  // length reaches a power of two (linear in total), re-reads the counts and the rule.
+  const size_t n = messages_.size();
+  const bool whole = debug_.rewrites != rewrites_ || debug_.identity != identity() ||
+                     n < debug_.rule.size() || (n & (n - 1)) == 0;
+  if (whole) {
+    size_t chars = 0;
+    std::unordered_set<std::string> ids;
+    CountAll(messages_, &chars, &ids);
+    if (chars != chars_ || ids != call_ids_) {
+      std::fprintf(stderr, "transcript counts out of step: %zu chars vs %zu\n", chars_, chars);
+      std::abort();
+    }
+    debug_ = DebugState{};
+    debug_.rewrites = rewrites_;
+    debug_.identity = identity();
   }
-  std::vector<std::string> problems = ValidateMessages(messages_, true);
+  std::vector<std::string> problems;
+  for (size_t i = debug_.rule.size(); i < n; ++i) {
+    std::vector<std::string> p = debug_.rule.Add(messages_[i]);
+    problems.insert(problems.end(), p.begin(), p.end());
+  }
   if (!problems.empty()) {
     std::fprintf(stderr, "transcript rule broken: %s\n", absl::StrJoin(problems, "; ").c_str());
     std::abort();

@@ -23,15 +23,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/json.h"
+#include "common/transcript_rule.h"
 
 namespace agent {
 
 // The session file's text for `lines` (serialised messages): "[\n  m1,\n  m2\n]\n".
 std::string TranscriptFileText(const std::vector<std::string>& lines);
-
-// Everything wrong with `messages` by the rule (empty when valid). With `allow_open_tail`,
-// unanswered calls of the last assistant message are not a problem.
-std::vector<std::string> ValidateMessages(const Json& messages, bool allow_open_tail);
 
 // What an image part counts for in CharCount: about the 1,600 tokens a model charges for a
 // large one, not the length of its base64.
@@ -133,6 +130,13 @@ class Transcript {
   size_t chars_ = 0;                          // CharCount()
   std::unordered_set<std::string> call_ids_;  // every tool call id, for uniqueness
   uint64_t rewrites_ = 0;                     // rewrites()
+  // What DebugCheck has checked already (debug builds; empty otherwise).
+  struct DebugState {
+    TranscriptRule rule;
+    uint64_t rewrites = ~uint64_t{0};
+    uint64_t identity = 0;
+  };
+  mutable DebugState debug_;
   // identity(): a number drawn anew at construction and by every copy or move into the object.
   class Identity {
    public:

@@ -316,7 +316,7 @@ std::vector<v1::Session> SessionManager::List(const std::string& workdir, bool a
         info.set_model(meta->model);
         info.set_created_unix_ms(meta->created_unix_ms);
         info.set_updated_unix_ms(meta->updated_unix_ms);
-        info.set_message_count(static_cast<int>(meta->message_count));
+        info.set_message_count(static_cast<int>(SavedMessageCount(project, *meta)));
         info.set_parent_id(meta->parent_id);
         info.set_agent(meta->agent);
         info.set_depth(meta->depth);

@@ -137,21 +137,82 @@ absl::Status AppendCompacted(const std::string& workdir, const std::string& id, 
   return AppendToFile(dir, id + ".compacted.jsonl", DumpJson(line) + "\n");
 }
 
-absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id) {
-  ASSIGN_OR_RETURN(std::string text, ReadSessionFile(workdir, id + ".json"));
-  // The messages saved after the file was last written whole (a crash, a kill -9).
-  if (absl::StatusOr<std::string> journal = ReadSessionFile(workdir, id + ".journal");
-      journal.ok()) {
-    if (std::optional<Replayed> r = ReplayJournal(text, *journal); r.has_value()) {
-      if (Transcript::FromFileText(r->file_text).ok()) text = std::move(r->file_text);
-    }
+namespace {
+
+// Writes the journal's records that could not be replayed beside the session, under a name no
+// earlier file has: they are the person's to look at, never overwritten.
+absl::StatusOr<std::string> SetAsideJournal(const std::string& workdir, const std::string& id,
+                                            std::string_view lines) {
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/false));
+  const int64_t now = absl::ToUnixMillis(absl::Now());
+  for (int n = 0; n < 100; ++n) {
+    const std::string name =
+        absl::StrCat(id, ".journal-set-aside-", now, n == 0 ? "" : absl::StrCat("-", n), ".jsonl");
+    struct stat st;
+    if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
+    RETURN_IF_ERROR(WriteFileAtomically(dir, name, lines, Durability::kSynced));
+    return dir.PathOf(name);
   }
-  auto t = Transcript::FromFileText(text);
+  return absl::AlreadyExistsError("no free name for the set-aside journal records");
+}
+
+}  // namespace
+
+absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id,
+                                          JournalReport* report) {
+  ASSIGN_OR_RETURN(const std::string text, ReadSessionFile(workdir, id + ".json"));
+  absl::StatusOr<Transcript> t = Transcript::FromFileText(text);
   if (!t.ok()) {
     return absl::DataLossError(
         absl::StrCat(TranscriptPath(workdir, id), ": ", t.status().message()));
   }
+  // The messages saved after the file was last written whole (a crash, a kill -9).
+  absl::StatusOr<std::string> journal = ReadSessionFile(workdir, id + ".journal");
+  if (!journal.ok()) return t;
+  std::optional<Replayed> r = ReplayJournal(text, *t, *journal);
+  if (!r.has_value()) return t;
+  if (r->messages > 0) {
+    absl::StatusOr<Transcript> replayed = Transcript::FromFileText(r->file_text);
+    if (!replayed.ok()) {  // ReplayJournal checked each record: not expected
+      return absl::InternalError(absl::StrCat(id, ".journal: ", replayed.status().message()));
+    }
+    t = std::move(replayed);
+  }
+  JournalReport local;
+  JournalReport& out = report != nullptr ? *report : local;
+  out.replayed = r->messages;
+  out.repeats = r->repeats;
+  out.why = r->why;
+  out.set_aside_lines = static_cast<int>(std::count(r->set_aside.begin(), r->set_aside.end(), '\n'));
+  if (!r->set_aside.empty()) {
+    absl::StatusOr<std::string> path = SetAsideJournal(workdir, id, r->set_aside);
+    // Not kept anywhere else: refusing the load keeps the journal as it is on disk.
+    if (!path.ok()) {
+      return absl::DataLossError(absl::StrCat(
+          id, ".journal has records that do not replay (", r->why,
+          ") and they could not be set aside: ", path.status().message()));
+    }
+    out.set_aside_path = *path;
+  }
   return t;
+}
+
+std::string JournalReport::Note(const std::string& id) const {
+  if (set_aside_path.empty() && repeats == 0) return "";
+  std::string note = absl::StrCat("session ", id, ": ");
+  if (repeats > 0) {
+    absl::StrAppend(&note, repeats, repeats == 1 ? " journal record was" : " journal records were",
+                    " written twice and replayed once", set_aside_path.empty() ? "." : "; ");
+  }
+  if (!set_aside_path.empty()) {
+    absl::StrAppend(&note, set_aside_lines, set_aside_lines == 1 ? " line" : " lines",
+                    " of its journal could not be replayed (the first: ", why,
+                    ") and are kept in ", set_aside_path,
+                    "; the session goes on without them. To bring them back by hand: stop "
+                    "agentd, repair those lines, append them to ",
+                    id, ".journal in the same folder, and resume the session.");
+  }
+  return note;
 }
 
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id) {
@@ -164,6 +225,39 @@ absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::stri
   m.id = id;
   m.workdir = workdir;
   return m;
+}
+
+int64_t SavedMessageCount(const std::string& workdir, const SessionMeta& meta) {
+  absl::StatusOr<DirFd> dir = OpenSessionsDir(workdir, /*create=*/false);
+  if (!dir.ok()) return meta.message_count;
+  auto mtime = [&dir](const std::string& name) -> std::optional<struct timespec> {
+    struct stat st;
+    if (::fstatat(dir->fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+    return st.st_mtim;
+  };
+  auto newer = [](const struct timespec& a, const struct timespec& b) {
+    return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+  };
+  const std::optional<struct timespec> meta_time = mtime(meta.id + ".meta.json");
+  const std::optional<struct timespec> file_time = mtime(meta.id + ".json");
+  const std::optional<struct timespec> journal_time = mtime(meta.id + ".journal");
+  const bool stale = !meta_time || (file_time && newer(*file_time, *meta_time)) ||
+                     (journal_time && newer(*journal_time, *meta_time));
+  if (!stale) return meta.message_count;
+  // Written after the meta file (a crash between the two, a failed meta write): count what
+  // a load would find, without a load's side effects.
+  absl::StatusOr<std::string> text = ReadFileToString(*dir, meta.id + ".json");
+  if (!text.ok()) return meta.message_count;
+  absl::StatusOr<Transcript> t = Transcript::FromFileText(*text);
+  if (!t.ok()) return meta.message_count;
+  int64_t count = static_cast<int64_t>(t->size());
+  if (absl::StatusOr<std::string> journal = ReadFileToString(*dir, meta.id + ".journal");
+      journal.ok()) {
+    if (std::optional<Replayed> r = ReplayJournal(*text, *t, *journal); r.has_value()) {
+      count += r->messages;
+    }
+  }
+  return count;
 }
 
 std::vector<std::string> ListSessionIds(const std::string& workdir) {

@@ -6,6 +6,8 @@
 //   <id>.meta.json        title, model, workdir, times, parent, counters
 //   <id>.compacted.jsonl  what compaction removed, with the summary that replaced it
 //   <id>.lock             advisory lock: one daemon owns a session at a time
+//   <id>.journal-set-aside-<ms>.jsonl  journal lines that could not be replayed, kept for the
+//                         person (LoadTranscript)
 // Every write is atomic (common/atomic_file.h). The directories below the state directory must
 // be real directories owned by us, and no file in them is opened through a symlink
 // (PermissionDenied naming the path). `workdir` is the canonical project path. Stateless
@@ -69,10 +71,32 @@ absl::Status SaveMeta(const SessionMeta& meta);
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,
                              const std::string& summary);
 
+// What replaying a session's journal found (daemon/transcript_journal.h).
+struct JournalReport {
+  int replayed = 0;             // records replayed
+  int repeats = 0;              // records written twice, replayed once
+  int set_aside_lines = 0;      // lines that could not be replayed, from the first bad one on
+  std::string set_aside_path;   // where those lines are kept (never overwritten); empty: none
+  std::string why;              // what the first of them broke
+  // Replaying changed the journal's meaning: the session must be written whole at once, or
+  // its next records would follow the bad ones.
+  bool NeedsRewrite() const { return repeats > 0 || !set_aside_path.empty(); }
+  // For the person and the log: what was set aside, where, and how to bring it back; empty
+  // when nothing was.
+  std::string Note(const std::string& id) const;
+};
+
 // The saved transcript with its journal replayed (its open tail, if any, still open); DataLoss
 // naming the file when it is not JSON, not a message list, or breaks the transcript rule.
-absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id);
+// Journal records that do not replay are written to <id>.journal-set-aside-<ms>.jsonl and named
+// in `report`.
+absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std::string& id,
+                                          JournalReport* report = nullptr);
 absl::StatusOr<SessionMeta> LoadMeta(const std::string& workdir, const std::string& id);
+// The messages a load of `meta`'s session would find: meta.message_count, unless the transcript
+// or its journal was written after the meta file (a crash between the two, a failed meta
+// write); then they are read and counted. Writes nothing.
+int64_t SavedMessageCount(const std::string& workdir, const SessionMeta& meta);
 // Ids of the sessions saved in `workdir` (those with a transcript file); none when the
 // sessions directory is missing or refused (a symlink, say).
 std::vector<std::string> ListSessionIds(const std::string& workdir);

@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages that building, testing and packaging agentd need.
+# Installs the Debian 12 packages that building, testing and packaging agentd need; with
+# --run, only those that building and running agent and agentd need (`make demo`).
 # Idempotent: packages already present are skipped, and apt is not touched at all when
 # nothing is missing. Runs as root, or through sudo when it is available.
 set -euo pipefail
 
-packages=(
+run_packages=(
   # build
   build-essential cmake pkg-config git
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libcurl4-openssl-dev nlohmann-json3-dev libre2-dev libedit-dev
   libcli11-dev libssl-dev zlib1g-dev libc-ares-dev rapidjson-dev
+  # the sandbox of tool commands (daemon/sandbox/); the demo's scripted model server
+  bubblewrap python3
+)
+
+packages=(
+  "${run_packages[@]}"
   # tests and checks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-grpcio tmux zsh
+  libgtest-dev libgmock-dev libbenchmark-dev python3-grpcio tmux zsh
   clang libclang-rt-14-dev clang-format
   # Node.js: the MCP reference servers, the example client and the ACP test client (npm ci)
   nodejs
   # test_remote.py runs its own sshd on 127.0.0.1 (agent --host); never the system's
   openssh-server openssh-client
-  # the sandbox of tool commands (daemon/sandbox/), run by agentd and its tests
-  bubblewrap
   # real clients the sandbox's network proxy is tested with (curl, git, pip) and the TLS
   # server's certificate (openssl)
   curl openssl python3-pip
   # packaging
   dpkg-dev file
 )
+
+if [ "${1:-}" = "--run" ]; then
+  packages=("${run_packages[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -36,7 +45,7 @@ done
 
 # Debian's nodejs has npm in a package of its own; other builds (NodeSource) ship it inside
 # nodejs, where Debian's npm would conflict: asked for only when the command is missing.
-if ! command -v npm >/dev/null 2>&1; then
+if [ "${1:-}" != "--run" ] && ! command -v npm >/dev/null 2>&1; then
   missing+=(npm)
 fi
 

@@ -1,5 +1,6 @@
 #include "daemon/session/opening.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -97,7 +98,8 @@ absl::StatusOr<std::shared_ptr<Session>> LoadSession(const std::string& workdir,
   auto lock = SessionLock::Acquire(workdir, id);
   if (!lock.ok()) return lock.status();
   o.lock = *std::move(lock);
-  auto transcript = LoadTranscript(workdir, id);
+  JournalReport journal;
+  auto transcript = LoadTranscript(workdir, id, &journal);
   if (!transcript.ok()) return transcript.status();
   o.transcript = *std::move(transcript);
   if (auto m = LoadMeta(workdir, id); m.ok()) {
@@ -109,7 +111,8 @@ absl::StatusOr<std::shared_ptr<Session>> LoadSession(const std::string& workdir,
   }
   if (settings.model.model.empty()) settings.model.model = o.meta.model;
   o.settings = std::move(settings);
-  if (o.transcript.Seal("interrupted: the daemon stopped before this call finished") > 0) {
+  if (o.transcript.Seal("interrupted: the daemon stopped before this call finished") > 0 ||
+      journal.NeedsRewrite()) {
     o.write = Session::Opening::Write::kAll;
   } else if (o.meta.message_count != static_cast<int64_t>(o.transcript.size())) {
     o.write = Session::Opening::Write::kMetaOnly;  // the daemon stopped inside a turn
@@ -117,6 +120,10 @@ absl::StatusOr<std::shared_ptr<Session>> LoadSession(const std::string& workdir,
     o.write = Session::Opening::Write::kNothing;
   }
   o.notice = TakeMigrationNote(workdir);  // legacy_sessions.h
+  if (const std::string note = journal.Note(id); !note.empty()) {
+    std::fprintf(stderr, "agentd: %s\n", note.c_str());
+    AddLine(&o.notice, note);
+  }
   o.prices = context::LoadContextConfig().prices;
   return std::make_shared<Session>(std::move(o), std::move(deps));
 }

@@ -31,7 +31,7 @@ Session::Session(Opening o, SessionDeps deps)
       settings_(std::move(o.settings)),
       audience_(deps_.epoch, deps_.clock),
       saver_(deps_.files_for ? deps_.files_for(workdir_, id_) : DiskSessionFiles(workdir_, id_),
-             [this](const absl::Status& status) { OnSaveResult(status); }) {
+             [this](const SessionSaver::Outcome& outcome) { OnSaveResult(outcome); }) {
   rules_ = deps_.rules_for ? deps_.rules_for(workdir_) : nullptr;
   if (!rules_) rules_ = std::make_shared<policy::FixedRuleSource>(policy::RuleSet{});
   turns_ = std::make_unique<TurnRunner>(*this);
@@ -187,16 +187,24 @@ void Session::SaveLocked(Save what) {
   }
 }
 
-void Session::OnSaveResult(const absl::Status& status) {
+void Session::OnSaveResult(const SessionSaver::Outcome& outcome) {
+  const absl::Status& status = outcome.status;
   // Every failure is in the daemon's log (its stderr), whoever is attached.
   if (!status.ok()) {
-    std::fprintf(stderr, "agentd: session %s: cannot save: %s\n", id_.c_str(),
-                 std::string(status.message()).c_str());
+    std::fprintf(stderr, "agentd: session %s: cannot save: %s%s\n", id_.c_str(),
+                 std::string(status.message()).c_str(),
+                 outcome.messages_on_disk ? " (every message is in its journal)" : "");
   }
   SessionMutexLock l(&mu_);
   if (!status.ok() && !save_failed_) {
-    Emit(events::Error(absl::StrCat("cannot save the session: ", status.message(),
-                                    "; it is kept in memory and saved again when it can be")));
+    if (outcome.messages_on_disk) {
+      NoticeLocked(absl::StrCat("every message is saved in the session's journal, but writing "
+                                "its file whole failed: ",
+                                status.message(), "; it is tried again at the next save"));
+    } else {
+      Emit(events::Error(absl::StrCat("cannot save the session: ", status.message(),
+                                      "; it is kept in memory and saved again when it can be")));
+    }
   } else if (status.ok() && save_failed_) {
     NoticeLocked("the session is saved again");
   }

@@ -354,7 +354,7 @@ class Session {
   enum class Save { kAll, kTranscriptOnly, kMetaOnly, kWhole };
   void SaveLocked(Save what = Save::kAll) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The saver's report of a write (no lock held): the log, and the clients once per failure run.
-  void OnSaveResult(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
+  void OnSaveResult(const SessionSaver::Outcome& outcome) ABSL_LOCKS_EXCLUDED(mu_);
   // Deletes the files of a session the model never answered once it is idle and detached
   // (see CreateSession); it stays discarded.
   void DiscardIfUnansweredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

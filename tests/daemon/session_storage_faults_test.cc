@@ -34,11 +34,16 @@ using ::testing::HasSubstr;
 struct Disk {
   agent::Mutex mu;
   bool failing ABSL_GUARDED_BY(mu) = false;
+  bool whole_failing ABSL_GUARDED_BY(mu) = false;  // only writes of the file whole fail
   int whole_writes ABSL_GUARDED_BY(mu) = 0;
   int appends ABSL_GUARDED_BY(mu) = 0;
   void Fail(bool on) {
     agent::MutexLock l(&mu);
     failing = on;
+  }
+  void FailWhole(bool on) {
+    agent::MutexLock l(&mu);
+    whole_failing = on;
   }
 };
 
@@ -50,6 +55,7 @@ class FaultyFiles : public SessionFiles {
     if (auto s = Check(); !s.ok()) return s;
     {
       agent::MutexLock l(&disk_->mu);
+      if (disk_->whole_failing) return absl::ResourceExhaustedError("rename: No space left");
       ++disk_->whole_writes;
     }
     return real_->WriteTranscript(text);
@@ -154,8 +160,40 @@ TEST_F(SessionStorageFaultsTest, ATurnWhoseMessagesCouldNotBeSavedEndsWithAnErro
   EXPECT_EQ(ended.turn_ended().outcome(), v1::TURN_OUTCOME_ERROR);
   EXPECT_THAT(ended.turn_ended().error(), HasSubstr("could not be saved"));
   EXPECT_THAT(ended.turn_ended().error(), HasSubstr("No space left"));
+  EXPECT_THAT(ended.turn_ended().error(), ::testing::Not(HasSubstr("()")));
   EXPECT_TRUE(s->HasUnsaved());
+  EXPECT_THAT(s->UnsavedError().message(), HasSubstr("No space left"));
   EXPECT_TRUE(s->Busy());  // so the idle sweep never unloads it
+  s->Detach(&rec);
+}
+
+TEST_F(SessionStorageFaultsTest, AWholeWriteThatFailsAfterTheJournalTookEveryMessageLosesNothing) {
+  std::shared_ptr<Session> s = NewSession();
+  const std::string id = s->id();
+  EventRecorder rec;
+  s->Attach(&rec, "test", false, "", 0);
+  RunTurn(*s, rec, 1);
+  disk_->FailWhole(true);  // the fold at the end of the next turn fails; its appends do not
+  v1::Event ended = RunTurn(*s, rec, 2);
+  EXPECT_EQ(ended.turn_ended().outcome(), v1::TURN_OUTCOME_DONE) << ended.turn_ended().error();
+  EXPECT_FALSE(s->HasUnsaved());
+  EXPECT_EQ(SavedMessages(id), static_cast<size_t>(s->Info().message_count()));
+  int errors = 0, notices = 0;
+  for (const daemon::EventPtr& e : rec.events()) {
+    if (e->has_error()) ++errors;
+    if (e->has_notice() &&
+        e->notice().text().find("every message is saved in the session's journal") !=
+            std::string::npos) {
+      EXPECT_THAT(e->notice().text(), HasSubstr("No space left"));
+      ++notices;
+    }
+  }
+  EXPECT_EQ(errors, 0);
+  EXPECT_EQ(notices, 1);
+  // The next save is whole again, and the journal it starts extends the new file.
+  disk_->FailWhole(false);
+  RunTurn(*s, rec, 3);
+  EXPECT_EQ(SavedMessages(id), static_cast<size_t>(s->Info().message_count()));
   s->Detach(&rec);
 }
 

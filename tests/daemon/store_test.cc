@@ -1,5 +1,6 @@
 #include "daemon/store.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,14 +142,126 @@ TEST_F(StoreTest, AJournalOfAnOlderFileIsStaleAndIgnored) {
   EXPECT_EQ(t->size(), 4u);
 }
 
-TEST_F(StoreTest, AJournalThatWouldBreakTheRuleIsNotReplayed) {
+// ---- Journal records that parse but do not replay: kept, never a wiped session -------------
+
+constexpr char kCall[] =
+    R"({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function",)"
+    R"("function":{"name":"bash","arguments":"{}"}}]})"
+    "\n";
+constexpr char kResult[] = R"({"role":"tool","tool_call_id":"c1","content":"out"})"
+                           "\n";
+constexpr char kLater[] = R"({"role":"user","content":"later"})"
+                          "\n";
+
+// The set-aside files in the sessions folder.
+std::vector<std::string> SetAside(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    if (n.find(".journal-set-aside-") != std::string::npos) out.push_back(n);
+  }
+  return out;
+}
+
+TEST_F(StoreTest, ARecordWrittenTwiceIsReplayedOnce) {
   ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
-  ASSERT_THAT(AppendJournal(workdir(), "s1",
-                            "{\"role\":\"tool\",\"tool_call_id\":\"nope\",\"content\":\"x\"}\n"),
+  ASSERT_THAT(AppendJournal(workdir(), "s1", absl::StrCat(kCall, kResult, kResult, kLater)),
               IsOk());
-  auto t = LoadTranscript(workdir(), "s1");
+  JournalReport report;
+  auto t = LoadTranscript(workdir(), "s1", &report);
   ASSERT_THAT(t, IsOk());
-  EXPECT_EQ(t->size(), 3u);
+  ASSERT_EQ(t->size(), 6u);  // nothing after the repeat is lost
+  EXPECT_EQ(t->messages()[5]["content"], "later");
+  EXPECT_EQ(report.replayed, 3);
+  EXPECT_EQ(report.repeats, 1);
+  EXPECT_TRUE(report.NeedsRewrite());
+  EXPECT_THAT(report.Note("s1"), HasSubstr("written twice and replayed once"));
+  EXPECT_THAT(SetAside(ListDir(Sessions())), IsEmpty());
+}
+
+TEST_F(StoreTest, ARepeatThatKeepsTheRuleIsAMessageOfItsOwn) {
+  // The same prompt twice in a row is the person's, not a write done twice.
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  ASSERT_THAT(AppendJournal(workdir(), "s1", absl::StrCat(kLater, kLater)), IsOk());
+  JournalReport report;
+  auto t = LoadTranscript(workdir(), "s1", &report);
+  ASSERT_THAT(t, IsOk());
+  EXPECT_EQ(t->size(), 5u);
+  EXPECT_EQ(report.repeats, 0);
+  EXPECT_FALSE(report.NeedsRewrite());
+}
+
+struct BadRecord {
+  const char* name;
+  std::string line;
+  const char* why;
+};
+void PrintTo(const BadRecord& r, std::ostream* os) { *os << r.name; }
+
+class BadJournalRecordTest : public StoreTest,
+                             public ::testing::WithParamInterface<BadRecord> {};
+
+TEST_P(BadJournalRecordTest, ReplaysUpToItAndKeepsTheRestBesideTheSession) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  const std::string rest = absl::StrCat(GetParam().line, kLater);
+  ASSERT_THAT(AppendJournal(workdir(), "s1", absl::StrCat(kCall, kResult, rest)), IsOk());
+  JournalReport report;
+  auto t = LoadTranscript(workdir(), "s1", &report);
+  ASSERT_THAT(t, IsOk());
+  ASSERT_EQ(t->size(), 5u);  // the good records before the bad one
+  EXPECT_EQ(t->messages()[4]["tool_call_id"], "c1");
+  EXPECT_EQ(report.replayed, 2);
+  EXPECT_EQ(report.set_aside_lines, 2);
+  EXPECT_THAT(report.why, HasSubstr(GetParam().why));
+  EXPECT_TRUE(report.NeedsRewrite());
+  const std::vector<std::string> kept = SetAside(ListDir(Sessions()));
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(report.set_aside_path, InSessions(kept[0]));
+  EXPECT_EQ(ReadFile(report.set_aside_path), rest);
+  const std::string note = report.Note("s1");
+  EXPECT_THAT(note, AllOf(HasSubstr("2 lines of its journal could not be replayed"),
+                          HasSubstr(report.set_aside_path), HasSubstr("append them to s1.journal")));
+
+  // A second load (the session was not written whole in between) keeps a second copy: the
+  // first is never overwritten.
+  JournalReport again;
+  ASSERT_THAT(LoadTranscript(workdir(), "s1", &again), IsOk());
+  EXPECT_EQ(SetAside(ListDir(Sessions())).size(), 2u);
+  EXPECT_EQ(ReadFile(report.set_aside_path), rest);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, BadJournalRecordTest,
+    ::testing::Values(
+        BadRecord{"ResultOfNoCall",
+                  R"({"role":"tool","tool_call_id":"nope","content":"x"})"
+                  "\n",
+                  "answers no pending call"},
+        BadRecord{"UnknownShape",
+                  R"({"kind":"checkpoint","at":3})"
+                  "\n",
+                  "unknown role"},
+        BadRecord{"CallIdUsedTwice", kCall, "duplicate tool call id c1"},
+        BadRecord{"NotJson", "{\"role\":\"user\",\n", "not a JSON message"}),
+    [](const ::testing::TestParamInfo<BadRecord>& info) { return info.param.name; });
+
+TEST_F(StoreTest, AMetaFileOlderThanTheTranscriptDoesNotGiveTheMessageCount) {
+  ASSERT_THAT(SaveTranscript(workdir(), "s1", Messages()), IsOk());
+  SessionMeta m = Meta("s1");
+  ASSERT_THAT(SaveMeta(m), IsOk());
+  EXPECT_EQ(SavedMessageCount(workdir(), m), 3);
+  // The daemon died after two appends, before the meta file was written again.
+  ASSERT_THAT(AppendJournal(workdir(), "s1", absl::StrCat(kCall, kResult)), IsOk());
+  const struct timespec past[2] = {{1000, 0}, {1000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, MetaPath(workdir(), "s1").c_str(), past, 0), 0);
+  EXPECT_EQ(SavedMessageCount(workdir(), m), 5);
+  // Written again after them, the meta file is believed (nothing is read).
+  m.message_count = 5;
+  ASSERT_THAT(SaveMeta(m), IsOk());
+  ASSERT_THAT(AppendJournal(workdir(), "s1", kLater), IsOk());
+  const struct timespec older[2] = {{2000, 0}, {2000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, InSessions("s1.journal").c_str(), older, 0), 0);
+  ASSERT_EQ(::utimensat(AT_FDCWD, InSessions("s1.json").c_str(), older, 0), 0);
+  EXPECT_EQ(SavedMessageCount(workdir(), m), 5);
 }
 
 TEST_F(StoreTest, MetaRoundTripTakesIdAndWorkdirFromTheCall) {

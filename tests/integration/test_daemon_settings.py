@@ -17,7 +17,7 @@ import grpc
 
 import grpc_client
 from harness import BIN, Env, PROTOCOL_VERSION, tool_call
-from test_multi_client import Api, collect_until_turns_end, kind
+from test_multi_client import Api, Attached, collect_until_turns_end, kind
 
 
 def running(pid):
@@ -31,8 +31,8 @@ def running(pid):
 
 def attach_bounded(api, sid, name):
     """An Attach stream with a deadline: a stream the daemon never ends fails the test."""
-    return api.stub.Attach(api.pb.AttachRequest(
-        session_id=sid, client_name=name, protocol_version=PROTOCOL_VERSION), timeout=30)
+    return Attached(api.stub.Attach(api.pb.AttachRequest(
+        session_id=sid, client_name=name, protocol_version=PROTOCOL_VERSION), timeout=30))
 
 
 def free_loopback_port():

@@ -16,6 +16,26 @@ def kind(e):
     return e.WhichOneof("kind")
 
 
+class Attached:
+    """An Attach stream whose first event was read when it was made, and is still the first
+    it yields; the rest of the call (cancel, code, ...) is the gRPC call's."""
+
+    def __init__(self, call):
+        self._call = call
+        self._first = [next(call)]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._first:
+            return self._first.pop()
+        return next(self._call)
+
+    def __getattr__(self, name):
+        return getattr(self._call, name)
+
+
 class Api:
     """A Python client of the daemon, as a script would be."""
 
@@ -34,10 +54,15 @@ class Api:
             model=pb.ModelConfig(base_url=self.env.env["AGENT_BASE_URL"], model="scripted",
                                  api_key=self.env.env["AGENT_API_KEY"])), timeout=10).id
 
-    def attach(self, sid, name, after_seq=0, epoch="", read_only=False):
-        return self.stub.Attach(self.pb.AttachRequest(
+    def attach(self, sid, name, after_seq=0, epoch="", read_only=False, timeout=120):
+        # A deadline on the whole stream: a test waiting for an event that never comes fails
+        # with DEADLINE_EXCEEDED instead of hanging until CTest's timeout names no cause.
+        call = self.stub.Attach(self.pb.AttachRequest(
             session_id=sid, client_name=name, after_seq=after_seq, epoch=epoch,
-            read_only=read_only, protocol_version=PROTOCOL_VERSION))
+            read_only=read_only, protocol_version=PROTOCOL_VERSION), timeout=timeout)
+        # A fresh attach starts with its snapshot, sent once the daemon has added the client:
+        # waiting for it here means what the test does next is seen by this stream.
+        return Attached(call) if after_seq == 0 else call
 
     def prompt(self, sid, text, client="api"):
         return self.stub.SendPrompt(self.pb.SendPromptRequest(

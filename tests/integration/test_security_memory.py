@@ -40,6 +40,7 @@ class RequestSize(unittest.TestCase):
     def test_a_1mb_prompt_is_accepted_and_reaches_the_model(self):
         stream = self.stub.Attach(self.pb.AttachRequest(
             session_id=self.sid, client_name="t", protocol_version=PROTOCOL_VERSION), timeout=60)
+        next(stream)  # the snapshot: attached before the prompt
         text = "1 MB prompt " + "x" * MB
         self.assertEqual(self.prompt(text).queue_position, 0)
         for e in stream:

@@ -92,7 +92,7 @@ class CrashRecovery(unittest.TestCase):
             workdir=env.project, policy=pb.POLICY_MODE_ASK,
             model=pb.ModelConfig(base_url=env.env["AGENT_BASE_URL"], model="scripted")),
             timeout=10)
-        stream = stub.Attach(pb.AttachRequest(session_id=s.id, client_name="watcher"))
+        stream = stub.Attach(pb.AttachRequest(session_id=s.id, client_name="watcher"), timeout=60)
         next(stream)  # the snapshot
         stub.SendPrompt(pb.SendPromptRequest(session_id=s.id, text="write it", client_name="w"),
                         timeout=10)
@@ -149,6 +149,47 @@ class Registry(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("still fine", r.stdout)
         self.assertEqual(env.agent("daemon", "status").returncode, 0)
+
+
+class JournalRecords(unittest.TestCase):
+    """A journal record that parses but does not replay never wipes the session: what comes
+    before it is loaded, it and what follows are kept beside the session, the person is told."""
+
+    def test_a_bad_record_is_set_aside_and_the_session_goes_on(self):
+        env = Env([{"text": "first answer"},
+                   {"expect": {"last_user_contains": "carry on"}, "text": "resumed fine"},
+                   {"text": "third"}])
+        self.addCleanup(env.close)
+        self.assertEqual(env.agent("start").returncode, 0)
+        sid = env.session_ids()[0]
+        env.kill_daemon()
+        journal = os.path.join(env.sessions_dir(), sid + ".journal")
+        good = json.dumps({"role": "user", "content": "from the journal"}) + "\n"
+        bad = json.dumps({"role": "tool", "tool_call_id": "nope", "content": "x"}) + "\n"
+        after = json.dumps({"role": "user", "content": "after the bad one"}) + "\n"
+        with open(journal, "a") as f:
+            f.write(good + bad + after)
+        r = env.agent("-r", sid, "carry on")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("resumed fine", r.stdout)
+        self.assertIn("2 lines of its journal could not be replayed", r.stdout + r.stderr)
+        kept = [n for n in os.listdir(env.sessions_dir()) if ".journal-set-aside-" in n]
+        self.assertEqual(len(kept), 1)
+        self.assertIn(kept[0], r.stdout + r.stderr)
+        with open(os.path.join(env.sessions_dir(), kept[0])) as f:
+            self.assertEqual(f.read(), bad + after)
+        contents = [m.get("content") for m in env.transcript(sid)]
+        self.assertIn("from the journal", contents)
+        self.assertNotIn("after the bad one", contents)
+        self.assertEqual(contents[-1], "resumed fine")
+        self.assertEqual(env.stats()["rejected"], 0)
+        # The session was written whole: a restart replays nothing bad and sets nothing aside.
+        env.kill_daemon()
+        r = env.agent("-r", sid, "again")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("could not be replayed", r.stdout + r.stderr)
+        self.assertEqual(
+            len([n for n in os.listdir(env.sessions_dir()) if ".journal-set-aside-" in n]), 1)
 
 
 class SessionCommands(unittest.TestCase):

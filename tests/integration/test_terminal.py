@@ -274,7 +274,8 @@ class InteractiveTerminal(unittest.TestCase):
         info = stub.GetSession(pb.GetSessionRequest(id=sid), timeout=10)
         self.assertEqual(info.session.state, pb.SESSION_STATE_WAITING_APPROVAL)
         # The pending call id, from a snapshot of our own.
-        stream = stub.Attach(pb.AttachRequest(session_id=sid, client_name="other-terminal"))
+        stream = stub.Attach(pb.AttachRequest(session_id=sid, client_name="other-terminal"),
+                             timeout=60)
         snap = next(stream).snapshot
         stream.cancel()
         stub.Approve(pb.ApproveRequest(session_id=sid, call_id=snap.pending_approval.call_id,
