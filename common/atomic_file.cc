@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/reaction_scope.h"
 #include "common/status_macros.h"
 
 namespace agent {
@@ -84,6 +85,7 @@ absl::StatusOr<int> CreateTempFile(const DirFd& dir, const std::string& name, st
 absl::Status WriteAt(const DirFd& dir, const std::string& name, std::string_view content,
                      Durability durability, bool refuse_symlink) {
   RETURN_IF_ERROR(CheckFileName(name));
+  CheckNotInReaction("write", dir.PathOf(name));
   const bool sync = durability == Durability::kSynced;
   // Replacing a file leaves its directory entry in place: after a power loss the directory
   // holds the old or the new file, both whole. Only a new name needs the directory synced.
@@ -143,6 +145,7 @@ absl::Status WriteFileAtomically(const DirFd& dir, const std::string& name,
 }
 
 absl::Status AppendToFile(const std::string& path, std::string_view content) {
+  CheckNotInReaction("append to", path);
   std::filesystem::path p(path);
   RETURN_IF_ERROR(MakeDirs(p.parent_path().string()));
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -151,6 +154,7 @@ absl::Status AppendToFile(const std::string& path, std::string_view content) {
 }
 
 absl::Status AppendToFile(const DirFd& dir, const std::string& name, std::string_view content) {
+  CheckNotInReaction("append to", dir.PathOf(name));
   ASSIGN_OR_RETURN(const int fd, dir.OpenFile(name, O_WRONLY | O_CREAT | O_APPEND));
   return AppendAndClose(fd, content, dir.PathOf(name));
 }

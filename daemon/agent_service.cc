@@ -5,6 +5,7 @@
 #include "common/clock.h"
 #include "common/grpc_status.h"
 #include "common/protocol.h"
+#include "common/reaction_scope.h"
 #include "common/version.h"
 #include "daemon/answer_origin.h"
 #include "daemon/attach_reactor.h"
@@ -64,11 +65,17 @@ grpc::ServerUnaryReactor* AgentService::OnDisk(grpc::CallbackServerContext* ctx,
 
 grpc::ServerUnaryReactor* AgentService::WithSession(grpc::CallbackServerContext* ctx,
                                                     const std::string& id, SessionWork then) {
-  auto* reactor = ctx->DefaultReactor();
   if (std::shared_ptr<Session> loaded = sessions_->FindLoaded(id)) {
+    auto* reactor = ctx->DefaultReactor();
     then(std::move(loaded), reactor);
     return reactor;
   }
+  return OnDiskWithSession(ctx, id, std::move(then));
+}
+
+grpc::ServerUnaryReactor* AgentService::OnDiskWithSession(grpc::CallbackServerContext* ctx,
+                                                          const std::string& id, SessionWork then) {
+  auto* reactor = ctx->DefaultReactor();
   bool queued = disk_workers_.Submit([sessions = sessions_, id, then = std::move(then), reactor] {
     auto s = sessions->Find(id);
     if (!s.ok()) return reactor->Finish(ToGrpcStatus(s.status()));
@@ -89,6 +96,7 @@ AgentService::AgentService(SessionManager* sessions, std::string epoch,
 grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContext* ctx,
                                                       const v1::CreateSessionRequest* req,
                                                       v1::Session* resp) {
+  ReactionScope reaction;
   auto* reactor = ctx->DefaultReactor();
   // The system prompt runs git and the first save syncs the file: off the gRPC threads.
   bool queued = disk_workers_.Submit([sessions = sessions_, req, resp, reactor] {
@@ -103,6 +111,7 @@ grpc::ServerUnaryReactor* AgentService::CreateSession(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext* ctx,
                                                      const v1::ListSessionsRequest* req,
                                                      v1::ListSessionsResponse* resp) {
+  ReactionScope reaction;
   // Sessions that are not loaded are read from their files.
   return OnDisk(ctx, [sessions = sessions_, req, resp] {
     for (v1::Session& s : sessions->List(req->workdir(), req->all())) {
@@ -115,6 +124,7 @@ grpc::ServerUnaryReactor* AgentService::ListSessions(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* ctx,
                                                    const v1::GetSessionRequest* req,
                                                    v1::GetSessionResponse* resp) {
+  ReactionScope reaction;
   return WithSession(ctx, req->id(), [resp](std::shared_ptr<Session> s, auto* reactor) {
     *resp->mutable_session() = s->Info();
     resp->set_transcript_json(s->TranscriptJson());
@@ -125,15 +135,16 @@ grpc::ServerUnaryReactor* AgentService::GetSession(grpc::CallbackServerContext* 
 
 grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerContext* ctx,
                                                           const v1::AttachRequest* req) {
+  ReactionScope reaction;
   if (req->protocol_version() != 0 && req->protocol_version() != kProtocolVersion) {
     return new RefusedStream(absl::FailedPreconditionError(
         "protocol version mismatch: restart the daemon (agent daemon stop) after upgrading"));
   }
   if (std::shared_ptr<Session> loaded = sessions_->FindLoaded(req->session_id())) {
-    return new AttachReactor(std::move(loaded), *req);
+    return new AttachReactor(std::move(loaded), *req, &disk_workers_);
   }
   // Reading the session from disk (or waiting for another call's load): on a disk worker.
-  auto* reactor = new AttachReactor(*req);
+  auto* reactor = new AttachReactor(*req, &disk_workers_);
   bool queued = disk_workers_.Submit([sessions = sessions_, id = req->session_id(), reactor] {
     auto s = sessions->Find(id);
     if (s.ok()) {
@@ -149,6 +160,7 @@ grpc::ServerWriteReactor<v1::Event>* AgentService::Attach(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* ctx,
                                                    const v1::SendPromptRequest* req,
                                                    v1::SendPromptResponse* resp) {
+  ReactionScope reaction;
   auto send = [req, resp](const std::shared_ptr<Session>& session,
                           PromptExpansion expansion) -> absl::Status {
     absl::StatusOr<std::vector<std::string>> images = PromptImageUrls(req->images());
@@ -160,24 +172,19 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
     if (pos.ok()) resp->set_queue_position(*pos);
     return pos.status();
   };
-  return WithSession(
-      ctx, req->session_id(), [this, req, send](std::shared_ptr<Session> session, auto* reactor) {
-        if (!req->expand() && req->images().empty()) {
-          return reactor->Finish(ToGrpcStatus(send(session, {})));
-        }
-        // Custom commands and @mentions read files, images are encoded: off the gRPC threads.
-        bool queued = disk_workers_.Submit([session, req, reactor, send] {
-          reactor->Finish(ToGrpcStatus(send(
-              session, req->expand() ? session->ExpandPrompt(req->text()) : PromptExpansion{})));
-        });
-        if (!queued)
-          reactor->Finish(ToGrpcStatus(absl::UnavailableError("the daemon is stopping")));
+  // Appending the prompt saves the session; custom commands and @mentions read files, images
+  // are encoded: all off the gRPC threads.
+  return OnDiskWithSession(
+      ctx, req->session_id(), [req, send](std::shared_ptr<Session> session, auto* reactor) {
+        reactor->Finish(ToGrpcStatus(
+            send(session, req->expand() ? session->ExpandPrompt(req->text()) : PromptExpansion{})));
       });
 }
 
 grpc::ServerUnaryReactor* AgentService::ProvideFileText(grpc::CallbackServerContext* ctx,
                                                         const v1::ProvideFileTextRequest* req,
                                                         v1::ProvideFileTextResponse*) {
+  ReactionScope reaction;
   // What the model reads as the person's own text: not from a program a tool started.
   if (absl::Status t = RefuseToolProcess(*ctx, "answer for an editor"); !t.ok()) {
     return FinishUnary(ctx, t);
@@ -190,11 +197,13 @@ grpc::ServerUnaryReactor* AgentService::ProvideFileText(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx,
                                                 const v1::ApproveRequest* req,
                                                 v1::ApproveResponse* resp) {
+  ReactionScope reaction;
   if (absl::Status t = RefuseToolProcess(*ctx, "answer approvals"); !t.ok()) {
     return FinishUnary(ctx, t);
   }
   const bool person = AnsweredByPerson(*ctx);
-  return WithSession(
+  // An answer may save a rule and lets the turn go on, which saves the session.
+  return OnDiskWithSession(
       ctx, req->session_id(), [this, req, person](std::shared_ptr<Session> target, auto* reactor) {
         std::vector<std::string> rules(req->rules().begin(), req->rules().end());
         PersonAnswerScope scope(person);  // for ApprovalGate::Resolve, on this thread
@@ -219,6 +228,7 @@ grpc::ServerUnaryReactor* AgentService::Approve(grpc::CallbackServerContext* ctx
 grpc::ServerUnaryReactor* AgentService::Cancel(grpc::CallbackServerContext* ctx,
                                                const v1::CancelRequest* req,
                                                v1::CancelResponse* resp) {
+  ReactionScope reaction;
   return WithSession(ctx, req->session_id(),
                      [req, resp](std::shared_ptr<Session> s, auto* reactor) {
                        auto was = s->Cancel(req->client_name());
@@ -230,6 +240,7 @@ grpc::ServerUnaryReactor* AgentService::Cancel(grpc::CallbackServerContext* ctx,
 grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx,
                                                 const v1::CompactRequest* req,
                                                 v1::CompactResponse* resp) {
+  ReactionScope reaction;
   return WithSession(
       ctx, req->session_id(), [this, resp](std::shared_ptr<Session> s, auto* reactor) {
         // The summary request can take a while: wait for it off the gRPC threads.
@@ -246,6 +257,7 @@ grpc::ServerUnaryReactor* AgentService::Compact(grpc::CallbackServerContext* ctx
 grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext* ctx,
                                                     const v1::ForkSessionRequest* req,
                                                     v1::Session* resp) {
+  ReactionScope reaction;
   // Copies the session's files (and may restore the project's with git).
   return OnDisk(ctx, [sessions = sessions_, req, resp]() -> absl::Status {
     if (req->restore_files() && req->at_message() > 0) {
@@ -266,6 +278,7 @@ grpc::ServerUnaryReactor* AgentService::ForkSession(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContext* ctx,
                                                       const v1::DeleteSessionRequest* req,
                                                       v1::DeleteSessionResponse* resp) {
+  ReactionScope reaction;
   return OnDisk(ctx, [sessions = sessions_, req] {
     return sessions->Delete(req->session_id(), req->client_name());
   });
@@ -274,20 +287,24 @@ grpc::ServerUnaryReactor* AgentService::DeleteSession(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* AgentService::SetPolicy(grpc::CallbackServerContext* ctx,
                                                   const v1::SetPolicyRequest* req,
                                                   v1::SetPolicyResponse* resp) {
+  ReactionScope reaction;
   if (absl::Status t = RefuseToolProcess(*ctx, "change a session's policy"); !t.ok()) {
     return FinishUnary(ctx, t);
   }
-  return WithSession(ctx, req->session_id(), [req](std::shared_ptr<Session> s, auto* reactor) {
-    std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
-    absl::Status st = s->SetPolicy(req->mode(), allow, req->client_name());
-    if (st.ok()) s->SetModel(req->model());
-    reactor->Finish(ToGrpcStatus(st));
-  });
+  // The rules it adds are written to the settings file, the mode to the session's meta.
+  return OnDiskWithSession(
+      ctx, req->session_id(), [req](std::shared_ptr<Session> s, auto* reactor) {
+        std::vector<std::string> allow(req->add_allow().begin(), req->add_allow().end());
+        absl::Status st = s->SetPolicy(req->mode(), allow, req->client_name());
+        if (st.ok()) s->SetModel(req->model());
+        reactor->Finish(ToGrpcStatus(st));
+      });
 }
 
 grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext* ctx,
                                                      const v1::DaemonStatusRequest* req,
                                                      v1::DaemonStatusResponse* resp) {
+  ReactionScope reaction;
   resp->set_pid(::getpid());
   resp->set_uptime_ms(absl::ToInt64Milliseconds(MonotonicNow() - started_));
   resp->set_sessions_loaded(sessions_->loaded_count());
@@ -296,13 +313,13 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
   resp->set_protocol_version(kProtocolVersion);
   resp->set_epoch(epoch_);
   resp->set_socket_activated(socket_activated_);
-  for (std::string& p : sessions_->RuleProblems()) resp->add_problems(std::move(p));
   if (sandbox_ != nullptr) {
     resp->set_sandbox(sandbox_->Describe());
     resp->set_sandbox_confines(sandbox_->Confines());
   }
-  // The checkpoint stores' size is a walk of their directories.
-  return OnDisk(ctx, [resp] {
+  // The rule files are read, the checkpoint stores' size is a walk of their directories.
+  return OnDisk(ctx, [sessions = sessions_, resp] {
+    for (std::string& p : sessions->RuleProblems()) resp->add_problems(std::move(p));
     resp->set_checkpoint_store_bytes(
         static_cast<int64_t>(checkpoints::DirectoryBytes(checkpoints::StoresRoot())));
     return absl::OkStatus();
@@ -312,6 +329,7 @@ grpc::ServerUnaryReactor* AgentService::DaemonStatus(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* ctx,
                                                    const v1::ListModelsRequest* req,
                                                    v1::ListModelsResponse* resp) {
+  ReactionScope reaction;
   auto list = [this, req, resp](const ModelSettings& fallback, grpc::ServerUnaryReactor* reactor) {
     ModelSettings settings = MergeModelSettings(FromProto(req->model()), fallback);
     const int connect_ms = sessions_->config().connect_timeout_ms;
@@ -336,6 +354,7 @@ grpc::ServerUnaryReactor* AgentService::ListModels(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* AgentService::Shutdown(grpc::CallbackServerContext* ctx,
                                                  const v1::ShutdownRequest* req,
                                                  v1::ShutdownResponse* resp) {
+  ReactionScope reaction;
   if (shutdown_requested_.exchange(true)) return FinishUnary(ctx, absl::OkStatus());
   // The daemon stops once this call is done: a shutdown that began while it was still in
   // flight would wait for it until the deadline.

@@ -132,6 +132,10 @@ class AgentService final : public agent::v1::AgentDaemon::CallbackService {
   using SessionWork = std::function<void(std::shared_ptr<Session>, grpc::ServerUnaryReactor*)>;
   grpc::ServerUnaryReactor* WithSession(grpc::CallbackServerContext* ctx, const std::string& id,
                                         SessionWork then);
+  // The same, always on a disk worker: for calls that change a session, which saves it (a
+  // prompt, an answer, a policy and its rules).
+  grpc::ServerUnaryReactor* OnDiskWithSession(grpc::CallbackServerContext* ctx,
+                                              const std::string& id, SessionWork then);
 
   SessionManager* sessions_;
   std::string epoch_;

@@ -2,6 +2,7 @@
 // the diff run git on the project: they finish from the service's worker pool.
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "common/reaction_scope.h"
 #include "common/utf8.h"
 #include "daemon/agent_service.h"
 
@@ -27,6 +28,7 @@ std::string CappedDiff(std::string diff) {
 
 grpc::ServerUnaryReactor* AgentService::Undo(grpc::CallbackServerContext* ctx,
                                              const v1::UndoRequest* req, v1::UndoResponse* resp) {
+  ReactionScope reaction;
   if (req->turns() < 0)
     return FinishUnary(ctx, absl::InvalidArgumentError("turns must be 0 or more"));
   return WithSession(
@@ -51,6 +53,7 @@ grpc::ServerUnaryReactor* AgentService::Undo(grpc::CallbackServerContext* ctx,
 
 grpc::ServerUnaryReactor* AgentService::Diff(grpc::CallbackServerContext* ctx,
                                              const v1::DiffRequest* req, v1::DiffResponse* resp) {
+  ReactionScope reaction;
   if (req->turn() < 0)
     return FinishUnary(ctx, absl::InvalidArgumentError("turn must be 0 or more"));
   return WithSession(
@@ -68,6 +71,7 @@ grpc::ServerUnaryReactor* AgentService::Diff(grpc::CallbackServerContext* ctx,
 grpc::ServerUnaryReactor* AgentService::ListCheckpoints(grpc::CallbackServerContext* ctx,
                                                         const v1::ListCheckpointsRequest* req,
                                                         v1::ListCheckpointsResponse* resp) {
+  ReactionScope reaction;
   // The checkpoint log is read from its file.
   return OnDisk(ctx, [sessions = sessions_, req, resp]() -> absl::Status {
     auto s = sessions->Find(req->session_id());

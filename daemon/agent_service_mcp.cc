@@ -7,6 +7,7 @@
 #include "common/grpc_status.h"
 #include "common/json.h"
 #include "common/paths.h"
+#include "common/reaction_scope.h"
 #include "daemon/agent_service.h"
 #include "daemon/peer_origin.h"
 
@@ -20,6 +21,7 @@ namespace v1 = agent::v1;
 grpc::ServerUnaryReactor* AgentService::ListMcpServers(grpc::CallbackServerContext* ctx,
                                                        const v1::ListMcpServersRequest* req,
                                                        v1::ListMcpServersResponse* resp) {
+  ReactionScope reaction;
   if (mcp_ == nullptr) return FinishUnary(ctx, absl::UnavailableError("MCP is not available"));
   absl::StatusOr<std::string> project = ProjectDirectory(req->workdir());
   if (!project.ok()) return FinishUnary(ctx, project.status());
@@ -43,18 +45,23 @@ grpc::ServerUnaryReactor* AgentService::ListMcpServers(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* AgentService::ApproveMcpServer(grpc::CallbackServerContext* ctx,
                                                          const v1::ApproveMcpServerRequest* req,
                                                          v1::ApproveMcpServerResponse*) {
+  ReactionScope reaction;
   if (absl::Status t = RefuseToolProcess(*ctx, "approve an MCP server"); !t.ok()) {
     return FinishUnary(ctx, t);
   }
   if (mcp_ == nullptr) return FinishUnary(ctx, absl::UnavailableError("MCP is not available"));
   absl::StatusOr<std::string> project = ProjectDirectory(req->workdir());
   if (!project.ok()) return FinishUnary(ctx, project.status());
-  return FinishUnary(ctx, mcp_->Approve(*project, req->name(), req->target(), req->definition()));
+  // The approval is written to the person's state directory.
+  return OnDisk(ctx, [mcp = mcp_, project = *project, req] {
+    return mcp->Approve(project, req->name(), req->target(), req->definition());
+  });
 }
 
 grpc::ServerUnaryReactor* AgentService::SetSessionMcpServers(
     grpc::CallbackServerContext* ctx, const v1::SetSessionMcpServersRequest* req,
     v1::SetSessionMcpServersResponse*) {
+  ReactionScope reaction;
   // Servers run unconfined as the person's own: a program a tool started must not add one.
   if (absl::Status t = RefuseToolProcess(*ctx, "add MCP servers"); !t.ok()) {
     return FinishUnary(ctx, t);

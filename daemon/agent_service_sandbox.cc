@@ -11,6 +11,7 @@
 #include "common/grpc_status.h"
 #include "common/mutex.h"
 #include "common/paths.h"
+#include "common/reaction_scope.h"
 #include "common/tool_env.h"
 #include "daemon/agent_service.h"
 #include "daemon/sandbox/confined_command.h"
@@ -94,6 +95,7 @@ absl::Status Run(const sandbox::Sandbox& box, const Config& config,
 grpc::ServerUnaryReactor* AgentService::RunSandboxed(grpc::CallbackServerContext* ctx,
                                                      const v1::RunSandboxedRequest* req,
                                                      v1::RunSandboxedResponse* resp) {
+  ReactionScope reaction;
   if (sandbox_ == nullptr) return FinishUnary(ctx, absl::UnavailableError("no sandbox here"));
   resp->set_sandbox(sandbox_->Describe());
   resp->set_confines(sandbox_->Confines());

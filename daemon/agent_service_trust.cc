@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/paths.h"
+#include "common/reaction_scope.h"
 #include "daemon/agent_service.h"
 #include "daemon/hooks/hook_loader.h"
 #include "daemon/hooks/hook_trust.h"
@@ -120,6 +121,7 @@ absl::Status Answer(const v1::TrustProjectRulesRequest& req, v1::TrustProjectRul
 grpc::ServerUnaryReactor* AgentService::TrustProjectRules(grpc::CallbackServerContext* ctx,
                                                           const v1::TrustProjectRulesRequest* req,
                                                           v1::TrustProjectRulesResponse* resp) {
+  ReactionScope reaction;
   // Listing is harmless; recording or revoking trust is a person's act.
   if (req->revoke() || req->rules_size() > 0 || req->import_sessions()) {
     if (absl::Status t = RefuseToolProcess(*ctx, "trust a project's rules"); !t.ok()) {

@@ -6,14 +6,19 @@
 namespace agent::daemon {
 
 AttachReactor::AttachReactor(std::shared_ptr<Session> session,
-                             const agent::v1::AttachRequest& request)
-    : session_(std::move(session)), queue_(kMaxQueuedEvents, kMaxQueuedBytes) {
+                             const agent::v1::AttachRequest& request, WorkerPool* detach_on)
+    : detach_on_(detach_on),
+      session_(std::move(session)),
+      queue_(kMaxQueuedEvents, kMaxQueuedBytes) {
   session_->Attach(this, request.client_name(), request.read_only(), request.epoch(),
                    request.after_seq(), request.serves_file_text());
 }
 
-AttachReactor::AttachReactor(const agent::v1::AttachRequest& request)
-    : request_(request), queue_(kMaxQueuedEvents, kMaxQueuedBytes), attaching_(true) {}
+AttachReactor::AttachReactor(const agent::v1::AttachRequest& request, WorkerPool* detach_on)
+    : detach_on_(detach_on),
+      request_(request),
+      queue_(kMaxQueuedEvents, kMaxQueuedBytes),
+      attaching_(true) {}
 
 void AttachReactor::Start(std::shared_ptr<Session> session) {
   bool cancelled = false;
@@ -152,6 +157,13 @@ void AttachReactor::FinishOnce(const grpc::Status& status) {
 void AttachReactor::OnCancel() { FinishOnce(grpc::Status::CANCELLED); }
 
 void AttachReactor::OnDone() {
+  // Finished: the session's Deliver does nothing with this reactor until it is detached.
+  if (session_ && detach_on_ != nullptr && detach_on_->Submit([this] {
+        session_->Detach(this);
+        delete this;
+      })) {
+    return;
+  }
   if (session_) session_->Detach(this);  // null: refused or cancelled before it attached
   delete this;
 }

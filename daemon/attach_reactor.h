@@ -22,6 +22,7 @@
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/session.h"
 #include "daemon/subscriber_queue.h"
+#include "daemon/worker_pool.h"
 #include "grpcpp/grpcpp.h"
 
 namespace agent::daemon {
@@ -30,9 +31,12 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
                       public Subscriber,
                       private DeferredWriter {
  public:
-  AttachReactor(std::shared_ptr<Session> session, const agent::v1::AttachRequest& request);
+  // `detach_on`: where OnDone detaches from the session (a detach may end a session nobody
+  // answered, which removes its files: not on a gRPC thread); null: at once.
+  AttachReactor(std::shared_ptr<Session> session, const agent::v1::AttachRequest& request,
+                WorkerPool* detach_on);
   // Pending: Start or Refuse follows, once.
-  explicit AttachReactor(const agent::v1::AttachRequest& request);
+  AttachReactor(const agent::v1::AttachRequest& request, WorkerPool* detach_on);
   void Start(std::shared_ptr<Session> session) ABSL_LOCKS_EXCLUDED(mu_);
   void Refuse(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -48,6 +52,7 @@ class AttachReactor : public grpc::ServerWriteReactor<agent::v1::Event>,
   // Start or Refuse is done: a finish held back meanwhile is sent.
   void Attached() ABSL_LOCKS_EXCLUDED(mu_);
 
+  WorkerPool* const detach_on_;
   agent::v1::AttachRequest request_;  // pending: what Start attaches with
   std::shared_ptr<Session> session_;  // set before any write starts; null while pending
   agent::Mutex mu_;

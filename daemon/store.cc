@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
+#include "common/reaction_scope.h"
 #include "common/status_macros.h"
 #include "daemon/sessions_dir.h"
 #include "daemon/transcript_journal.h"
@@ -183,14 +184,15 @@ absl::StatusOr<Transcript> LoadTranscript(const std::string& workdir, const std:
   out.replayed = r->messages;
   out.repeats = r->repeats;
   out.why = r->why;
-  out.set_aside_lines = static_cast<int>(std::count(r->set_aside.begin(), r->set_aside.end(), '\n'));
+  out.set_aside_lines =
+      static_cast<int>(std::count(r->set_aside.begin(), r->set_aside.end(), '\n'));
   if (!r->set_aside.empty()) {
     absl::StatusOr<std::string> path = SetAsideJournal(workdir, id, r->set_aside);
     // Not kept anywhere else: refusing the load keeps the journal as it is on disk.
     if (!path.ok()) {
-      return absl::DataLossError(absl::StrCat(
-          id, ".journal has records that do not replay (", r->why,
-          ") and they could not be set aside: ", path.status().message()));
+      return absl::DataLossError(
+          absl::StrCat(id, ".journal has records that do not replay (", r->why,
+                       ") and they could not be set aside: ", path.status().message()));
     }
     out.set_aside_path = *path;
   }
@@ -206,8 +208,8 @@ std::string JournalReport::Note(const std::string& id) const {
   }
   if (!set_aside_path.empty()) {
     absl::StrAppend(&note, set_aside_lines, set_aside_lines == 1 ? " line" : " lines",
-                    " of its journal could not be replayed (the first: ", why,
-                    ") and are kept in ", set_aside_path,
+                    " of its journal could not be replayed (the first: ", why, ") and are kept in ",
+                    set_aside_path,
                     "; the session goes on without them. To bring them back by hand: stop "
                     "agentd, repair those lines, append them to ",
                     id, ".journal in the same folder, and resume the session.");
@@ -284,6 +286,7 @@ std::vector<std::string> ListSessionIds(const std::string& workdir) {
 
 absl::Status DeleteSessionFiles(const std::string& workdir, const std::string& id) {
   RETURN_IF_ERROR(CheckFileName(id));
+  CheckNotInReaction("remove the files of session", id);
   auto dir = OpenSessionsDir(workdir, /*create=*/false);
   if (absl::IsNotFound(dir.status())) return absl::OkStatus();
   if (!dir.ok()) return dir.status();

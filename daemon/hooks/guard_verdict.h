@@ -12,7 +12,7 @@
 
 #include "agent/v1/agent.pb.h"
 #include "daemon/hooks/session_hooks.h"
-#include "daemon/session/call_policy.h"
+#include "daemon/policy/call_policy.h"
 
 namespace agent::daemon::hooks {
 

@@ -1,5 +1,9 @@
 #include "daemon/mcp/registry.h"
 
+#include <sys/stat.h>
+
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -52,6 +56,34 @@ std::string NeedsApproval(const ServerDef& def) {
 
 }  // namespace
 
+namespace {
+
+bool Under(std::string_view path, std::string_view dir) {
+  return path == dir ||
+         (path.starts_with(dir) && path.size() > dir.size() && path[dir.size()] == '/');
+}
+
+// A confined server that names a directory under /tmp or /var/tmp (its cwd, an argument) finds
+// it empty: the sandbox replaces both and binds only the regular files the command line names
+// (bwrap_argv.h). Said with how it ended, instead of a bare exit status.
+std::string HiddenByTheSandbox(const std::vector<std::string>& named, const std::string& cwd,
+                               const std::string& project) {
+  std::vector<std::string> paths = named;
+  paths.push_back(cwd);
+  for (const std::string& p : paths) {
+    if (!(Under(p, "/tmp") || Under(p, "/var/tmp")) || Under(p, project)) continue;
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) continue;  // bound
+    return absl::StrCat(p, " is under ", Under(p, "/tmp") ? "/tmp" : "/var/tmp",
+                        ", which the sandbox replaces with an empty directory: only the files "
+                        "the server's command line names are there (move its files elsewhere, "
+                        "or into the project)");
+  }
+  return "";
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Transport>> MakeTransport(const ServerDef& def) {
   return MakeConfinedTransport(def, nullptr);
 }
@@ -81,7 +113,11 @@ absl::StatusOr<std::unique_ptr<Transport>> MakeConfinedTransport(const ServerDef
   o.log_name = def.name;
   if (box != nullptr && box->Confines() && def.scope == "project") {
     sandbox::SandboxTarget target{def.project, o.cwd, /*own_session=*/false};
+    // The approved command line's own files (a server script beside a project under /tmp).
+    target.readable = def.args;
+    target.readable.push_back(def.command);
     o.wrapper = box->Options(target, def.network);
+    o.exit_note = HiddenByTheSandbox(target.readable, o.cwd, def.project);
     o.env = sandbox::SandboxEnvironment(o.env);
   } else if (box != nullptr && box->Confines()) {
     // The user's own server runs as defined, but in a PID namespace, so that it ends whole.

@@ -304,6 +304,7 @@ std::string StdioTransport::KillGroup() {
   if (!options_.wrapper.empty()) sandbox::ReapOrphanedSandboxInits();
   if (done != pid_) return "";
   std::string ended = DescribeExit(status);
+  if (!options_.exit_note.empty()) absl::StrAppend(&ended, "; ", options_.exit_note);
   std::cerr << "mcp " << options_.log_name << ": " << ended << "\n" << std::flush;
   return ended;
 }

@@ -35,6 +35,7 @@ struct StdioOptions {
   // When set, the program runs as `wrapper… -- <command's path> args…` (the sandbox's bwrap
   // options, daemon/sandbox/): wrapper[0] is an absolute path.
   std::vector<std::string> wrapper;
+  std::string exit_note;  // added to how the server ended (what the sandbox hid from it)
   size_t max_message_bytes = kMaxMessageBytes;
 };
 

@@ -53,6 +53,21 @@ void ProtectInside(const std::string& workdir, const GitEntries* known,
   }
 }
 
+// The private /tmp and /var/tmp start empty: the regular files the command line names there,
+// outside the work tree, bound read-only at the names it uses.
+void BindNamedFiles(const std::vector<std::string>& named, const std::string& workdir,
+                    std::vector<std::string>* argv) {
+  for (const std::string& n : named) {
+    if (n.empty() || n.front() != '/' || !(Inside(n, "/tmp") || Inside(n, "/var/tmp"))) continue;
+    const std::string real = Existing(n);
+    struct stat st;
+    if (real.empty() || ::stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!(Inside(real, "/tmp") || Inside(real, "/var/tmp"))) continue;  // visible already
+    if (!workdir.empty() && Inside(real, workdir)) continue;            // bound with the project
+    Add(argv, {"--ro-bind", real, n});
+  }
+}
+
 void Hide(const SandboxPolicy& policy, const std::string& workdir, std::vector<std::string>* argv) {
   std::vector<std::string> covered;
   for (const std::string& h : policy.hide) {
@@ -79,6 +94,7 @@ std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const Sandbox
                                    "/dev",       "--proc",    "/proc", "--tmpfs", "/tmp"};
   if (IsDirectory("/var/tmp")) Add(&argv, {"--tmpfs", "/var/tmp"});
   const std::string& w = target.workdir;
+  BindNamedFiles(target.readable, w, &argv);
   if (!w.empty()) {
     // Bound even when read-only: a project under /tmp would be gone under the private /tmp.
     Add(&argv, {policy.mode == SandboxMode::kWorkspaceWrite ? "--bind" : "--ro-bind", w, w});

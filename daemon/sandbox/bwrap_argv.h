@@ -3,7 +3,8 @@
 // protect and hide exist; otherwise pure. Thread-safe.
 //
 // Mount order matters, later mounts cover earlier ones: the read-only root, fresh /dev and
-// /proc, a private /tmp, the work tree (writable in workspace-write), its protected paths
+// /proc, a private /tmp, the files named in `readable`, the work tree (writable in
+// workspace-write), its protected paths
 // read-only again (`.agent/` and everything git reads as configuration: git_control.h), then the
 // hidden paths covered (an empty read-only tmpfs over a directory, /dev/null over a file). A
 // protected path is a mount point, so it cannot be renamed or removed either (`mv .git/hooks x`
@@ -32,6 +33,11 @@ struct SandboxTarget {
   // The directory of this command's proxy socket (network_proxy.h), when its network goes
   // through one: bound inside at kProxyDirInside, and the command run by the bridge.
   std::string proxy_dir = {};
+  // Files the program was told to run or read by its own command line (an approved MCP
+  // server's script) that the private /tmp or /var/tmp would hide: each that is a regular file
+  // under one of them, outside the work tree, is bound read-only where it is named. Nothing
+  // else of /tmp appears (a directory or socket there is never bound).
+  std::vector<std::string> readable = {};
 };
 
 // Where a command's proxy directory and the bridge program appear inside its sandbox: in its

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/escalation.h"
 #include "daemon/hooks/guard_verdict.h"
+#include "daemon/policy/escalation.h"
 #include "daemon/policy/personal_rules.h"
 #include "daemon/policy/rules.h"
 #include "daemon/policy/trusted_rules.h"

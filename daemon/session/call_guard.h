@@ -23,9 +23,9 @@
 #include "common/mutex.h"
 #include "daemon/hooks/session_hooks.h"
 #include "daemon/llm/model_types.h"
+#include "daemon/policy/call_policy.h"
 #include "daemon/policy/rule_source.h"
 #include "daemon/session/approval_gate.h"
-#include "daemon/session/call_policy.h"
 #include "daemon/tools/tool.h"
 
 namespace agent::daemon {

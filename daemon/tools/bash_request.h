@@ -1,5 +1,5 @@
 // What a `bash` call asks for, read from its checked arguments (tool_input.h). The bash tool
-// and the policy (daemon/escalation.h) both read a call through this one function, so the
+// and the policy (daemon/policy/escalation.h) both read a call through this one function, so the
 // command the policy judged and whether it leaves the sandbox are what the tool runs.
 // Pure; thread-safe.
 #pragma once

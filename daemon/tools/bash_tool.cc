@@ -2,9 +2,10 @@
 // /bin/bash -c in the project directory (see subprocess.h) with the environment ctx.env, inside
 // the sandbox (daemon/sandbox/) whenever it confines (git's control files protected, the
 // network through a proxy of its own when the user allows domains: Confine below); `escalate: true`
-// runs it outside, which the policy lets happen only with a person's answer (daemon/escalation.h).
-// Output streams to ctx.on_output while it runs; the result holds the capped output, valid UTF-8,
-// and how the command ended. Cancel (ctx.cancelled) kills the process group (with bwrap, its
+// runs it outside, which the policy lets happen only with a person's answer
+// (daemon/policy/escalation.h). Output streams to ctx.on_output while it runs; the result holds the
+// capped output, valid UTF-8, and how the command ended. Cancel (ctx.cancelled) kills the process
+// group (with bwrap, its
 // --die-with-parent takes the sandbox along); so does the end of the command, for what it left
 // running with `&`. A long-lived command (a dev server) runs with `background: true` instead:
 // a job of the session (background_jobs.h), read and killed with `bash_job`, ended with the

@@ -112,6 +112,28 @@ TEST_F(BwrapArgvTest, AHiddenPathHoldingTheProjectIsNotCovered) {
   EXPECT_FALSE(HasTriple(argv, "--tmpfs", root_, "--remount-ro"));
 }
 
+TEST_F(BwrapArgvTest, OnlyRegularFilesTheCommandLineNamesUnderTmpAreBound) {
+  // root_ is under /tmp, which the sandbox replaces.
+  fs::create_directories(root_ + "/tools/lib");
+  std::ofstream(root_ + "/tools/server.py") << "print()\n";
+  std::ofstream(project_ + "/inside.py") << "print()\n";
+  fs::create_symlink(root_ + "/tools/server.py", root_ + "/tools/link.py");
+  SandboxTarget t{project_, project_};
+  t.readable = {root_ + "/tools/server.py", root_ + "/tools/lib", project_ + "/inside.py",
+                root_ + "/tools/link.py",   "/etc/hostname",      "server.py",
+                root_ + "/missing.py"};
+  std::vector<std::string> argv = BwrapOptions(Policy(), t);
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", root_ + "/tools/server.py", root_ + "/tools/server.py"));
+  // A symlink's target appears at the name the command line uses.
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", root_ + "/tools/server.py", root_ + "/tools/link.py"));
+  EXPECT_THAT(argv, Not(Contains(root_ + "/tools/lib")));     // a directory: never
+  EXPECT_THAT(argv, Not(Contains(project_ + "/inside.py")));  // bound with the project
+  EXPECT_THAT(argv, Not(Contains("/etc/hostname")));          // visible already
+  EXPECT_THAT(argv, Not(Contains(root_ + "/missing.py")));
+  // After the private /tmp, or it would cover them.
+  EXPECT_LT(IndexOf(argv, "/tmp"), IndexOf(argv, root_ + "/tools/link.py"));
+}
+
 // The escalation hint follows only failures the sandbox plausibly caused.
 TEST(SandboxPlausiblyRefusedTest, NamesTheSignalsAndIgnoresOrdinaryFailures) {
   SandboxPolicy p;

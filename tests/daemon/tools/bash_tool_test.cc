@@ -150,7 +150,7 @@ TEST_F(SandboxedBashToolTest, CommandsRunConfinedAndARefusalSaysWhy) {
 }
 
 TEST_F(SandboxedBashToolTest, AnEscalatedCommandRunsOnTheHost) {
-  // The policy lets it run only with a person's answer (daemon/escalation.h).
+  // The policy lets it run only with a person's answer (daemon/policy/escalation.h).
   ToolOutcome out = Call(
       "bash",
       {{"command", "touch " + outside_.string()}, {"escalate", true}, {"justification", "test"}});

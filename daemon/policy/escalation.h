@@ -20,8 +20,8 @@
 #include "absl/status/statusor.h"
 #include "agent/v1/agent.pb.h"
 #include "common/json.h"
+#include "daemon/policy/call_policy.h"
 #include "daemon/policy/rules.h"
-#include "daemon/session/call_policy.h"
 
 namespace agent::daemon {
 

@@ -1,4 +1,4 @@
-#include "daemon/escalation.h"
+#include "daemon/policy/escalation.h"
 
 #include "absl/strings/str_cat.h"
 #include "daemon/policy/bash_split.h"

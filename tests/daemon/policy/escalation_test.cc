@@ -1,4 +1,4 @@
-#include "daemon/escalation.h"
+#include "daemon/policy/escalation.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/session/call_policy.h"
+#include "daemon/policy/call_policy.h"
 
 #include <stdlib.h>
 #include <unistd.h>
