@@ -12,7 +12,7 @@
 #include "common/paths.h"
 #include "common/protocol.h"
 #include "common/version.h"
-#include "daemon/server.h"
+#include "daemon/service/server.h"
 #include "daemon/tools/subprocess.h"
 
 namespace {

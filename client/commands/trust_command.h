@@ -4,8 +4,9 @@
 // visible: they are repository content), then trusts exactly the rules shown: with --yes at
 // once, on a terminal after "[y/N]", without either it lists and refuses (exit 1), like
 // `agent undo`. --revoke forgets every rule trusted for the project. --sessions takes the
-// sessions an older agentd kept in .agent/sessions/ (daemon/legacy_sessions.h), asked the same way.
-// Goes through the daemon (so `agent --host` works). Not thread-safe (may exit the process).
+// sessions an older agentd kept in .agent/sessions/ (daemon/store/legacy_sessions.h), asked the
+// same way. Goes through the daemon (so `agent --host` works). Not thread-safe (may exit the
+// process).
 #pragma once
 
 #include <string>

@@ -23,7 +23,7 @@ CompletionSources DaemonCompletionSources(
 // The project's files (relative to the root) as `@path` completion offers them from
 // `session_cwd`: the files under it relative to it, first, then every other file of the
 // project relative to the root (a mention resolves from the session's directory, then the
-// root: daemon/mentions.h). Pure.
+// root: daemon/prompt/mentions.h). Pure.
 std::vector<std::string> FilesFromDirectory(std::vector<std::string> root_relative,
                                             const std::string& workdir,
                                             const std::string& session_cwd);

@@ -11,7 +11,7 @@ namespace {
 
 namespace v1 = agent::v1;
 
-// Kept in step with kMentionBlockStart of daemon/mentions.h.
+// Kept in step with kMentionBlockStart of daemon/prompt/mentions.h.
 constexpr std::string_view kMentionBlockStart = "\n\n<mention path=";
 
 // Descriptions and names come from repository files: no terminal control sequences.

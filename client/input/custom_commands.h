@@ -34,7 +34,7 @@ void ShowPromptWarnings(const agent::v1::SendPromptResponse& resp, Mailbox& mail
                         bool to_stderr);
 
 // A transcript's user message as the person typed it: the files its @mentions attached
-// (daemon/mentions.h, "\n\n<mention path=") cut off.
+// (daemon/prompt/mentions.h, "\n\n<mention path=") cut off.
 std::string TypedPart(std::string_view user_message);
 
 }  // namespace agent::client

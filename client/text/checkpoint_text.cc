@@ -18,7 +18,7 @@ namespace {
 namespace v1 = agent::v1;
 
 constexpr int kMaxTurns = 1000;
-// How the daemon's note after a restore begins (daemon/session_checkpoints.cc, RestoreNote):
+// How the daemon's note after a restore begins (daemon/session/checkpoints.cc, RestoreNote):
 // a user message, but not a prompt anyone typed.
 constexpr char kRestoreNote[] = "[The user restored the project's files";
 constexpr int kPromptColumns = 70;

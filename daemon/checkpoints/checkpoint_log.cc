@@ -7,7 +7,7 @@
 #include "common/dir_fd.h"
 #include "common/json.h"
 #include "common/status_macros.h"
-#include "daemon/sessions_dir.h"
+#include "daemon/store/sessions_dir.h"
 
 namespace agent::daemon::checkpoints {
 namespace {

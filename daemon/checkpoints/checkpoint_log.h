@@ -1,6 +1,6 @@
 // A session's checkpoints: one record per turn that changed files, kept in <id>.checkpoints
 // (JSON; not *.json, which names transcripts) beside the transcript in the project's sessions
-// directory (daemon/sessions_dir.h; opened without following symlinks, like every session
+// directory (daemon/store/sessions_dir.h; opened without following symlinks, like every session
 // file). A record whose tree ids are not object ids is dropped on load (the file may have been
 // edited by hand), and the trees are only ever looked up in our own store. Stateless
 // functions; thread-safe.

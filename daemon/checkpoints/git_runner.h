@@ -3,14 +3,15 @@
 // daemon's, no system or global config, no HOME config); every call passes -c settings that
 // stop git from running anything the project could name: hooks, fsmonitor, and (our config
 // has no filter or textconv driver) attribute filters. argv is exec'd directly, no shell, by
-// the process seam (daemon/process_runner.h). Stateless; thread-safe; blocks its calling thread.
+// the process seam (daemon/base/process_runner.h). Stateless; thread-safe; blocks its calling
+// thread.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "daemon/process_runner.h"
+#include "daemon/base/process_runner.h"
 
 namespace agent::daemon::checkpoints {
 

@@ -1,7 +1,7 @@
 // Runs hook commands: `/bin/sh -c <command>` in the session's project (inside the sandbox for
 // a project's own hooks: `confine`), the event's JSON on
 // stdin, stdout and stderr kept apart and capped, a timeout that kills the hook's whole
-// process group (through the process seam, daemon/process_runner.h). Several commands of one
+// process group (through the process seam, daemon/base/process_runner.h). Several commands of one
 // event run in parallel, each on a thread of its own.
 //
 // RunHooks blocks until every command ended (or was killed); it never throws. Thread-safe:
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/process_runner.h"
+#include "daemon/base/process_runner.h"
 
 namespace agent::daemon::hooks {
 

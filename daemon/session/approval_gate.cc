@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "daemon/answer_origin.h"
+#include "daemon/session/answer_origin.h"
 
 namespace agent::daemon {
 
@@ -44,7 +44,7 @@ absl::Status ApprovalGate::Resolve(const std::string& call_id, Answer answer) {
     return absl::InvalidArgumentError("decision missing");
   }
   const bool allows = answer.decision != v1::DECISION_DENY;
-  // What needs a person is checked here, whatever the client did (daemon/answer_origin.h).
+  // What needs a person is checked here, whatever the client did (daemon/session/answer_origin.h).
   if (allows && open_->requires_person() && !PersonAnswerScope::Current()) {
     return absl::PermissionDeniedError(
         absl::StrCat("only a person may allow this call (", open_->person_reason(),

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "agent/v1/agent.pb.h"
 #include "common/clock.h"
-#include "daemon/event_log.h"
+#include "daemon/session/event_log.h"
 
 namespace agent::daemon {
 

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
-#include "daemon/compactor.h"
+#include "daemon/session/compactor.h"
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
 #include "daemon/session/opening.h"

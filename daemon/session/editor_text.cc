@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "daemon/random_id.h"
+#include "daemon/base/random_id.h"
 
 namespace agent::daemon {
 

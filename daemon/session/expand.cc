@@ -1,7 +1,8 @@
 // Session::ExpandPrompt: a prompt's custom command and @mentions, for this session's project
-// and its permission rules (prompt_expansion.h). Runs on the sending client's gRPC thread
-// without the session's mutex: it reads files, and only immutable members.
-#include "daemon/custom_commands.h"
+// and its permission rules (prompt_expansion.h). Runs on one of the service's disk workers
+// (AgentService::SendPrompt), without the session's mutex: it reads files, and only immutable
+// members.
+#include "daemon/prompt/custom_commands.h"
 #include "daemon/session/session.h"
 
 namespace agent::daemon {

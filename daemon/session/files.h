@@ -1,5 +1,5 @@
 // SessionFiles: the disk seam of one session's saves (leveldb's Env, ninja's DiskInterface are
-// the models): the real one writes through the Store (daemon/store.h); tests put one in its
+// the models): the real one writes through the Store (daemon/store/store.h); tests put one in its
 // place that fails (EIO, a full disk) or sleeps (a slow disk). Called by one writer at a time.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "daemon/store.h"
+#include "daemon/store/store.h"
 
 namespace agent::daemon {
 

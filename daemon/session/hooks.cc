@@ -6,7 +6,7 @@
 // so every call still gets exactly one result, whatever a hook did.
 #include "daemon/session/events.h"
 #include "daemon/session/session.h"
-#include "daemon/store.h"
+#include "daemon/store/store.h"
 
 namespace agent::daemon {
 std::unique_ptr<hooks::SessionHooks> Session::MakeHooks() {

@@ -5,11 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
+#include "daemon/base/random_id.h"
 #include "daemon/context/context_config.h"
 #include "daemon/context/first_use.h"
-#include "daemon/legacy_sessions.h"
-#include "daemon/random_id.h"
-#include "daemon/store.h"
+#include "daemon/store/legacy_sessions.h"
+#include "daemon/store/store.h"
 
 namespace agent::daemon {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "daemon/prompt/system_prompt.h"
 #include "daemon/session/session.h"
-#include "daemon/system_prompt.h"
 
 namespace agent::daemon {
 

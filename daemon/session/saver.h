@@ -2,11 +2,11 @@
 //
 // Under the session's mutex the session says what changed (Queue, QueueMeta: copies of the new
 // lines, no I/O); the writes start once the mutex is released, on the thread that released it
-// (a DeferredWriter, daemon/deferred_writes.h), in the order they were queued, one writer at a
-// time. So the turn thread has its messages on disk before its next step, and a slow or failing
-// disk never holds the session's lock.
+// (a DeferredWriter, daemon/session/deferred_writes.h), in the order they were queued, one writer
+// at a time. So the turn thread has its messages on disk before its next step, and a slow or
+// failing disk never holds the session's lock.
 //
-// A message is appended to the journal (constant cost, daemon/transcript_journal.h); a change
+// A message is appended to the journal (constant cost, daemon/store/transcript_journal.h); a change
 // that is not an append (compaction, a fork, a new system prompt), an explicit whole save (at
 // idle, at shutdown) and the first save after a failed write (the journal may end in a torn
 // line) write <id>.json whole. What could not be written stays unsaved() until a later save
@@ -27,7 +27,7 @@
 #include "common/transcript.h"
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/files.h"
-#include "daemon/store.h"
+#include "daemon/store/store.h"
 
 namespace agent::daemon {
 
@@ -81,15 +81,15 @@ class SessionSaver final : public DeferredWriter {
   agent::Mutex io_mu_ ABSL_ACQUIRED_BEFORE(q_mu_);  // held while writing: one writer, in order
   mutable agent::Mutex q_mu_;
   Work queued_ ABSL_GUARDED_BY(q_mu_);
-  bool started_ ABSL_GUARDED_BY(q_mu_) = false;   // a whole text was queued once
-  size_t covered_ ABSL_GUARDED_BY(q_mu_) = 0;     // messages queued so far
-  uint64_t rewrites_ ABSL_GUARDED_BY(q_mu_) = 0;  // Transcript::rewrites() then
+  bool started_ ABSL_GUARDED_BY(q_mu_) = false;     // a whole text was queued once
+  size_t covered_ ABSL_GUARDED_BY(q_mu_) = 0;       // messages queued so far
+  uint64_t rewrites_ ABSL_GUARDED_BY(q_mu_) = 0;    // Transcript::rewrites() then
   bool need_whole_ ABSL_GUARDED_BY(q_mu_) = false;  // a write failed: the next Queue is whole
   bool dropped_ ABSL_GUARDED_BY(q_mu_) = false;
   // What the files hold for certain: this many messages, of that rewrite of the transcript.
   size_t on_disk_ ABSL_GUARDED_BY(q_mu_) = 0;
   uint64_t on_disk_rewrites_ ABSL_GUARDED_BY(q_mu_) = 0;
-  bool lost_ ABSL_GUARDED_BY(q_mu_) = false;    // queued messages not on disk after a failure
+  bool lost_ ABSL_GUARDED_BY(q_mu_) = false;        // queued messages not on disk after a failure
   absl::Status lost_error_ ABSL_GUARDED_BY(q_mu_);  // the failure that left them off it
   absl::Status last_ ABSL_GUARDED_BY(q_mu_);        // the last write's outcome
 };

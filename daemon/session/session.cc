@@ -198,9 +198,10 @@ void Session::OnSaveResult(const SessionSaver::Outcome& outcome) {
   SessionMutexLock l(&mu_);
   if (!status.ok() && !save_failed_) {
     if (outcome.messages_on_disk) {
-      NoticeLocked(absl::StrCat("every message is saved in the session's journal, but writing "
-                                "its file whole failed: ",
-                                status.message(), "; it is tried again at the next save"));
+      NoticeLocked(
+          absl::StrCat("every message is saved in the session's journal, but writing "
+                       "its file whole failed: ",
+                       status.message(), "; it is tried again at the next save"));
     } else {
       Emit(events::Error(absl::StrCat("cannot save the session: ", status.message(),
                                       "; it is kept in memory and saved again when it can be")));

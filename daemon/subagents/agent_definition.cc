@@ -14,7 +14,7 @@
 #include "common/dir_fd.h"
 #include "common/paths.h"
 #include "common/status_macros.h"
-#include "daemon/front_matter.h"
+#include "daemon/prompt/front_matter.h"
 #include "daemon/tools/text_util.h"
 
 namespace agent::daemon::subagents {

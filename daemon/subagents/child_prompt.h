@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "daemon/prompt/system_prompt.h"
 #include "daemon/subagents/agent_definition.h"
-#include "daemon/system_prompt.h"
 
 namespace agent::daemon::subagents {
 

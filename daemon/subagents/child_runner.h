@@ -17,7 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
-#include "daemon/event_log.h"
+#include "daemon/session/event_log.h"
 #include "daemon/session/session.h"
 #include "daemon/subagents/task_result.h"
 

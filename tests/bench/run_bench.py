@@ -267,7 +267,7 @@ def rss_kb(pid):
     raise RuntimeError("no VmRSS for %d" % pid)
 
 
-# ---- saved sessions, written the way daemon/store.cc writes them ---------------------------
+# ---- saved sessions, written the way daemon/store/store.cc writes them ---------------------------
 
 FILE_TEXT = "".join("    if (count_%d > limit) { return \"too many\"; }  // ½ ok\n" % i
                     for i in range(8))
@@ -301,7 +301,7 @@ def transcript(n, workdir, tag):
 
 
 def project_key(workdir):
-    """ProjectKey of daemon/sessions_dir.cc (the same as tests/integration/harness.py's)."""
+    """ProjectKey of daemon/store/sessions_dir.cc (the same as tests/integration/harness.py's)."""
     real = os.path.realpath(workdir)
     base = "".join(c for c in os.path.basename(real)
                    if (c.isascii() and c.isalnum()) or c in "._-")[:40]

@@ -22,7 +22,7 @@
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/files.h"
 #include "daemon/session/saver.h"
-#include "daemon/store.h"
+#include "daemon/store/store.h"
 
 namespace {
 

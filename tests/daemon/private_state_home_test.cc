@@ -1,5 +1,5 @@
 // Every test of this binary gets a private $XDG_STATE_HOME unless it sets its own: sessions
-// are saved in the state directory (daemon/sessions_dir.h), which must never be the home
+// are saved in the state directory (daemon/store/sessions_dir.h), which must never be the home
 // directory of the person running the tests.
 #include <stdlib.h>
 

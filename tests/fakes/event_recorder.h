@@ -10,7 +10,7 @@
 #include "absl/time/clock.h"
 #include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
-#include "daemon/event_log.h"
+#include "daemon/session/event_log.h"
 
 namespace agent::testing {
 

@@ -1,5 +1,5 @@
-// A ProcessRunner (daemon/process_runner.h) that starts nothing: it records what would have run
-// and answers with `answer` (by default a program that exited 0 with no output).
+// A ProcessRunner (daemon/base/process_runner.h) that starts nothing: it records what would have
+// run and answers with `answer` (by default a program that exited 0 with no output).
 #pragma once
 
 #include <functional>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/mutex.h"
-#include "daemon/process_runner.h"
+#include "daemon/base/process_runner.h"
 
 namespace agent::testing {
 

@@ -1,5 +1,5 @@
-// Fuzzes replaying a session's journal (daemon/transcript_journal.h) over its transcript file:
-// the input is the file's text, a NUL byte, then the journal's lines (its header is made for
+// Fuzzes replaying a session's journal (daemon/store/transcript_journal.h) over its transcript
+// file: the input is the file's text, a NUL byte, then the journal's lines (its header is made for
 // that file). For any bytes: a journal of another file is never replayed; what is replayed
 // keeps the transcript rule, longer by exactly the records replayed; what is set aside is
 // the journal's tail from a line on, with a reason, so nothing is replayed and dropped both.
@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "common/transcript.h"
-#include "daemon/transcript_journal.h"
+#include "daemon/store/transcript_journal.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (replayed->set_aside.empty() != replayed->why.empty()) __builtin_trap();
   if (!replayed->set_aside.empty()) {
     const std::string_view tail = replayed->set_aside;
-    if (tail.size() > body.size() || body.compare(body.size() - tail.size(), tail.size(), tail) != 0) {
+    if (tail.size() > body.size() ||
+        body.compare(body.size() - tail.size(), tail.size(), tail) != 0) {
       __builtin_trap();
     }
     if (tail.size() < body.size() && body[body.size() - tail.size() - 1] != '\n') __builtin_trap();

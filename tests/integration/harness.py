@@ -37,7 +37,7 @@ SERVER = os.path.join(HERE, "..", "model_server", "scripted_model.py")
 
 
 def project_key(project):
-    """ProjectKey of daemon/sessions_dir.cc: the base name (shell-safe characters, at most 40)
+    """ProjectKey of daemon/store/sessions_dir.cc: the base name (shell-safe characters, at most 40)
     and 16 hex digits of the SHA-256 of the canonical path."""
     real = os.path.realpath(project)
     base = "".join(c for c in os.path.basename(real)
@@ -217,7 +217,7 @@ class Env:
             json.load(r)
 
     def sessions_dir(self, project=None):
-        """Where the daemon keeps `project`'s sessions (daemon/sessions_dir.h): the state
+        """Where the daemon keeps `project`'s sessions (daemon/store/sessions_dir.h): the state
         directory, keyed by the project's base name and a hash of its real path."""
         return os.path.join(self.env["XDG_STATE_HOME"], "agent", "projects",
                             project_key(project or self.project), "sessions")
@@ -239,7 +239,7 @@ class Env:
 
     def transcript(self, session_id=None):
         """The session's messages as the daemon would load them: <id>.json and the messages its
-        journal adds (daemon/transcript_journal.h)."""
+        journal adds (daemon/store/transcript_journal.h)."""
         sid = session_id or self.session_ids()[-1]
         return saved_transcript(self.sessions_dir(), sid)
 

@@ -1,4 +1,4 @@
-#include "daemon/system_prompt.h"
+#include "daemon/prompt/system_prompt.h"
 
 #include "daemon/context/first_use.h"
 #include "gmock/gmock.h"
