@@ -38,7 +38,7 @@ test: deps
 demo:
 	bash packaging/install-deps.sh --run
 	$(MAKE) configure
-	cmake --build $(BUILD) -j$(JOBS) --target agent agentd agentd-net-bridge
+	cmake --build $(BUILD) -j$(JOBS) --target agent_programs
 	bash tests/demo/demo.sh $(BUILD)/bin
 
 bench: deps
