@@ -54,10 +54,6 @@ std::string NeedsApproval(const ServerDef& def) {
       ") needs a person's approval before it runs: `agent mcp approve ", def.name, "`");
 }
 
-}  // namespace
-
-namespace {
-
 bool Under(std::string_view path, std::string_view dir) {
   return path == dir ||
          (path.starts_with(dir) && path.size() > dir.size() && path[dir.size()] == '/');
