@@ -330,7 +330,14 @@ void EndLeftovers(const SubprocessOptions& options, Stream* streams, Collector& 
       break;
     }
     Clock::time_point now = Clock::now();
-    if (now >= group_deadline) break;
+    if (now >= group_deadline) {
+      // Past the grace: whatever is left gets SIGKILL, and the turn does not end while a
+      // killed member still shows as running, unless it is stuck longer than kill_wait.
+      killer.KillNow();
+      if (now >= group_deadline + options.kill_wait) break;
+      PumpOutput(streams, -1, out, kCleanupPoll);
+      continue;
+    }
     killer.Terminate(now);
     if (CancelRequested(options)) killer.KillNow();
     killer.Tick(now);

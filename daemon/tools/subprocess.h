@@ -51,6 +51,9 @@ struct SubprocessOptions {
   // How long the pipes may stay open once the group is gone (a process that escaped the
   // group with setsid can hold them).
   std::chrono::milliseconds drain_limit{200};
+  // How long members already sent SIGKILL are waited for: they cannot refuse it, they only
+  // need the CPU to die (a loaded machine) or to leave a stuck disk wait.
+  std::chrono::milliseconds kill_wait{5000};
 };
 
 struct SubprocessResult {

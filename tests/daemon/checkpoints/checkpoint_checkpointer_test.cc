@@ -339,10 +339,15 @@ TEST_F(CheckpointerTest, AUsersRepositoryIsLeftByteForByte) {
   WriteFile(P("tracked.txt"), "v3 unstaged\n");
   WriteFile(P("untracked.txt"), "u\n");
   WriteFile(P(".agent/.gitignore"), "sessions/\n");  // as the previous version left it
+  // --no-optional-locks: a plain `git status` rewrites a stat-dirty index itself (new mtime,
+  // same bytes), which would be git's change, not ours. Times to the nanosecond, so that any
+  // write under .git/ shows.
   auto state = [&] {
-    return Shell(project_, git + "status --porcelain=v2 --branch && " + git + "stash list && " +
-                               git + "rev-parse HEAD && " + git + "branch -a && " + git +
-                               "diff --cached && ls -la .git && cat .git/index | md5sum");
+    return Shell(project_,
+                 git + "--no-optional-locks status --porcelain=v2 --branch && " + git +
+                     "stash list && " + git + "rev-parse HEAD && " + git + "branch -a && " + git +
+                     "diff --cached && ls -ld --full-time .git && ls -lA --full-time .git && " +
+                     "md5sum .git/index");
   };
   const std::string before = state();
   auto c = Make();
