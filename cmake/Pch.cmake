@@ -3,8 +3,7 @@
 # them again in each of ~380 files was a third of a gcc Debug compile (10 files: 78 s, 53 s
 # with these), and CI builds the tree three times (Debug, ASan, TSan). Each target parses them
 # once. Only third-party and standard headers go in: a project header in a PCH would rebuild
-# every file when it changes. ccache does not cache PCH builds without its pch sloppiness:
-# configure with -DAGENT_PCH=OFF where ccache matters more.
+# every file when it changes. ccache caches them with the settings of cmake/Ccache.cmake.
 option(AGENT_PCH "Precompile the third-party headers most files include" ON)
 
 set(AGENT_PCH_BASE

@@ -8,6 +8,8 @@ set -euo pipefail
 run_packages=(
   # build
   build-essential cmake pkg-config git
+  # a compiler cache: a second build in a fresh clone takes its objects from the first
+  ccache
   # libraries
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libcurl4-openssl-dev nlohmann-json3-dev libre2-dev libedit-dev
