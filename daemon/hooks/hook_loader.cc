@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
+#include "common/file_stamp.h"
 #include "common/json.h"
 #include "common/paths.h"
 #include "daemon/hooks/hook_trust.h"
@@ -59,7 +60,9 @@ absl::StatusOr<std::vector<HookCommand>> ProjectHooks(const std::string& project
   return HooksOf(ReadProjectSettings(project), HookOrigin::kProject, ProjectSettingsPath(project));
 }
 
-HookSet LoadHooks(const HookFiles& files) {
+namespace {
+
+HookSet ReadHooks(const HookFiles& files) {
   HookSet set;
   absl::StatusOr<Json> user =
       files.user_config.empty()
@@ -87,6 +90,20 @@ HookSet LoadHooks(const HookFiles& files) {
     (trusted.count(c.TrustKey()) ? set.commands : set.untrusted).push_back(std::move(c));
   }
   return set;
+}
+
+}  // namespace
+
+// Asked before and after every tool call: the files are read again only when one changed.
+HookSet LoadHooks(const HookFiles& files) {
+  static auto* read = new ReadOnChangeByKey<HookSet>;  // outlives exit: threads may read
+  std::vector<std::string> paths = {files.user_config};
+  if (!files.project.empty()) {
+    paths.push_back(ProjectSettingsPath(files.project));
+    paths.push_back(files.trust_store);
+  }
+  return read->Get(absl::StrCat(files.user_config, "\n", files.project, "\n", files.trust_store),
+                   paths, [&] { return ReadHooks(files); });
 }
 
 }  // namespace agent::daemon::hooks

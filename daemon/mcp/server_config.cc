@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/atomic_file.h"
 #include "common/dir_fd.h"
+#include "common/file_stamp.h"
 #include "common/mcp_server_name.h"
 #include "common/paths.h"
 #include "daemon/mcp/tool_shape.h"
@@ -191,21 +192,28 @@ ParsedServers ParseServers(const Json& settings, const std::string& scope,
   return out;
 }
 
+// Every step asks for the servers (Registry::ToolsFor): the files are read again only when
+// they changed.
 ParsedServers LoadUserServers() {
+  static auto* read = new ReadOnChangeByKey<ParsedServers>;  // outlives exit: threads may read
   const std::string path = ConfigDir() + "/config.json";
-  return FromText(ReadFileToString(path), "user", "", path);
+  return read->Get(path, {path},
+                   [&] { return FromText(ReadFileToString(path), "user", "", path); });
 }
 
 ParsedServers LoadProjectServers(const std::string& project) {
+  static auto* read = new ReadOnChangeByKey<ParsedServers>;  // outlives exit: threads may read
   const std::string path = ProjectSettingsPath(project);
-  absl::StatusOr<DirFd> root = DirFd::Open(project, false);
-  if (!root.ok()) return {};
-  absl::StatusOr<DirFd> dir = root->OpenSubdir(".agent", false);
-  if (!dir.ok()) {
-    if (absl::IsNotFound(dir.status())) return {};
-    return {{}, {std::string(dir.status().message())}};
-  }
-  return FromText(ReadFileToString(*dir, "settings.json"), "project", project, path);
+  return read->Get(project, {path}, [&]() -> ParsedServers {
+    absl::StatusOr<DirFd> root = DirFd::Open(project, false);
+    if (!root.ok()) return {};
+    absl::StatusOr<DirFd> dir = root->OpenSubdir(".agent", false);
+    if (!dir.ok()) {
+      if (absl::IsNotFound(dir.status())) return {};
+      return {{}, {std::string(dir.status().message())}};
+    }
+    return FromText(ReadFileToString(*dir, "settings.json"), "project", project, path);
+  });
 }
 
 ParsedServers ServersFor(const std::string& project) {

@@ -167,7 +167,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
   if (!dir_fd.ok() || *dir_fd < 0) {
     // No directory is no file (cached); an error is tried again next time.
     entry.loaded = dir_fd.ok();
-    entry.stamp = Stamp{};
+    entry.stamp = FileStamp{};
     entry.trusted.clear();
     entry.rules =
         dir_fd.ok() ? absl::StatusOr<RuleSet>(RuleSet{}) : absl::StatusOr<RuleSet>(dir_fd.status());
@@ -181,7 +181,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
       0) {
     const int err = errno;
     entry.loaded = err == ENOENT;
-    entry.stamp = Stamp{};
+    entry.stamp = FileStamp{};
     entry.trusted.clear();
     entry.rules = err == ENOENT ? absl::StatusOr<RuleSet>(RuleSet{})
                                 : absl::StatusOr<RuleSet>(Errno(entry.path, "stat", err));
@@ -192,12 +192,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
     entry.rules = Errno(entry.path, "open", ELOOP);
     return true;
   }
-  Stamp stamp{true,
-              static_cast<uint64_t>(st.st_dev),
-              static_cast<uint64_t>(st.st_ino),
-              static_cast<int64_t>(st.st_size),
-              static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-              static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  const FileStamp stamp = StampOf(st);
   // The store's rules hold for one project directory: one re-created at the same path (an
   // unchanged store) is read again, and trusts nothing it did not trust itself.
   const std::string identity = entry.is_trust_store ? ProjectIdentity(trust_->project) : "";

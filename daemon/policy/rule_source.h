@@ -12,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "common/file_stamp.h"
 #include "common/mutex.h"
 #include "daemon/policy/rules.h"
 
@@ -63,22 +64,12 @@ class FileRuleSource : public RuleSource {
   int64_t reads_for_test() const;
 
  private:
-  // What identifies one version of a file; `exists` false for a missing file.
-  struct Stamp {
-    bool exists = false;
-    uint64_t dev = 0;
-    uint64_t ino = 0;
-    int64_t size = 0;
-    int64_t mtime_ns = 0;
-    int64_t ctime_ns = 0;
-    bool operator==(const Stamp&) const = default;
-  };
   struct Entry {
     std::string path;
     bool follow_symlinks = false;
     bool is_trust_store = false;  // parsed into `trusted`, not `rules`
     bool loaded = false;          // `stamp` and `rules` describe a version read before
-    Stamp stamp;
+    FileStamp stamp;              // `exists` false for a missing file
     absl::StatusOr<RuleSet> rules = RuleSet{};
     std::set<std::string> trusted;  // the trust store's rules for the project
     std::string identity;           // the project's ProjectIdentity when `trusted` was read

@@ -124,6 +124,15 @@ absl::Status AppendJournal(const std::string& workdir, const std::string& id,
   return AppendToFile(dir, id + ".journal", lines);
 }
 
+absl::StatusOr<int> OpenJournalForAppend(const std::string& workdir, const std::string& id) {
+  ASSIGN_OR_RETURN(DirFd dir, OpenSessionsDir(workdir, /*create=*/false));
+  return dir.OpenFile(id + ".journal", O_WRONLY | O_CREAT | O_APPEND);
+}
+
+std::string JournalPath(const std::string& workdir, const std::string& id) {
+  return absl::StrCat(SessionsDir(workdir), "/", id, ".journal");
+}
+
 absl::Status SaveMeta(const SessionMeta& meta) {
   // Meta is rebuilt from the transcript when lost, so it need not survive a power loss.
   return WriteSessionFile(meta.workdir, meta.id + ".meta.json", DumpJson(meta.ToJson(), 2) + "\n",

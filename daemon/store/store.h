@@ -66,6 +66,11 @@ absl::Status SaveTranscriptText(const std::string& workdir, const std::string& i
 // cost of saving a message, whatever the length of the transcript.
 absl::Status AppendJournal(const std::string& workdir, const std::string& id,
                            std::string_view lines);
+// The journal opened O_WRONLY | O_APPEND (created when missing), for a session that keeps it
+// open while it is loaded (AppendOnlyFile).
+absl::StatusOr<int> OpenJournalForAppend(const std::string& workdir, const std::string& id);
+// The journal's path, to name it in errors.
+std::string JournalPath(const std::string& workdir, const std::string& id);
 absl::Status SaveMeta(const SessionMeta& meta);
 // Appends one JSON line {"unix_ms", "summary", "removed": [...]}.
 absl::Status AppendCompacted(const std::string& workdir, const std::string& id, const Json& removed,

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/dir_fd.h"
+#include "common/file_stamp.h"
 #include "common/paths.h"
 #include "common/status_macros.h"
 #include "daemon/prompt/front_matter.h"
@@ -141,9 +142,11 @@ bool Listed(const std::vector<AgentDefinition>& defs, std::string_view name) {
 }
 
 void AppendDir(const absl::StatusOr<DirFd>& dir, std::string_view scope,
-               std::vector<AgentDefinition>* out, std::vector<std::string>* problems) {
+               std::vector<AgentDefinition>* out, std::vector<std::string>* problems,
+               std::vector<std::string>* files) {
   if (!dir.ok()) return;
   for (const std::string& stem : Stems(*dir)) {
+    files->push_back(dir->PathOf(stem + std::string(kSuffix)));
     absl::StatusOr<AgentDefinition> def = ReadAgent(*dir, stem, scope);
     if (!def.ok()) {
       if (problems != nullptr) problems->emplace_back(def.status().message());
@@ -193,11 +196,26 @@ absl::StatusOr<AgentDefinition> ParseAgentDefinition(std::string_view text,
 
 std::vector<AgentDefinition> ListAgents(const std::string& project, const std::string& user_dir,
                                         std::vector<std::string>* problems) {
-  std::vector<AgentDefinition> out;
-  AppendDir(OpenProjectDir(project), "project", &out, problems);
-  AppendDir(DirFd::Open(user_dir, false), "user", &out, problems);
-  if (!Listed(out, kGeneralAgent)) out.push_back(General());
-  return out;
+  struct Listing {
+    std::vector<AgentDefinition> agents;
+    std::vector<std::string> problems;
+  };
+  // Every step lists them (the task tool's description): read again only when a directory or
+  // a definition changed.
+  static auto* read = new ReadOnChangeByKey<Listing>;  // outlives exit: threads may read
+  Listing listing =
+      read->Get(absl::StrCat(project, "\n", user_dir), {project + "/.agent/agents", user_dir},
+                [&](std::vector<std::string>* files) {
+                  Listing l;
+                  AppendDir(OpenProjectDir(project), "project", &l.agents, &l.problems, files);
+                  AppendDir(DirFd::Open(user_dir, false), "user", &l.agents, &l.problems, files);
+                  if (!Listed(l.agents, kGeneralAgent)) l.agents.push_back(General());
+                  return l;
+                });
+  if (problems != nullptr) {
+    problems->insert(problems->end(), listing.problems.begin(), listing.problems.end());
+  }
+  return std::move(listing.agents);
 }
 
 absl::StatusOr<AgentDefinition> FindAgent(const std::string& project, const std::string& user_dir,
