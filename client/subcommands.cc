@@ -247,11 +247,7 @@ int RunSubcommand(int argc, char** argv) {
   CLI::App app{"agent " + a.cmd};
   app.name("agent " + a.cmd);
   AddFlags(app, a);
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return ParseFailed(app, e);
-  }
+  if (std::optional<int> code = ParseSubcommand(app, argc, argv)) return *code;
   if (a.cmd == "rm" && a.ids.empty() && a.older_than.empty()) {
     return Complain("rm needs session ids or --older-than AGE", kExitUsage);
   }

@@ -71,11 +71,7 @@ bool IsAcpCommand(const char* word) { return std::strcmp(word, "acp") == 0; }
 int RunAcp(int argc, char** argv) {
   CLI::App app{"agent acp: the Agent Client Protocol on stdin/stdout, for editors"};
   app.name("agent acp");
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return ParseFailed(app, e);
-  }
+  if (std::optional<int> code = ParseSubcommand(app, argc, argv)) return *code;
   // The editor closing its end must be an error to write, not a signal that kills us.
   ::signal(SIGPIPE, SIG_IGN);
   int out = TakeStdout();

@@ -23,20 +23,6 @@ void Deadline(grpc::ClientContext* ctx) {
   ctx->set_deadline(std::chrono::system_clock::now() + kCallDeadline);
 }
 
-// The full id of `id` (a unique prefix), or of the newest session here when it is empty.
-absl::StatusOr<std::string> ResolveSession(v1::AgentDaemon::Stub& stub, const std::string& id,
-                                           const std::string& project_root) {
-  if (id.empty()) return NewestSessionHere(stub, project_root);
-  grpc::ClientContext ctx;
-  Deadline(&ctx);
-  v1::GetSessionRequest req;
-  req.set_id(id);
-  v1::GetSessionResponse resp;
-  grpc::Status s = stub.GetSession(&ctx, req, &resp);
-  if (!s.ok()) return absl::NotFoundError(absl::StrCat(id, ": ", s.error_message()));
-  return resp.session().id();
-}
-
 // Restores after the list was shown; the exit code.
 int Restore(v1::AgentDaemon::Stub& stub, const std::string& id, const CheckpointArgs& a,
             bool overwrite, const std::string& client_name) {
@@ -123,19 +109,13 @@ int RunCheckpointSubcommand(int argc, char** argv) {
                                : "Show what the session (or one turn) changed in the files."};
   app.name("agent " + a.cmd);
   AddCheckpointFlags(app, a);
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return ParseFailed(app, e);
-  }
-  auto options = BaseOptions(false, false, false);
-  if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
+  ClientOptions options;
+  if (std::optional<int> code = ParseSubcommand(app, argc, argv, &options)) return *code;
   Connection daemon = ConnectOrExit();
   v1::AgentDaemon::Stub& stub = *daemon.stub;
-  absl::StatusOr<std::string> id = ResolveSession(stub, a.id, options->project.root);
+  absl::StatusOr<std::string> id = ResolveSession(stub, a.id, options.project.root);
   if (!id.ok()) ExitWithoutTeardown(Complain(std::string(id.status().message())));
-  ExitWithoutTeardown(a.cmd == "undo" ? Undo(stub, *id, a, *options)
-                                      : Diff(stub, *id, a, *options));
+  ExitWithoutTeardown(a.cmd == "undo" ? Undo(stub, *id, a, options) : Diff(stub, *id, a, options));
 }
 
 std::string CheckpointCallError(const grpc::Status& s) {

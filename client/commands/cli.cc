@@ -53,6 +53,23 @@ int ParseFailed(CLI::App& app, const CLI::ParseError& e) {
   return code == 0 ? 0 : kExitUsage;
 }
 
+std::optional<int> ParseSubcommand(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return ParseFailed(app, e);
+  }
+  return std::nullopt;
+}
+
+std::optional<int> ParseSubcommand(CLI::App& app, int argc, char** argv, ClientOptions* options) {
+  if (std::optional<int> code = ParseSubcommand(app, argc, argv)) return code;
+  absl::StatusOr<ClientOptions> o = BaseOptions(false, false, false);
+  if (!o.ok()) return Complain(std::string(o.status().message()), kExitUsage);
+  *options = *std::move(o);
+  return std::nullopt;
+}
+
 int Complain(const std::string& message, int code) {
   std::fprintf(stderr, "agent: %s\n", message.c_str());
   return code;

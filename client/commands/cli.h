@@ -3,6 +3,7 @@
 // subcommands.cc only. Not thread-safe (reads the environment, may exit the process).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -28,6 +29,13 @@ Connection ConnectForProject(ClientOptions& o);
 // What CLI11 prints for a parse failure (usage on stderr, or --help on stdout), and the exit
 // code: 0 for --help, kExitUsage for any usage error (never CLI11's own 105, 109, ...).
 int ParseFailed(CLI::App& app, const CLI::ParseError& e);
+
+// Parses a subcommand's words (argv[1] is the subcommand): nothing when they parse, else the
+// code to exit with (ParseFailed).
+std::optional<int> ParseSubcommand(CLI::App& app, int argc, char** argv);
+// The same, then the options every command shares into `options` (a malformed setting exits
+// with kExitUsage).
+std::optional<int> ParseSubcommand(CLI::App& app, int argc, char** argv, ClientOptions* options);
 
 // Prints "agent: <message>" on stderr and returns `code`.
 int Complain(const std::string& message, int code = kExitError);

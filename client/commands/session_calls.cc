@@ -1,7 +1,9 @@
 #include "client/commands/session_calls.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "client/link/remote.h"
 #include "client/text/child_view.h"
 #include "common/config.h"
@@ -83,6 +85,19 @@ absl::StatusOr<std::string> NewestSessionHere(v1::AgentDaemon::Stub& stub,
     if (s.load_error().empty() && !IsChildSession(s)) return s.id();  // the person's own
   }
   return absl::NotFoundError("no session in this project yet (" + project_root + ")");
+}
+
+absl::StatusOr<std::string> ResolveSession(v1::AgentDaemon::Stub& stub, const std::string& id,
+                                           const std::string& project_root) {
+  if (id.empty()) return NewestSessionHere(stub, project_root);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::GetSessionRequest req;
+  req.set_id(id);
+  v1::GetSessionResponse resp;
+  grpc::Status s = stub.GetSession(&ctx, req, &resp);
+  if (!s.ok()) return absl::NotFoundError(absl::StrCat(id, ": ", s.error_message()));
+  return resp.session().id();
 }
 
 }  // namespace agent::client

@@ -72,4 +72,9 @@ absl::StatusOr<std::vector<agent::v1::Session>> SessionsOf(agent::v1::AgentDaemo
 absl::StatusOr<std::string> NewestSessionHere(agent::v1::AgentDaemon::Stub& stub,
                                               const std::string& project_root);
 
+// The full id of `id` (a unique prefix), or of the newest session here when it is empty;
+// NotFound naming `id` when the daemon knows no such session.
+absl::StatusOr<std::string> ResolveSession(agent::v1::AgentDaemon::Stub& stub,
+                                           const std::string& id, const std::string& project_root);
+
 }  // namespace agent::client

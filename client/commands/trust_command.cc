@@ -136,15 +136,10 @@ int RunTrustSubcommand(int argc, char** argv) {
   app.add_flag("--revoke", revoke, "forget every rule trusted for this project");
   app.add_flag("--sessions", sessions,
                "take the sessions an older agentd kept in .agent/sessions/ (listed, then asked)");
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return ParseFailed(app, e);
-  }
-  auto options = BaseOptions(false, false, false);
-  if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
-  Connection daemon = ConnectForProject(*options);
-  const std::string workdir = options->project.root;
+  ClientOptions options;
+  if (std::optional<int> code = ParseSubcommand(app, argc, argv, &options)) return *code;
+  Connection daemon = ConnectForProject(options);
+  const std::string workdir = options.project.root;
   ExitWithoutTeardown(sessions ? ImportSessions(*daemon.stub, workdir, yes)
                       : revoke ? Revoke(*daemon.stub, workdir)
                                : Trust(*daemon.stub, workdir, yes));

@@ -36,19 +36,6 @@ const char* Reached(const v1::Event& e, Want want) {
   return nullptr;
 }
 
-absl::StatusOr<std::string> Resolve(v1::AgentDaemon::Stub& stub, const std::string& id,
-                                    const std::string& project_root) {
-  if (id.empty()) return NewestSessionHere(stub, project_root);
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  v1::GetSessionRequest req;
-  req.set_id(id);
-  v1::GetSessionResponse resp;
-  grpc::Status s = stub.GetSession(&ctx, req, &resp);
-  if (!s.ok()) return absl::NotFoundError(absl::StrCat(id, ": ", s.error_message()));
-  return resp.session().id();
-}
-
 int Wait(Connection& daemon, const std::string& id, Want want) {
   Mailbox mailbox;
   v1::AttachRequest req;
@@ -84,15 +71,10 @@ int RunWaitSubcommand(int argc, char** argv) {
   app.add_option("id", id, "session id or unique prefix (default: the newest here)");
   app.add_option("--for", what, "approval | idle (default: whichever comes first)")
       ->check(CLI::IsMember({"approval", "idle", "either"}));
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return ParseFailed(app, e);
-  }
-  auto options = BaseOptions(false, false, false);
-  if (!options.ok()) return Complain(std::string(options.status().message()), kExitUsage);
+  ClientOptions options;
+  if (std::optional<int> code = ParseSubcommand(app, argc, argv, &options)) return *code;
   Connection daemon = ConnectOrExit(/*autostart=*/false);
-  absl::StatusOr<std::string> full = Resolve(*daemon.stub, id, options->project.root);
+  absl::StatusOr<std::string> full = ResolveSession(*daemon.stub, id, options.project.root);
   if (!full.ok()) ExitWithoutTeardown(Complain(TerminalSafe(std::string(full.status().message()))));
   const Want want = what == "approval" ? Want::kApproval
                     : what == "idle"   ? Want::kIdle

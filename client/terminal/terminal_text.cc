@@ -79,6 +79,18 @@ std::string Hex(const char* format, unsigned value) {
   return buf;
 }
 
+// `c` as text shows it: a control character, a C1 control or an invisible format character as
+// an escape, any other as itself.
+void AppendShown(char32_t c, std::string* out) {
+  if (c < 0x20 || c == 0x7F) {
+    *out += Hex("\\x%02x", static_cast<unsigned>(c));
+  } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
+    *out += Hex("\\u%04x", static_cast<unsigned>(c));
+  } else {
+    AppendUtf8(c, out);
+  }
+}
+
 }  // namespace
 
 std::string StripAnsi(std::string_view s) {
@@ -183,12 +195,8 @@ std::string Visible(std::string_view text) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += Hex("\\x%02x", static_cast<unsigned>(c));
-    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
-      out += Hex("\\u%04x", static_cast<unsigned>(c));
     } else {
-      AppendUtf8(c, &out);
+      AppendShown(c, &out);
     }
   }
   return out;
@@ -200,12 +208,8 @@ std::string ShowControls(std::string_view text) {
   for (char32_t c : DecodeUtf8(text)) {
     if (c == '\n' || c == '\t') {
       out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7F) {
-      out += Hex("\\x%02x", static_cast<unsigned>(c));
-    } else if ((c >= 0x80 && c <= 0x9F) || InvisibleFormat(c)) {
-      out += Hex("\\u%04x", static_cast<unsigned>(c));
     } else {
-      AppendUtf8(c, &out);
+      AppendShown(c, &out);
     }
   }
   return out;

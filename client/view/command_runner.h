@@ -40,7 +40,11 @@ class CommandRunner {
     std::string text;       // committed text to show (a notice, a list, an error line)
     std::string attach_to;  // not empty: the view attaches to this session, without history
     bool detach = false;    // the view leaves, with `text` as the last line
+    // Only text to show.
+    static Outcome Say(std::string text) { return {std::move(text), "", false}; }
   };
+  // A session id as the view's lines name it: its first 8 characters.
+  static std::string Short(const std::string& id) { return id.substr(0, 8); }
   // Runs `c` for the session in `turn` (whose model, tokens and echoes it updates when the
   // command changes them), formatting with `renderer`.
   Outcome Run(const SlashCommand& c, TurnState& turn, const Renderer& renderer);

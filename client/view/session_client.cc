@@ -26,6 +26,27 @@ grpc::Status ApplyClientMode(v1::AgentDaemon::Stub& stub, const std::string& id,
   return stub.SetPolicy(&ctx, req, &resp);
 }
 
+// The session to run in: a new one here, or o.session_id, given `mode` when `apply_mode`.
+// Empty once the reason it cannot be had is on stderr.
+std::string SessionToRun(v1::AgentDaemon::Stub& stub, const ClientOptions& o, v1::PolicyMode mode,
+                         bool apply_mode) {
+  if (o.session_id.empty()) {
+    auto s = CreateSessionHere(stub, o, mode);
+    if (!s.ok()) {
+      std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
+      return "";
+    }
+    return s->id();
+  }
+  if (apply_mode) {
+    if (grpc::Status st = ApplyClientMode(stub, o.session_id, mode, o.client_name); !st.ok()) {
+      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
+      return "";
+    }
+  }
+  return o.session_id;
+}
+
 }  // namespace
 
 int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::string& prompt) {
@@ -34,19 +55,9 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
   // denied rather than left waiting for an answer nobody can give.
   v1::PolicyMode mode = ModeFromFlags(
       o.mode_flags(), isatty(0) != 0 ? v1::POLICY_MODE_ASK : v1::POLICY_MODE_DENY_UNRULED);
-  std::string id = o.session_id;
-  if (id.empty()) {
-    auto s = CreateSessionHere(stub, o, mode);
-    if (!s.ok()) {
-      std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
-      return kExitError;
-    }
-    id = s->id();
-    RememberOneShot(OneShotRunsPath(), id);  // `agent ls` leaves it out once it is old
-  } else if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
-    std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
-    return kExitError;
-  }
+  const std::string id = SessionToRun(stub, o, mode, /*apply_mode=*/true);
+  if (id.empty()) return kExitError;
+  if (o.session_id.empty()) RememberOneShot(OneShotRunsPath(), id);  // `agent ls` leaves it out
   SessionView view(daemon, o);
   // Auto mode still asks about what the sandbox cannot hold (escalations, protected paths), and
   // edits mode about commands, when there is a terminal to ask on; without one those calls are
@@ -60,20 +71,8 @@ int RunOneShot(const Connection& daemon, const ClientOptions& o, const std::stri
 int RunInteractive(const Connection& daemon, const ClientOptions& o) {
   v1::AgentDaemon::Stub& stub = *daemon.stub;
   const v1::PolicyMode mode = ModeFromFlags(o.mode_flags(), v1::POLICY_MODE_ASK);
-  std::string id = o.session_id;
-  if (id.empty()) {
-    auto s = CreateSessionHere(stub, o, mode);
-    if (!s.ok()) {
-      std::fprintf(stderr, "agent: %s\n", std::string(s.status().message()).c_str());
-      return kExitError;
-    }
-    id = s->id();
-  } else if (!o.read_only) {
-    if (grpc::Status st = ApplyClientMode(stub, id, mode, o.client_name); !st.ok()) {
-      std::fprintf(stderr, "agent: %s\n", st.error_message().c_str());
-      return kExitError;
-    }
-  }
+  const std::string id = SessionToRun(stub, o, mode, /*apply_mode=*/!o.read_only);
+  if (id.empty()) return kExitError;
   SessionView view(daemon, o);
   return view.Interactive(id);
 }

@@ -16,15 +16,6 @@ Mutex& StoreMutex() {
   return *mu;
 }
 
-Json ReadProjects(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return Json::object();
-  absl::StatusOr<Json> j = ParseJson(*text);
-  if (!j.ok() || !j->is_object()) return Json::object();
-  auto it = j->find("projects");
-  return it != j->end() && it->is_object() ? *it : Json::object();
-}
-
 // The keys trusted for `project` while it is the directory it was (policy::ProjectIdentity): a
 // project removed and another cloned at its path trusts none of them. An entry without an
 // identity (the store's first format) trusts nothing.
@@ -46,18 +37,12 @@ std::vector<std::string> ListOf(const Json& projects, const std::string& project
   return out;
 }
 
-absl::Status WriteProjects(const std::string& path, const Json& projects) {
-  const std::string dir = path.substr(0, path.rfind('/'));
-  if (auto s = MakeDirs(dir.empty() ? "/" : dir); !s.ok()) return s;
-  return WriteFileAtomically(path, DumpJson(Json{{"projects", projects}}, 2) + "\n");
-}
-
 }  // namespace
 
 std::string TrustedHooksPath() { return StateDir() + "/trusted-hooks.json"; }
 
 std::set<std::string> TrustedHookKeys(const std::string& path, const std::string& project) {
-  std::vector<std::string> list = ListOf(ReadProjects(path), project);
+  std::vector<std::string> list = ListOf(policy::ReadTrustStoreProjects(path), project);
   return {list.begin(), list.end()};
 }
 
@@ -65,7 +50,7 @@ absl::StatusOr<std::vector<std::string>> TrustHooks(const std::string& path,
                                                     const std::string& project,
                                                     const std::vector<std::string>& keys) {
   MutexLock l(&StoreMutex());
-  Json projects = ReadProjects(path);
+  Json projects = policy::ReadTrustStoreProjects(path);
   std::vector<std::string> list = ListOf(projects, project);
   std::vector<std::string> added;
   for (const std::string& k : keys) {
@@ -79,17 +64,17 @@ absl::StatusOr<std::vector<std::string>> TrustHooks(const std::string& path,
     return absl::FailedPreconditionError("cannot read what identifies " + project);
   }
   projects[project] = Json{{"identity", identity}, {"hooks", list}};
-  if (auto s = WriteProjects(path, projects); !s.ok()) return s;
+  if (auto s = policy::WriteTrustStoreProjects(path, projects); !s.ok()) return s;
   return added;
 }
 
 absl::StatusOr<int> RevokeHooks(const std::string& path, const std::string& project) {
   MutexLock l(&StoreMutex());
-  Json projects = ReadProjects(path);
+  Json projects = policy::ReadTrustStoreProjects(path);
   const int n = static_cast<int>(ListOf(projects, project).size());
   if (!projects.contains(project)) return 0;
   projects.erase(project);
-  if (auto s = WriteProjects(path, projects); !s.ok()) return s;
+  if (auto s = policy::WriteTrustStoreProjects(path, projects); !s.ok()) return s;
   return n;
 }
 

@@ -3,16 +3,12 @@
 #include <string_view>
 #include <utility>
 
+#include "daemon/llm/stream_json.h"
+
 namespace agent::daemon::llm {
 namespace {
 
 constexpr char kUnparsedKey[] = "_unparsed_arguments";
-
-const Json* Member(const Json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
 
 Json TextBlock(const std::string& text) { return {{"type", "text"}, {"text", text}}; }
 
@@ -55,18 +51,6 @@ Json ContentBlocks(const Json& content) {
     }
   }
   return blocks;
-}
-
-// The plain text of an OpenAI `content`, parts concatenated.
-std::string ContentText(const Json& content) {
-  if (content.is_string()) return content.get<std::string>();
-  std::string text;
-  if (content.is_array()) {
-    for (const Json& part : content) {
-      if (GetString(part, "type") == "text") text += GetString(part, "text");
-    }
-  }
-  return text;
 }
 
 Json ToolUseBlock(const Json& call) {

@@ -171,10 +171,7 @@ void AnthropicStreamAssembler::ApplyBlockDelta(const Json& json) {
 }
 
 absl::StatusOr<ModelReply> AnthropicStreamAssembler::Finish() {
-  if (!error_.ok()) return error_;
-  if (!complete_) return absl::UnavailableError("stream ended before the reply was complete");
-  if (finished_) return absl::FailedPreconditionError("Finish called twice");
-  finished_ = true;
+  if (absl::Status s = CheckFinish(error_, complete_, &finished_); !s.ok()) return s;
 
   ModelReply reply;
   reply.content = std::move(content_);

@@ -281,12 +281,7 @@ void OpenAiStreamAssembler::StartAll() {
 }
 
 absl::StatusOr<ModelReply> OpenAiStreamAssembler::Finish() {
-  if (!error_.ok()) return error_;
-  if (!Complete()) {
-    return absl::UnavailableError("stream ended before the reply was complete");
-  }
-  if (finished_) return absl::FailedPreconditionError("Finish called twice");
-  finished_ = true;
+  if (absl::Status s = CheckFinish(error_, Complete(), &finished_); !s.ok()) return s;
   StartAll();
 
   ModelReply reply;

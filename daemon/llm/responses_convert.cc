@@ -2,26 +2,10 @@
 
 #include <utility>
 
+#include "daemon/llm/stream_json.h"
+
 namespace agent::daemon::llm {
 namespace {
-
-const Json* Member(const Json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-
-// The plain text of an OpenAI `content`, text parts concatenated.
-std::string ContentText(const Json& content) {
-  if (content.is_string()) return content.get<std::string>();
-  std::string text;
-  if (content.is_array()) {
-    for (const Json& part : content) {
-      if (GetString(part, "type") == "text") text += GetString(part, "text");
-    }
-  }
-  return text;
-}
 
 Json TextPart(const char* type, const std::string& text) {
   return {{"type", type}, {"text", text}};

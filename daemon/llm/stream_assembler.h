@@ -47,6 +47,16 @@ class StreamAssembler {
   virtual absl::StatusOr<ModelReply> Finish() = 0;
 };
 
+// The start of every Finish(): the OnEvent error, or kUnavailable for an unfinished stream, or
+// kFailedPrecondition for a second call; sets `finished` when the reply may be built.
+inline absl::Status CheckFinish(const absl::Status& error, bool complete, bool* finished) {
+  if (!error.ok()) return error;
+  if (!complete) return absl::UnavailableError("stream ended before the reply was complete");
+  if (*finished) return absl::FailedPreconditionError("Finish called twice");
+  *finished = true;
+  return absl::OkStatus();
+}
+
 // Counts the bytes a reply holds against a cap. Assemblers ask before they append.
 class ReplyBudget {
  public:

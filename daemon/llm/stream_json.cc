@@ -23,4 +23,15 @@ uint64_t Fnv1a(uint64_t h, std::string_view s) {
   return h;
 }
 
+std::string ContentText(const Json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (content.is_array()) {
+    for (const Json& part : content) {
+      if (GetString(part, "type") == "text") text += GetString(part, "text");
+    }
+  }
+  return text;
+}
+
 }  // namespace agent::daemon::llm

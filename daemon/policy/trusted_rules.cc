@@ -20,23 +20,6 @@ Mutex& StoreMutex() {
   return *mu;
 }
 
-// The store's projects object; a missing or broken store is empty (it trusts nothing).
-Json ReadProjects(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return Json::object();
-  absl::StatusOr<Json> j = ParseJson(*text);
-  if (!j.ok() || !j->is_object()) return Json::object();
-  auto it = j->find("projects");
-  if (it == j->end() || !it->is_object()) return Json::object();
-  return *it;
-}
-
-absl::Status WriteProjects(const std::string& path, const Json& projects) {
-  const std::string dir = path.substr(0, path.rfind('/'));
-  if (auto s = MakeDirs(dir.empty() ? "/" : dir); !s.ok()) return s;
-  return WriteFileAtomically(path, DumpJson(Json{{"projects", projects}}, 2) + "\n");
-}
-
 // The canonical forms of `rules`, in order and without repeats.
 absl::StatusOr<std::vector<std::string>> Canonical(const std::vector<std::string>& rules) {
   std::vector<std::string> out;
@@ -96,6 +79,22 @@ std::string Visible(std::string_view text) {
 
 }  // namespace
 
+Json ReadTrustStoreProjects(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return Json::object();
+  absl::StatusOr<Json> j = ParseJson(*text);
+  if (!j.ok() || !j->is_object()) return Json::object();
+  auto it = j->find("projects");
+  if (it == j->end() || !it->is_object()) return Json::object();
+  return *it;
+}
+
+absl::Status WriteTrustStoreProjects(const std::string& path, const Json& projects) {
+  const std::string dir = path.substr(0, path.rfind('/'));
+  if (auto s = MakeDirs(dir.empty() ? "/" : dir); !s.ok()) return s;
+  return WriteFileAtomically(path, DumpJson(Json{{"projects", projects}}, 2) + "\n");
+}
+
 std::string TrustedRulesPath() { return StateDir() + "/trusted-rules.json"; }
 
 std::string ProjectIdentity(const std::string& project) {
@@ -127,7 +126,7 @@ absl::StatusOr<std::vector<std::string>> TrustRules(const std::string& path,
   if (!add.ok() || add->empty()) return add;
   const std::string identity = ProjectIdentity(project);
   MutexLock l(&StoreMutex());
-  Json projects = ReadProjects(path);
+  Json projects = ReadTrustStoreProjects(path);
   std::vector<std::string> list = ListOf(projects, project, identity);
   // Another directory's (or an older version's) entry at this path is replaced.
   bool changed = !projects.contains(project) || list.empty();
@@ -138,7 +137,7 @@ absl::StatusOr<std::vector<std::string>> TrustRules(const std::string& path,
   }
   if (changed) {
     projects[project] = Entry(identity, list);
-    if (auto s = WriteProjects(path, projects); !s.ok()) return s;
+    if (auto s = WriteTrustStoreProjects(path, projects); !s.ok()) return s;
   }
   return add;
 }
@@ -150,7 +149,7 @@ absl::StatusOr<std::vector<std::string>> RevokeRules(const std::string& path,
   if (!drop.ok()) return drop.status();
   const std::string identity = ProjectIdentity(project);
   MutexLock l(&StoreMutex());
-  Json projects = ReadProjects(path);
+  Json projects = ReadTrustStoreProjects(path);
   std::vector<std::string> kept;
   std::vector<std::string> dropped;
   for (std::string& r : ListOf(projects, project, identity)) {
@@ -163,7 +162,7 @@ absl::StatusOr<std::vector<std::string>> RevokeRules(const std::string& path,
   } else {
     projects[project] = Entry(identity, kept);
   }
-  if (auto s = WriteProjects(path, projects); !s.ok()) return s;
+  if (auto s = WriteTrustStoreProjects(path, projects); !s.ok()) return s;
   return dropped;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/json.h"
 #include "daemon/policy/rules.h"
 
 namespace agent::daemon::policy {
@@ -31,6 +32,12 @@ std::string TrustedRulesPath();
 // (statx), or "dev:ino" where the filesystem keeps no birth time; empty when it cannot be
 // read.
 std::string ProjectIdentity(const std::string& project);
+
+// A trust store's "projects" object (this one's, and the trusted hooks' of hooks/hook_trust.h,
+// which has the same shape); a missing or broken store is empty: it trusts nothing.
+Json ReadTrustStoreProjects(const std::string& path);
+// Writes {"projects": projects} to the store atomically, making its directory.
+absl::Status WriteTrustStoreProjects(const std::string& path, const Json& projects);
 
 // The canonical rules trusted for `project` in the store's text, when the entry's identity is
 // `identity`. A store that does not parse (or has the wrong shape) trusts nothing.

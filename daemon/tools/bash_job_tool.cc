@@ -14,21 +14,15 @@
 namespace agent::daemon::tools {
 namespace {
 
-class BashJobTool : public Tool {
+class BashJobTool : public DeclaredTool {
  public:
-  std::string_view Name() const override { return "bash_job"; }
-  bool Gated() const override { return false; }
-
-  Json Schema() const override {
-    return FunctionSchema(Name(),
-                          "List bash's background jobs, or read one's new output, or kill it.",
-                          {{"job", Property("integer")}, {"kill", Property("boolean")}}, {});
-  }
+  BashJobTool()
+      : DeclaredTool("bash_job", /*gated=*/false,
+                     "List bash's background jobs, or read one's new output, or kill it.",
+                     {{"job", Property("integer")}, {"kill", Property("boolean")}}, {}) {}
 
   ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
-    absl::StatusOr<ToolOutcome> out = RunInner(args, ctx);
-    if (!out.ok()) return ErrorOutcome(out.status());
-    return *std::move(out);
+    return Answer(RunInner(args, ctx));
   }
 
  private:

@@ -59,28 +59,22 @@ absl::StatusOr<std::function<std::string()>> Confine(ToolContext& ctx, bool show
   return std::move(confined.after);
 }
 
-class BashTool : public Tool {
+class BashTool : public DeclaredTool {
  public:
-  std::string_view Name() const override { return "bash"; }
-  bool Gated() const override { return true; }
-
-  Json Schema() const override {
-    return FunctionSchema(
-        Name(),
-        "Run a bash command in the project dir (no stdin); returns output and exit code. "
-        "Sandboxed: writes only the project (not .git) and /tmp; no network or secrets.",
-        {{"command", Property("string")},
-         {"timeout_s", Property("integer", "seconds")},
-         {"background", Property("boolean", "keep it running (a server): see bash_job")},
-         {"escalate", Property("boolean", "run outside the sandbox (a person approves)")},
-         {"justification", Property("string", "why, with escalate")}},
-        {"command"});
-  }
+  BashTool()
+      : DeclaredTool(
+            "bash", /*gated=*/true,
+            "Run a bash command in the project dir (no stdin); returns output and exit code. "
+            "Sandboxed: writes only the project (not .git) and /tmp; no network or secrets.",
+            {{"command", Property("string")},
+             {"timeout_s", Property("integer", "seconds")},
+             {"background", Property("boolean", "keep it running (a server): see bash_job")},
+             {"escalate", Property("boolean", "run outside the sandbox (a person approves)")},
+             {"justification", Property("string", "why, with escalate")}},
+            {"command"}) {}
 
   ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
-    absl::StatusOr<ToolOutcome> out = RunInner(args, ctx);
-    if (!out.ok()) return ErrorOutcome(out.status());
-    return *std::move(out);
+    return Answer(RunInner(args, ctx));
   }
 
  private:

@@ -9,22 +9,18 @@
 namespace agent::daemon::tools {
 namespace {
 
-class EditFileTool : public Tool {
+class EditFileTool : public DeclaredTool {
  public:
-  std::string_view Name() const override { return "edit_file"; }
-  bool Gated() const override { return true; }
-
-  Json Schema() const override {
-    return FunctionSchema(
-        Name(),
-        "Replace old_string with new_string in a file you have read. old_string must match "
-        "exactly and be unique unless replace_all.",
-        {{"path", Property("string")},
-         {"old_string", Property("string")},
-         {"new_string", Property("string")},
-         {"replace_all", Property("boolean")}},
-        {"path", "old_string", "new_string"});
-  }
+  EditFileTool()
+      : DeclaredTool(
+            "edit_file", /*gated=*/true,
+            "Replace old_string with new_string in a file you have read. old_string must match "
+            "exactly and be unique unless replace_all.",
+            {{"path", Property("string")},
+             {"old_string", Property("string")},
+             {"new_string", Property("string")},
+             {"replace_all", Property("boolean")}},
+            {"path", "old_string", "new_string"}) {}
 
   ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
     absl::StatusOr<PlannedChange> change = PlanEditFile(args, ctx);

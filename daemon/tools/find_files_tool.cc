@@ -26,29 +26,18 @@ std::string_view BelowStart(std::string_view rel, std::string_view start_rel) {
   return rel.substr(std::min(rel.size(), start_rel.size() + 1));
 }
 
-class FindFilesTool : public Tool {
+class FindFilesTool : public TextTool {
  public:
-  std::string_view Name() const override { return "find_files"; }
-  bool Gated() const override { return false; }
-
-  Json Schema() const override {
-    return FunctionSchema(
-        Name(),
-        "Find files by glob (*, ?, **, {a,b}); a pattern without '/' matches names at any "
-        "depth. Skips .gitignored files.",
-        {{"pattern", Property("string", "e.g. \"*.cc\" or \"src/**/test_*.py\"")},
-         {"path", Property("string", "directory to search")}},
-        {"pattern"});
-  }
-
-  ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
-    absl::StatusOr<std::string> text = RunInner(args, ctx);
-    if (!text.ok()) return ErrorOutcome(text.status());
-    return TextOutcome(*std::move(text));
-  }
+  FindFilesTool()
+      : TextTool("find_files", /*gated=*/false,
+                 "Find files by glob (*, ?, **, {a,b}); a pattern without '/' matches names at any "
+                 "depth. Skips .gitignored files.",
+                 {{"pattern", Property("string", "e.g. \"*.cc\" or \"src/**/test_*.py\"")},
+                  {"path", Property("string", "directory to search")}},
+                 {"pattern"}) {}
 
  private:
-  absl::StatusOr<std::string> RunInner(const Json& args, const ToolContext& ctx) const {
+  absl::StatusOr<std::string> RunText(const Json& args, ToolContext& ctx) const override {
     ASSIGN_OR_RETURN(std::string pattern, RequireString(args, "pattern", Name()));
     ASSIGN_OR_RETURN(std::optional<std::string> path, OptionalString(args, "path", Name()));
     if (pattern.empty()) return absl::InvalidArgumentError("find_files: pattern is empty");

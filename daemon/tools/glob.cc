@@ -51,60 +51,52 @@ bool MatchClass(std::string_view pattern, size_t* pi, char c, bool* ok) {
   return matched != negate;
 }
 
-// One segment: no '/' on either side. Greedy with backtracking to the last '*', which is
-// linear for a single star and correct for several.
-bool MatchSegment(std::string_view p, std::string_view s) {
+// Wildcard matching, greedy with backtracking to the last star, which is linear for a single
+// star and correct for several. `is_star(pi)`: pattern item pi is a star (a run counts as
+// one); `step(pi, si)`: how many pattern items match subject item si from pi, 0 for none.
+template <typename IsStar, typename Step>
+bool GreedyMatch(size_t pattern_size, size_t subject_size, IsStar is_star, Step step) {
   size_t pi = 0, si = 0;
   size_t star_p = std::string_view::npos, star_s = 0;
-  while (si < s.size()) {
-    if (pi < p.size()) {
-      char pc = p[pi];
-      if (pc == '*') {
-        while (pi < p.size() && p[pi] == '*') ++pi;
-        star_p = pi;
-        star_s = si;
-        continue;
-      }
-      if (pc == '?') {
-        ++pi;
+  while (si < subject_size) {
+    if (pi < pattern_size && is_star(pi)) {
+      while (pi < pattern_size && is_star(pi)) ++pi;
+      star_p = pi;
+      star_s = si;
+      continue;
+    }
+    if (pi < pattern_size) {
+      if (const size_t n = step(pi, si); n > 0) {
+        pi += n;
         ++si;
         continue;
-      }
-      if (pc == '[') {
-        size_t next = pi;
-        bool ok = false;
-        bool m = MatchClass(p, &next, s[si], &ok);
-        if (ok) {
-          if (m) {
-            pi = next;
-            ++si;
-            continue;
-          }
-        } else if (s[si] == '[') {
-          ++pi;
-          ++si;
-          continue;
-        }
-      } else {
-        if (pc == '\\' && pi + 1 < p.size()) {
-          if (p[pi + 1] == s[si]) {
-            pi += 2;
-            ++si;
-            continue;
-          }
-        } else if (pc == s[si]) {
-          ++pi;
-          ++si;
-          continue;
-        }
       }
     }
     if (star_p == std::string_view::npos) return false;
     pi = star_p;
     si = ++star_s;
   }
-  while (pi < p.size() && p[pi] == '*') ++pi;
-  return pi == p.size();
+  while (pi < pattern_size && is_star(pi)) ++pi;
+  return pi == pattern_size;
+}
+
+// One segment: no '/' on either side.
+bool MatchSegment(std::string_view p, std::string_view s) {
+  return GreedyMatch(
+      p.size(), s.size(), [&](size_t pi) { return p[pi] == '*'; },
+      [&](size_t pi, size_t si) -> size_t {
+        const char pc = p[pi];
+        if (pc == '?') return 1;
+        if (pc == '[') {
+          size_t next = pi;
+          bool ok = false;
+          const bool m = MatchClass(p, &next, s[si], &ok);
+          if (ok) return m ? next - pi : 0;
+          return s[si] == '[' ? 1 : 0;  // not a class: a literal '['
+        }
+        if (pc == '\\' && pi + 1 < p.size()) return p[pi + 1] == s[si] ? 2 : 0;
+        return pc == s[si] ? 1 : 0;
+      });
 }
 
 }  // namespace
@@ -112,27 +104,10 @@ bool MatchSegment(std::string_view p, std::string_view s) {
 bool GlobMatch(std::string_view pattern, std::string_view path) {
   std::vector<std::string_view> ps = SplitSegments(pattern);
   std::vector<std::string_view> ss = SplitSegments(path);
-  // The same greedy scheme one level up: "**" is the star, segments are the characters.
-  size_t pi = 0, si = 0;
-  size_t star_p = std::string_view::npos, star_s = 0;
-  while (si < ss.size()) {
-    if (pi < ps.size() && ps[pi] == "**") {
-      while (pi < ps.size() && ps[pi] == "**") ++pi;
-      star_p = pi;
-      star_s = si;
-      continue;
-    }
-    if (pi < ps.size() && MatchSegment(ps[pi], ss[si])) {
-      ++pi;
-      ++si;
-      continue;
-    }
-    if (star_p == std::string_view::npos) return false;
-    pi = star_p;
-    si = ++star_s;
-  }
-  while (pi < ps.size() && ps[pi] == "**") ++pi;
-  return pi == ps.size();
+  // The same scheme one level up: "**" is the star, segments are the characters.
+  return GreedyMatch(
+      ps.size(), ss.size(), [&](size_t pi) { return ps[pi] == "**"; },
+      [&](size_t pi, size_t si) -> size_t { return MatchSegment(ps[pi], ss[si]) ? 1 : 0; });
 }
 
 std::vector<std::string> ExpandBraces(std::string_view pattern, size_t max_patterns) {

@@ -23,25 +23,15 @@ namespace {
 
 constexpr size_t kMaxEntries = 1000;
 
-class ListDirTool : public Tool {
+class ListDirTool : public TextTool {
  public:
-  std::string_view Name() const override { return "list_dir"; }
-  bool Gated() const override { return false; }
-
-  Json Schema() const override {
-    return FunctionSchema(Name(),
-                          "List a directory (default: the project root). Directories end with '/'.",
-                          {{"path", Property("string")}}, {});
-  }
-
-  ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
-    absl::StatusOr<std::string> text = RunInner(args, ctx);
-    if (!text.ok()) return ErrorOutcome(text.status());
-    return TextOutcome(*std::move(text));
-  }
+  ListDirTool()
+      : TextTool("list_dir", /*gated=*/false,
+                 "List a directory (default: the project root). Directories end with '/'.",
+                 {{"path", Property("string")}}, {}) {}
 
  private:
-  absl::StatusOr<std::string> RunInner(const Json& args, const ToolContext& ctx) const {
+  absl::StatusOr<std::string> RunText(const Json& args, ToolContext& ctx) const override {
     ASSIGN_OR_RETURN(std::optional<std::string> path, OptionalString(args, "path", Name()));
     ASSIGN_OR_RETURN(std::string abs, ResolveInside(ctx.workdir, path.value_or(".")));
     const std::string display = RelativeToWorkdir(ctx.workdir, abs);

@@ -33,30 +33,20 @@ bool IsDirectory(const std::string& abs) {
   return ::stat(abs.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-class ReadFileTool : public Tool {
+class ReadFileTool : public TextTool {
  public:
-  std::string_view Name() const override { return "read_file"; }
-  bool Gated() const override { return false; }
-
-  Json Schema() const override {
-    return FunctionSchema(
-        Name(),
-        "Read a text file as numbered lines. For long files pass offset (first line, 1-based) "
-        "and limit (default 2000).",
-        {{"path", Property("string")},
-         {"offset", Property("integer")},
-         {"limit", Property("integer")}},
-        {"path"});
-  }
-
-  ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
-    absl::StatusOr<std::string> text = RunInner(args, ctx);
-    if (!text.ok()) return ErrorOutcome(text.status());
-    return TextOutcome(*std::move(text));
-  }
+  ReadFileTool()
+      : TextTool(
+            "read_file", /*gated=*/false,
+            "Read a text file as numbered lines. For long files pass offset (first line, 1-based) "
+            "and limit (default 2000).",
+            {{"path", Property("string")},
+             {"offset", Property("integer")},
+             {"limit", Property("integer")}},
+            {"path"}) {}
 
  private:
-  absl::StatusOr<std::string> RunInner(const Json& args, ToolContext& ctx) const {
+  absl::StatusOr<std::string> RunText(const Json& args, ToolContext& ctx) const override {
     ASSIGN_OR_RETURN(std::string path, RequireString(args, "path", Name()));
     ASSIGN_OR_RETURN(std::optional<int64_t> offset_arg, OptionalInt(args, "offset", Name()));
     ASSIGN_OR_RETURN(std::optional<int64_t> limit_arg, OptionalInt(args, "limit", Name()));

@@ -66,30 +66,20 @@ bool SearchFile(const std::string& abs, const std::string& rel, SearchState& st)
   return true;
 }
 
-class SearchTool : public Tool {
+class SearchTool : public TextTool {
  public:
-  std::string_view Name() const override { return "search"; }
-  bool Gated() const override { return false; }
-
-  Json Schema() const override {
-    return FunctionSchema(
-        Name(),
-        "Search file contents with an RE2 regex; prints path:line: text. Skips .gitignored "
-        "and binary files.",
-        {{"pattern", Property("string", "RE2 regex, e.g. \"(?i)todo\"")},
-         {"path", Property("string", "file or directory")},
-         {"glob", Property("string", "file filter, e.g. \"*.py\"")}},
-        {"pattern"});
-  }
-
-  ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
-    absl::StatusOr<std::string> text = RunInner(args, ctx);
-    if (!text.ok()) return ErrorOutcome(text.status());
-    return TextOutcome(*std::move(text));
-  }
+  SearchTool()
+      : TextTool(
+            "search", /*gated=*/false,
+            "Search file contents with an RE2 regex; prints path:line: text. Skips .gitignored "
+            "and binary files.",
+            {{"pattern", Property("string", "RE2 regex, e.g. \"(?i)todo\"")},
+             {"path", Property("string", "file or directory")},
+             {"glob", Property("string", "file filter, e.g. \"*.py\"")}},
+            {"pattern"}) {}
 
  private:
-  absl::StatusOr<std::string> RunInner(const Json& args, const ToolContext& ctx) const {
+  absl::StatusOr<std::string> RunText(const Json& args, ToolContext& ctx) const override {
     ASSIGN_OR_RETURN(std::string pattern, RequireString(args, "pattern", Name()));
     ASSIGN_OR_RETURN(std::optional<std::string> path, OptionalString(args, "path", Name()));
     ASSIGN_OR_RETURN(std::optional<std::string> glob_arg, OptionalString(args, "glob", Name()));

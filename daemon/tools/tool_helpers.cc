@@ -24,6 +24,16 @@ Json Property(std::string_view type, std::string_view description) {
   return p;
 }
 
+ToolOutcome DeclaredTool::Answer(absl::StatusOr<std::string> text) {
+  if (!text.ok()) return ErrorOutcome(text.status());
+  return TextOutcome(*std::move(text));
+}
+
+ToolOutcome DeclaredTool::Answer(absl::StatusOr<ToolOutcome> outcome) {
+  if (!outcome.ok()) return ErrorOutcome(outcome.status());
+  return *std::move(outcome);
+}
+
 ToolOutcome ErrorOutcome(const absl::Status& status) {
   const absl::string_view m = status.message();
   return ToolOutcome{ToValidUtf8(std::string_view(m.data(), m.size())), /*is_error=*/true};

@@ -16,23 +16,23 @@ std::string Clip(std::string s, size_t n) {
   return s + "…";
 }
 
-class UpdatePlanTool : public Tool {
- public:
-  std::string_view Name() const override { return kUpdatePlanTool; }
-  bool Gated() const override { return false; }
+// The plan's steps, each with its status.
+Json UpdatePlanSchema() {
+  Json step = {{"type", "object"},
+               {"properties",
+                {{"step", Property("string")},
+                 {"status", {{"type", "string"}, {"enum", {"pending", "in_progress", "done"}}}}}},
+               {"required", {"step", "status"}},
+               {"additionalProperties", false}};
+  return FunctionSchema(
+      kUpdatePlanTool, "Show the user your plan: all steps each time, one in_progress.",
+      {{"plan", {{"type", "array"}, {"items", step}}}, {"explanation", Property("string")}},
+      {"plan"});
+}
 
-  Json Schema() const override {
-    Json step = {{"type", "object"},
-                 {"properties",
-                  {{"step", Property("string")},
-                   {"status", {{"type", "string"}, {"enum", {"pending", "in_progress", "done"}}}}}},
-                 {"required", {"step", "status"}},
-                 {"additionalProperties", false}};
-    return FunctionSchema(
-        Name(), "Show the user your plan: all steps each time, one in_progress.",
-        {{"plan", {{"type", "array"}, {"items", step}}}, {"explanation", Property("string")}},
-        {"plan"});
-  }
+class UpdatePlanTool : public DeclaredTool {
+ public:
+  UpdatePlanTool() : DeclaredTool(kUpdatePlanTool, /*gated=*/false, UpdatePlanSchema()) {}
 
   ToolOutcome Run(const Json& args, ToolContext&) const override {
     absl::StatusOr<Json> plan = NormalizePlan(args);

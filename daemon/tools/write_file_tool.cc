@@ -10,18 +10,14 @@
 namespace agent::daemon::tools {
 namespace {
 
-class WriteFileTool : public Tool {
+class WriteFileTool : public DeclaredTool {
  public:
-  std::string_view Name() const override { return "write_file"; }
-  bool Gated() const override { return true; }
-
-  Json Schema() const override {
-    return FunctionSchema(Name(),
-                          "Create or overwrite a file with content. Read an existing file "
-                          "first; prefer edit_file for changes.",
-                          {{"path", Property("string")}, {"content", Property("string")}},
-                          {"path", "content"});
-  }
+  WriteFileTool()
+      : DeclaredTool("write_file", /*gated=*/true,
+                     "Create or overwrite a file with content. Read an existing file "
+                     "first; prefer edit_file for changes.",
+                     {{"path", Property("string")}, {"content", Property("string")}},
+                     {"path", "content"}) {}
 
   ToolOutcome Run(const Json& args, ToolContext& ctx) const override {
     absl::StatusOr<PlannedChange> change = PlanWriteFile(args, ctx);
