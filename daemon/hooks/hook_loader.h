@@ -1,7 +1,8 @@
 // The hooks that apply to a project now: the user's config.json `hooks` (a dotfile manager's
 // symlink followed), then the project's .agent/settings.json `hooks` (opened without following
-// a symlink: repository content) as far as a person trusted them (hook_trust.h). Read at each
-// event, so an edit takes effect at the next one. Thread-safe.
+// a symlink: repository content) as far as a person trusted them (hook_trust.h). Asked for at
+// each event; the files are read again when one changed (common/file_stamp.h), so an edit
+// takes effect at the next event. Thread-safe.
 #pragma once
 
 #include <string>

@@ -26,8 +26,10 @@
 namespace agent::daemon::llm {
 namespace {
 
-// How often the transfer loop looks at the cancel flag and the idle clock.
-constexpr int kPollMs = 20;
+// How often the transfer loop looks at the cancel flag and the idle clock while nothing comes:
+// each wake-up costs the daemon CPU while a model thinks over a long session's request
+// (Complete's contract: a cancel ends it within 100 ms).
+constexpr int kPollMs = 50;
 // How much of a non-stream (error) body is kept; the transfer stops there.
 constexpr size_t kMaxErrorBodyBytes = 64 * 1024;
 
