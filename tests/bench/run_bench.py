@@ -45,6 +45,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import grpc_client  # noqa: E402  (stubs generated from proto/ on first use)
+import long_steps_bench  # noqa: E402  (tests/bench/long_steps_bench.py)
 import subagent_bench  # noqa: E402  (tests/bench/subagent_bench.py)
 
 STOCK_SERVER = os.path.join(HERE, "..", "model_server", "scripted_model.py")
@@ -1115,6 +1116,11 @@ def main():
                                     bare_p99_ms=fanout_bare_p99_ms[0])),
             ("memory", "output spike",
              lambda: bench_output_spike(w, t, sessions=q(4, 1), size=q(1000000000, 1000000))),
+            # Last: it restarts the daemon with sessions of its own in the registry.
+            ("long", "long sessions end to end",
+             lambda: long_steps_bench.bench_long_steps(
+                 w, t, write_sessions, proc_cpu_ms, median, sizes=q((20, 10000), (20, 200)),
+                 runs=q(3, 1), steps=q(25, 5))),
         ]
         for section, what, fn in scenarios:
             attempt(section, what, fn)
