@@ -122,6 +122,10 @@ class GroupKiller {
   }
   void KillNow() {
     if (kill_sent_) return;
+    KillAgain();
+  }
+  // Also reaches a member forked while the last SIGKILL went out.
+  void KillAgain() {
     ::kill(-pgid_, SIGKILL);
     kill_sent_ = true;
   }
@@ -333,7 +337,7 @@ void EndLeftovers(const SubprocessOptions& options, Stream* streams, Collector& 
     if (now >= group_deadline) {
       // Past the grace: whatever is left gets SIGKILL, and the turn does not end while a
       // killed member still shows as running, unless it is stuck longer than kill_wait.
-      killer.KillNow();
+      killer.KillAgain();
       if (now >= group_deadline + options.kill_wait) break;
       PumpOutput(streams, -1, out, kCleanupPoll);
       continue;
