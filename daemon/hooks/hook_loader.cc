@@ -50,18 +50,6 @@ absl::StatusOr<std::vector<HookCommand>> HooksOf(const absl::StatusOr<Json>& set
   return ParseHooks(*it, origin, path);
 }
 
-}  // namespace
-
-HookFiles DefaultHookFiles(const std::string& project) {
-  return {ConfigDir() + "/config.json", project, TrustedHooksPath()};
-}
-
-absl::StatusOr<std::vector<HookCommand>> ProjectHooks(const std::string& project) {
-  return HooksOf(ReadProjectSettings(project), HookOrigin::kProject, ProjectSettingsPath(project));
-}
-
-namespace {
-
 HookSet ReadHooks(const HookFiles& files) {
   HookSet set;
   absl::StatusOr<Json> user =
@@ -93,6 +81,14 @@ HookSet ReadHooks(const HookFiles& files) {
 }
 
 }  // namespace
+
+HookFiles DefaultHookFiles(const std::string& project) {
+  return {ConfigDir() + "/config.json", project, TrustedHooksPath()};
+}
+
+absl::StatusOr<std::vector<HookCommand>> ProjectHooks(const std::string& project) {
+  return HooksOf(ReadProjectSettings(project), HookOrigin::kProject, ProjectSettingsPath(project));
+}
 
 // Asked before and after every tool call: the files are read again only when one changed.
 HookSet LoadHooks(const HookFiles& files) {

@@ -1,5 +1,5 @@
-// Pieces every tool uses: the OpenAI function-schema envelope and turning a Status into what
-// the model is told. Pure functions; thread-safe.
+// Pieces every tool uses: the OpenAI function-schema envelope, the base of a core tool declared
+// by its name, gate and schema, and turning a Status into what the model is told. Thread-safe.
 #pragma once
 
 #include <initializer_list>

@@ -845,13 +845,18 @@ def percentile(xs, q):
     return xs[min(len(xs) - 1, int(len(xs) * q / 100))]
 
 
-def ls_while_running(w, cwd, proc, most=2000):
-    """Wall ms of `agent ls` in `cwd`, one after another, until `proc` exits (at most `most`)."""
+def ls_while_running(w, cwd, proc, most=2000, every_s=0.05):
+    """Wall ms of `agent ls` in `cwd`, one every `every_s` at most (so its own work stays a
+    small part of the daemon's CPU the run measures), until `proc` exits."""
     times = []
     while proc.poll() is None and len(times) < most:
         r = w.run("ls", cwd=cwd)
         if r.code == 0 and proc.poll() is None:  # a call that ended after the run is idle
             times.append(r.wall_ms)
+        try:
+            proc.wait(timeout=every_s)  # returns at once when the run ends
+        except subprocess.TimeoutExpired:
+            pass
     return times
 
 
