@@ -12,8 +12,8 @@
 #include "common/paths.h"
 #include "common/protocol.h"
 #include "common/version.h"
+#include "daemon/base/child_reaper.h"
 #include "daemon/service/server.h"
-#include "daemon/tools/subprocess.h"
 
 namespace {
 
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // Orphaned grandchildren of tools become ours, so a cancelled group is reaped at once
   // instead of lingering until init gets to it.
-  (void)agent::daemon::tools::BecomeChildSubreaper();  // best effort: older kernels lack it
+  (void)agent::daemon::BecomeChildSubreaper();  // best effort: older kernels lack it
   agent::daemon::ServerOptions options;
   options.socket_path = socket_path;
   options.inherited_fd = InheritedSocket();

@@ -12,9 +12,12 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/sandbox/probe.h"
+#include "common/status_macros.h"
+#include "daemon/base/child_reaper.h"
 
 namespace agent::daemon {
 namespace {
@@ -26,26 +29,12 @@ constexpr auto kDrainLimit = std::chrono::milliseconds(200);
 // How long the killed rest of the group may take to end.
 constexpr auto kReapLimit = std::chrono::milliseconds(200);
 
-void CloseFd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
-struct Pipes {
-  int in[2] = {-1, -1};
-  int out[2] = {-1, -1};
-  int err[2] = {-1, -1};
-  ~Pipes() {
-    for (int* fd : {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1]}) CloseFd(*fd);
-  }
-};
-
 // Reads what `fd` has into `into` (up to `cap`, the rest dropped); closes it at EOF or on an
 // error.
-void ReadSome(int& fd, std::string& into, size_t cap, bool& cut) {
+void ReadSome(UniqueFd& fd, std::string& into, size_t cap, bool& cut) {
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n > 0) {
       const size_t room = cap - std::min(cap, into.size());
       into.append(buf, std::min(room, static_cast<size_t>(n)));
@@ -53,16 +42,16 @@ void ReadSome(int& fd, std::string& into, size_t cap, bool& cut) {
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    CloseFd(fd);
+    fd.Close();
     return;
   }
 }
 
 // Writes the rest of `input` from `*written`; closes the pipe when all is written or the
 // program stopped reading (EPIPE: it need not read its input).
-void WriteSome(int& fd, const std::string& input, size_t* written) {
+void WriteSome(UniqueFd& fd, const std::string& input, size_t* written) {
   while (*written < input.size()) {
-    ssize_t n = ::write(fd, input.data() + *written, input.size() - *written);
+    ssize_t n = ::write(fd.get(), input.data() + *written, input.size() - *written);
     if (n > 0) {
       *written += static_cast<size_t>(n);
       continue;
@@ -71,7 +60,7 @@ void WriteSome(int& fd, const std::string& input, size_t* written) {
     if (n < 0 && errno == EINTR) continue;
     break;
   }
-  CloseFd(fd);
+  fd.Close();
 }
 
 int OpenPidFd(pid_t pid) {
@@ -82,73 +71,111 @@ int OpenPidFd(pid_t pid) {
 #endif
 }
 
-absl::Status Spawn(const ProcessSpec& spec, Pipes& p, pid_t* pid) {
-  if (::pipe2(p.in, O_CLOEXEC) != 0 || ::pipe2(p.out, O_CLOEXEC) != 0 ||
-      ::pipe2(p.err, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("cannot make pipes: ", std::strerror(errno)));
+// A pipe whose ends are close-on-exec: [0] to read, [1] to write.
+absl::Status MakePipe(UniqueFd (&ends)[2]) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot make a pipe: ", std::strerror(errno)));
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, p.in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, p.out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, p.err[1], 2);
-  posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
+  ends[0].Reset(fds[0]);
+  ends[1].Reset(fds[1]);
+  return absl::OkStatus();
+}
+
+// posix_spawn's attributes and file actions, destroyed on every path.
+class SpawnSetup {
+ public:
+  SpawnSetup() {
+    ::posix_spawnattr_init(&attr_);
+    ::posix_spawn_file_actions_init(&actions_);
+  }
+  ~SpawnSetup() {
+    ::posix_spawnattr_destroy(&attr_);
+    ::posix_spawn_file_actions_destroy(&actions_);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  posix_spawnattr_t* attr() { return &attr_; }
+  posix_spawn_file_actions_t* actions() { return &actions_; }
+
+ private:
+  posix_spawnattr_t attr_;
+  posix_spawn_file_actions_t actions_;
+};
+
+// NULL-terminated pointers into `words` for posix_spawn; `words` must outlive them.
+std::vector<char*> Pointers(std::vector<std::string>& words) {
+  std::vector<char*> out;
+  out.reserve(words.size() + 1);
+  for (std::string& w : words) out.push_back(w.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+absl::StatusOr<StartedProcess> StartProcess(const ProcessSpec& spec) {
+  UniqueFd in[2], out[2], err[2];
+  if (!spec.stdin_null) RETURN_IF_ERROR(MakePipe(in));
+  RETURN_IF_ERROR(MakePipe(out));
+  RETURN_IF_ERROR(MakePipe(err));
+  SpawnSetup setup;
+  sigset_t none, all;
   sigemptyset(&none);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> argv, envp;
-  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  int rc = posix_spawn(pid, spec.program.c_str(), &fa, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  CloseFd(p.in[0]);
-  CloseFd(p.out[1]);
-  CloseFd(p.err[1]);
+  sigfillset(&all);
+  ::posix_spawnattr_setsigmask(setup.attr(), &none);
+  ::posix_spawnattr_setsigdefault(setup.attr(), &all);
+  ::posix_spawnattr_setpgroup(setup.attr(), 0);
+  ::posix_spawnattr_setflags(
+      setup.attr(), POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  posix_spawn_file_actions_t* actions = setup.actions();
+  if (spec.stdin_null) {
+    ::posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0);
+  } else {
+    ::posix_spawn_file_actions_adddup2(actions, in[0].get(), 0);
+  }
+  ::posix_spawn_file_actions_adddup2(actions, out[1].get(), 1);
+  ::posix_spawn_file_actions_adddup2(actions, err[1].get(), 2);
+  if (!spec.cwd.empty()) ::posix_spawn_file_actions_addchdir_np(actions, spec.cwd.c_str());
+  // Whatever else the daemon has open without O_CLOEXEC stays out of the program.
+  ::posix_spawn_file_actions_addclosefrom_np(actions, 3);
+  std::vector<std::string> words = spec.argv, env = spec.env;
+  std::vector<char*> argv = Pointers(words), envp = Pointers(env);
+  StartedProcess started;
+  const int rc = ::posix_spawn(&started.pid, spec.program.c_str(), actions, setup.attr(),
+                               argv.data(), envp.data());
   if (rc == ENOENT && ::access(spec.program.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(spec.program, " is not installed"));
   }
   if (rc != 0) {  // also a missing cwd: the child's chdir failed
-    return absl::InternalError(
-        absl::StrCat("cannot start ", spec.program, " in ", spec.cwd, ": ", std::strerror(rc)));
+    return absl::InternalError(absl::StrCat("cannot start ", spec.program, " in ",
+                                            spec.cwd.empty() ? "." : spec.cwd, ": ",
+                                            std::strerror(rc)));
   }
-  for (int fd : {p.in[1], p.out[0], p.err[0]}) ::fcntl(fd, F_SETFL, O_NONBLOCK);
-  return absl::OkStatus();
+  // Our copies of the child's ends close here: only the child may hold them, or EOF never
+  // comes.
+  started.in = std::move(in[1]);
+  started.out = std::move(out[0]);
+  started.err = std::move(err[0]);
+  return started;
 }
 
-// Reaps what the group kill left that is ours: the daemon is a subreaper, so a member whose
-// parent died is our child now, and a zombie for as long as the daemon lives unless reaped.
-// Then the sandbox's init, which bwrap (a confined hook) leaves behind in a session of its own.
+// Reaps what the group kill left that is ours, then the sandbox's init, which bwrap (a
+// confined hook) leaves behind in a session of its own.
 void ReapLeftovers(pid_t pgid) {
-  const auto until = SteadyClock::now() + kReapLimit;
-  for (;;) {
-    const pid_t r = ::waitpid(-pgid, nullptr, WNOHANG);
-    if (r > 0) continue;
-    if (r < 0 && errno != EINTR) break;  // ECHILD: nothing of ours is left in the group
-    if (SteadyClock::now() >= until) break;
-    ::poll(nullptr, 0, 5);  // killed already: a matter of a moment
-  }
-  sandbox::ReapOrphanedSandboxInits();
+  ReapGroup(pgid, kReapLimit);
+  ReapOrphanedSandboxInits();
 }
 
 // Polls the pipes and the process until it exited and the pipes closed (or the drain limit
 // passed), or the deadline: then the group is killed.
-void Supervise(pid_t pid, Pipes& p, const ProcessSpec& spec,
+void Supervise(StartedProcess& p, const ProcessSpec& spec,
                std::optional<SteadyClock::time_point> deadline, ProcessResult& run) {
-  int pidfd = OpenPidFd(pid);
+  const pid_t pid = p.pid;
+  for (const UniqueFd* fd : {&p.in, &p.out, &p.err}) {
+    if (fd->open()) ::fcntl(fd->get(), F_SETFL, O_NONBLOCK);
+  }
+  UniqueFd pidfd(OpenPidFd(pid));
   size_t written = 0;
-  if (spec.input.empty()) CloseFd(p.in[1]);
+  if (spec.input.empty()) p.in.Close();
   int status = 0;
   bool reaped = false;
   std::optional<SteadyClock::time_point> drain_until;
@@ -157,9 +184,9 @@ void Supervise(pid_t pid, Pipes& p, const ProcessSpec& spec,
     if (!reaped && ::waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
       drain_until = SteadyClock::now() + kDrainLimit;
-      CloseFd(p.in[1]);
+      p.in.Close();
     }
-    if (reaped && p.out[0] < 0 && p.err[0] < 0) break;
+    if (reaped && !p.out.open() && !p.err.open()) break;
     const auto now = SteadyClock::now();
     std::optional<SteadyClock::time_point> until = deadline;
     if (drain_until.has_value()) until = until ? std::min(*until, *drain_until) : *drain_until;
@@ -169,20 +196,20 @@ void Supervise(pid_t pid, Pipes& p, const ProcessSpec& spec,
     }
     pollfd fds[4];
     int n = 0;
-    if (p.in[1] >= 0) fds[n++] = {p.in[1], POLLOUT, 0};
-    if (p.out[0] >= 0) fds[n++] = {p.out[0], POLLIN, 0};
-    if (p.err[0] >= 0) fds[n++] = {p.err[0], POLLIN, 0};
-    if (pidfd >= 0 && !reaped) fds[n++] = {pidfd, POLLIN, 0};
+    if (p.in.open()) fds[n++] = {p.in.get(), POLLOUT, 0};
+    if (p.out.open()) fds[n++] = {p.out.get(), POLLIN, 0};
+    if (p.err.open()) fds[n++] = {p.err.get(), POLLIN, 0};
+    if (pidfd.open() && !reaped) fds[n++] = {pidfd.get(), POLLIN, 0};
     // Without a pidfd the exit is noticed by polling waitpid.
-    int64_t wait_ms = pidfd >= 0 ? 1000 : 10;
+    int64_t wait_ms = pidfd.open() ? 1000 : 10;
     if (until.has_value()) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*until - now);
       wait_ms = std::min<int64_t>(wait_ms, left.count() + 1);
     }
     if (::poll(fds, n, static_cast<int>(wait_ms)) < 0 && errno != EINTR) break;
-    if (p.in[1] >= 0) WriteSome(p.in[1], spec.input, &written);
-    if (p.out[0] >= 0) ReadSome(p.out[0], run.out, spec.max_output, run.out_cut);
-    if (p.err[0] >= 0) ReadSome(p.err[0], run.err, spec.max_output, err_cut);
+    if (p.in.open()) WriteSome(p.in, spec.input, &written);
+    if (p.out.open()) ReadSome(p.out, run.out, spec.max_output, run.out_cut);
+    if (p.err.open()) ReadSome(p.err, run.err, spec.max_output, err_cut);
   }
   // Whatever is left of the group (the program itself on a timeout, its background children).
   ::kill(-pid, SIGKILL);
@@ -191,7 +218,6 @@ void Supervise(pid_t pid, Pipes& p, const ProcessSpec& spec,
     }
   }
   ReapLeftovers(pid);
-  if (pidfd >= 0) ::close(pidfd);
   if (run.timed_out) return;
   if (WIFEXITED(status)) {
     run.exited = true;
@@ -211,22 +237,26 @@ class RealRunner : public ProcessRunner {
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     ProcessResult run;
-    Pipes pipes;
-    pid_t pid = -1;
     const auto start = SteadyClock::now();
-    absl::Status started = Spawn(spec, pipes, &pid);
+    ProcessSpec piped = spec;
+    piped.stdin_null = false;  // the input goes on a pipe
+    absl::StatusOr<StartedProcess> started = StartProcess(piped);
     if (started.ok()) {
       std::optional<SteadyClock::time_point> deadline;
       if (spec.timeout.count() > 0) deadline = start + spec.timeout;
-      Supervise(pid, pipes, spec, deadline, run);
+      Supervise(*started, spec, deadline, run);
     }
     run.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - start);
     timespec zero{0, 0};
     while (sigtimedwait(&pipe_set, nullptr, &zero) == SIGPIPE) {
     }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (!started.ok()) return started;
+    if (!started.ok()) return started.status();
     return run;
+  }
+
+  absl::StatusOr<StartedProcess> Start(const ProcessSpec& spec) const override {
+    return StartProcess(spec);
   }
 };
 

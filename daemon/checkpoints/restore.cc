@@ -12,34 +12,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/dir_fd.h"
+#include "daemon/base/unique_fd.h"
 
 namespace agent::daemon::checkpoints {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  Fd& operator=(Fd&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    return *this;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::vector<std::string> Components(const std::string& path) { return absl::StrSplit(path, '/'); }
 
 // The directory holding `path`'s last component, opened from `root` component by component
 // (O_NOFOLLOW), made when missing and `create`.
 absl::Status OpenParent(const std::string& root, const std::vector<std::string>& parts,
-                        size_t depth, bool create, Fd* out) {
-  Fd dir(::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
+                        size_t depth, bool create, UniqueFd* out) {
+  UniqueFd dir(::open(root.c_str(), O_DIRECTORY | O_RDONLY | O_CLOEXEC));
   if (dir.get() < 0) return FileErrorStatus(errno, "open", root);
   std::string walked = root;
   for (size_t i = 0; i < depth; ++i) {
@@ -58,7 +42,7 @@ absl::Status OpenParent(const std::string& root, const std::vector<std::string>&
       }
       return FileErrorStatus(errno, "open", walked);
     }
-    dir = Fd(fd);
+    dir = UniqueFd(fd);
   }
   *out = std::move(dir);
   return absl::OkStatus();
@@ -105,7 +89,8 @@ absl::Status WriteEntry(int dir, const std::string& name, const RestoreEntry& e,
     // The file's other permission bits stay as they are; a new file gets the umask's.
     mode_t m = exists && S_ISREG(st.st_mode) ? (st.st_mode & 0666) : 0666;
     if (exec) m |= (m & 0444) >> 2;
-    Fd fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m));
+    UniqueFd fd(
+        ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m));
     if (fd.get() < 0) return FileErrorStatus(errno, "create", shown);
     absl::Status s = WriteAll(fd.get(), e.content, shown);
     if (s.ok() && exists && S_ISREG(st.st_mode) && ::fchmod(fd.get(), m) != 0) {
@@ -151,7 +136,7 @@ absl::Status RestoreOne(const std::string& root, const RestoreEntry& entry) {
   if (!remove && entry.mode != "100644" && entry.mode != "100755" && entry.mode != "120000") {
     return absl::InvalidArgumentError(absl::StrCat(shown, ": mode ", entry.mode, " not restored"));
   }
-  Fd dir;
+  UniqueFd dir;
   absl::Status opened = OpenParent(root, parts, parts.size() - 1, /*create=*/!remove, &dir);
   if (remove && absl::IsNotFound(opened)) return absl::OkStatus();  // already gone
   if (!opened.ok()) return opened;
@@ -161,7 +146,7 @@ absl::Status RestoreOne(const std::string& root, const RestoreEntry& entry) {
   }
   // The directories the file leaves empty go too, deepest first; a non-empty one stays.
   for (size_t depth = parts.size() - 1; depth > 0; --depth) {
-    Fd parent;
+    UniqueFd parent;
     if (!OpenParent(root, parts, depth - 1, false, &parent).ok()) break;
     if (::unlinkat(parent.get(), parts[depth - 1].c_str(), AT_REMOVEDIR) != 0) break;
   }

@@ -12,7 +12,6 @@
 #include <string_view>
 
 #include "common/tool_env.h"
-#include "daemon/tools/subprocess.h"
 
 namespace agent::daemon::context {
 namespace {
@@ -86,28 +85,29 @@ bool CopyIndexUndated(const std::string& git_dir, const std::string& to) {
 
 }  // namespace
 
-int CountChangedFiles(const std::string& top, const std::string& git_dir) {
+int CountChangedFiles(const std::string& top, const std::string& git_dir,
+                      const ProcessRunner& runner) {
   TempDir tmp;
   if (tmp.path().empty()) return -1;
   const std::string index = tmp.path() + "/index";
   if (!CopyIndexUndated(git_dir, index)) return -1;
-  tools::SubprocessOptions o;
-  o.command = kCountScript;
-  o.cwd = top;
-  o.env = MinimalToolEnvironment();
-  o.env.push_back("GIT_CONFIG_NOSYSTEM=1");
-  o.env.push_back("GIT_CONFIG_GLOBAL=/dev/null");
-  o.env.push_back("GIT_TERMINAL_PROMPT=0");
-  o.env.push_back("GIT_PAGER=cat");
-  o.env.push_back("GIT_INDEX_FILE=" + index);
-  o.timeout = std::chrono::milliseconds(2000);
-  o.head_bytes = 256 << 10;
-  o.tail_bytes = 0;
-  auto r = tools::RunSubprocess(o);
-  if (!r.ok() || !r->exited || r->exit_code != 0 || r->omitted_bytes > 0) return -1;
+  ProcessSpec spec;
+  spec.program = "/bin/bash";
+  spec.argv = {"bash", "-c", kCountScript};
+  spec.cwd = top;
+  spec.env = MinimalToolEnvironment();
+  spec.env.push_back("GIT_CONFIG_NOSYSTEM=1");
+  spec.env.push_back("GIT_CONFIG_GLOBAL=/dev/null");
+  spec.env.push_back("GIT_TERMINAL_PROMPT=0");
+  spec.env.push_back("GIT_PAGER=cat");
+  spec.env.push_back("GIT_INDEX_FILE=" + index);
+  spec.timeout = std::chrono::milliseconds(2000);
+  spec.max_output = 256 << 10;
+  absl::StatusOr<ProcessResult> r = runner.Run(spec);
+  if (!r.ok() || !r->exited || r->exit_code != 0 || r->out_cut) return -1;
   // A path both staged and changed again is one changed file, as `git status` counts it.
   std::set<std::string_view> names;
-  std::string_view rest = r->output;
+  std::string_view rest = r->out;
   for (size_t end; (end = rest.find('\0')) != std::string_view::npos; rest.remove_prefix(end + 1)) {
     names.insert(rest.substr(0, end));
   }

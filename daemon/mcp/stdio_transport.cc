@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/process_table.h"
 #include "common/utf8.h"
+#include "daemon/base/child_reaper.h"
 #include "daemon/mcp/command_path.h"
-#include "daemon/sandbox/probe.h"
 
 namespace agent::daemon::mcp {
 namespace {
@@ -64,66 +63,32 @@ absl::Status StdioTransport::Start(Callbacks callbacks) {
   absl::StatusOr<std::string> path = FindCommand(
       options_.command, options_.search_path.empty() ? DaemonSearchPath() : options_.search_path);
   if (!path.ok()) return path.status();
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return Errno("pipe");
-  if (::pipe2(out, O_CLOEXEC) != 0) return Errno("pipe");
-  if (::pipe2(err, O_CLOEXEC) != 0) return Errno("pipe");
   if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) return Errno("pipe");
-
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
-  ::posix_spawnattr_init(&attr);
-  ::posix_spawn_file_actions_init(&actions);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  ::posix_spawnattr_setsigmask(&attr, &none);
-  ::posix_spawnattr_setsigdefault(&attr, &all);
-  ::posix_spawnattr_setpgroup(&attr, 0);  // a group of its own: Close ends every process in it
-  ::posix_spawnattr_setflags(
-      &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  ::posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  if (!options_.cwd.empty()) {
-    ::posix_spawn_file_actions_addchdir_np(&actions, options_.cwd.c_str());
-  }
-  ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-
-  std::vector<std::string> argv_store = options_.wrapper;
-  if (!argv_store.empty()) argv_store.push_back("--");
-  argv_store.push_back(options_.wrapper.empty() ? options_.command : *path);
-  argv_store.insert(argv_store.end(), options_.args.begin(), options_.args.end());
-  const std::string program = options_.wrapper.empty() ? *path : options_.wrapper.front();
-  std::vector<char*> argv, envp;
-  for (std::string& a : argv_store) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env = options_.env;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const int rc = ::posix_spawn(&pid_, program.c_str(), &actions, &attr, argv.data(), envp.data());
-  ::posix_spawnattr_destroy(&attr);
-  ::posix_spawn_file_actions_destroy(&actions);
-  ::close(in[0]);
-  ::close(out[1]);
-  ::close(err[1]);
-  {
-    MutexLock w(&write_mu_);
-    stdin_fd_ = in[1];
-  }
-  stdout_fd_ = out[0];
-  stderr_fd_ = err[0];
-  if (rc != 0) {
-    pid_ = -1;
-    MutexLock w(&write_mu_);
-    CloseFd(&stdin_fd_);
-    CloseFd(&stdout_fd_);
-    CloseFd(&stderr_fd_);
+  ProcessSpec spec;
+  spec.argv = options_.wrapper;
+  if (!spec.argv.empty()) spec.argv.push_back("--");
+  spec.argv.push_back(options_.wrapper.empty() ? options_.command : *path);
+  spec.argv.insert(spec.argv.end(), options_.args.begin(), options_.args.end());
+  spec.program = options_.wrapper.empty() ? *path : options_.wrapper.front();
+  spec.cwd = options_.cwd;
+  spec.env = options_.env;
+  const ProcessRunner& runner = options_.runner ? *options_.runner : RealProcessRunner();
+  absl::StatusOr<StartedProcess> started = runner.Start(spec);
+  if (!started.ok()) {
     return absl::NotFoundError(absl::StrCat("cannot run ", options_.command, " in ",
                                             options_.cwd.empty() ? "." : options_.cwd, ": ",
-                                            std::strerror(rc)));
+                                            started.status().message()));
   }
-  ::fcntl(in[1], F_SETFL, ::fcntl(in[1], F_GETFL) | O_NONBLOCK);
+  // A group of its own, which it leads: Close ends every process in it.
+  pid_ = started->pid;
+  const int in = started->in.Release();
+  {
+    MutexLock w(&write_mu_);
+    stdin_fd_ = in;
+  }
+  stdout_fd_ = started->out.Release();
+  stderr_fd_ = started->err.Release();
+  ::fcntl(in, F_SETFL, ::fcntl(in, F_GETFL) | O_NONBLOCK);
   // Its exit ends the connection even while a process it left behind holds its stdout open.
   pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));
   reader_ = std::thread([this] { ReadLoop(); });
@@ -292,16 +257,8 @@ std::string StdioTransport::KillGroup() {
   for (pid_t d : descendants) ::kill(d, SIGKILL);
   // As a subreaper the daemon inherits the group's members whose parent died (the wrapper's
   // sandbox init among them, which bwrap does not wait for): zombies unless reaped here.
-  const auto deadline = std::chrono::steady_clock::now() + kKillGrace;
-  for (;;) {
-    const pid_t r = ::waitpid(-pid_, nullptr, WNOHANG);
-    if (r > 0) continue;
-    if (r < 0 && errno != EINTR) break;  // ECHILD: nothing of ours is left in the group
-    if (std::chrono::steady_clock::now() >= deadline) break;
-    pollfd none{};
-    ::poll(&none, 0, 5);  // killed already: a matter of a moment
-  }
-  if (!options_.wrapper.empty()) sandbox::ReapOrphanedSandboxInits();
+  ReapGroup(pid_, kKillGrace);
+  if (!options_.wrapper.empty()) ReapOrphanedSandboxInits();
   if (done != pid_) return "";
   std::string ended = DescribeExit(status);
   if (!options_.exit_note.empty()) absl::StrAppend(&ended, "; ", options_.exit_note);

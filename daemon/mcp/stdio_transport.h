@@ -1,5 +1,6 @@
 // The stdio transport: the server is a child process speaking newline-delimited JSON-RPC on
-// its stdin and stdout. The child runs in a process group of its own with exactly the
+// its stdin and stdout, started through the process seam (daemon/base/process_runner.h). The
+// child runs in a process group of its own with exactly the
 // environment given (never the daemon's, which may hold API keys), stdin/stdout on pipes and
 // its stderr copied, line by line and capped, to the daemon's log (our stderr). The server's
 // exit ends the connection at once (a pidfd), even while a process it started holds its
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "common/mutex.h"
+#include "daemon/base/process_runner.h"
 #include "daemon/mcp/transport.h"
 
 namespace agent::daemon::mcp {
@@ -37,6 +39,8 @@ struct StdioOptions {
   std::vector<std::string> wrapper;
   std::string exit_note;  // added to how the server ended (what the sandbox hid from it)
   size_t max_message_bytes = kMaxMessageBytes;
+  // What starts the server; null: the real one (tests pass a fake).
+  const ProcessRunner* runner = nullptr;
 };
 
 class StdioTransport : public Transport {

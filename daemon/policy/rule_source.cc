@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "daemon/base/unique_fd.h"
 #include "daemon/policy/rules_file.h"
 #include "daemon/policy/trusted_rules.h"
 
@@ -26,21 +27,6 @@ absl::Status Errno(const std::string& path, const char* what, int err) {
   if (err == ELOOP) return Failed(path, "is a symbolic link (not followed for rule files)");
   return Failed(path, std::string(what) + ": " + std::strerror(err));
 }
-
-// Closes a file descriptor on every path out.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string DirName(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -173,7 +159,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
         dir_fd.ok() ? absl::StatusOr<RuleSet>(RuleSet{}) : absl::StatusOr<RuleSet>(dir_fd.status());
     return !(was_missing && entry.loaded);
   }
-  Fd dir(*dir_fd);
+  UniqueFd dir(*dir_fd);
   const std::string name = BaseName(entry.path);
   const int nofollow = entry.follow_symlinks ? 0 : O_NOFOLLOW;
   struct stat st;
@@ -207,7 +193,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
     entry.rules = Failed(entry.path, "not a regular file");
     return true;
   }
-  Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | nofollow));
+  UniqueFd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | nofollow));
   if (file.get() < 0) {
     entry.rules = Errno(entry.path, "open", errno);
     return true;

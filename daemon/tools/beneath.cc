@@ -14,15 +14,6 @@
 
 namespace agent::daemon::tools {
 
-UniqueFd::~UniqueFd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& o) noexcept {
-  std::swap(fd_, o.fd_);
-  return *this;
-}
-
 absl::StatusOr<UniqueFd> OpenParentBeneath(const std::string& root, std::string_view rel,
                                            bool create, mode_t dir_mode) {
   const std::string text(rel);

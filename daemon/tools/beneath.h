@@ -11,23 +11,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "daemon/base/unique_fd.h"
 
 namespace agent::daemon::tools {
-
-// An owned descriptor; move-only.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  ~UniqueFd();
-  UniqueFd(UniqueFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  UniqueFd& operator=(UniqueFd&& o) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // The directory holding the last component of `rel` (a relative path without "." or ".."
 // components), opened from `root` (followed: the caller chose it) one component at a time

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,7 +18,8 @@
 #include "common/process_table.h"
 #include "common/tool_env.h"
 #include "common/utf8.h"
-#include "daemon/sandbox/probe.h"
+#include "daemon/base/child_reaper.h"
+#include "daemon/base/unique_fd.h"
 #include "daemon/tools/output_cap.h"
 
 namespace agent::daemon::tools {
@@ -35,79 +34,6 @@ constexpr milliseconds kRunningPoll{20};
 constexpr milliseconds kCleanupPoll{5};
 // Bytes read from one pipe before going back to check cancel and the clock.
 constexpr size_t kMaxReadPerWake = 1 << 20;
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { Close(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  bool open() const { return fd_ >= 0; }
-  void Reset(int fd) {
-    Close();
-    fd_ = fd;
-  }
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-absl::Status MakePipe(Fd* read_end, Fd* write_end) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe2: ", std::strerror(errno)));
-  }
-  read_end->Reset(fds[0]);
-  write_end->Reset(fds[1]);
-  // Non-blocking, so draining a pipe never waits on a writer that is still alive.
-  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  return absl::OkStatus();
-}
-
-// posix_spawn attributes and file actions, destroyed on every path.
-class SpawnSetup {
- public:
-  SpawnSetup() {
-    ::posix_spawnattr_init(&attr_);
-    ::posix_spawn_file_actions_init(&actions_);
-  }
-  ~SpawnSetup() {
-    ::posix_spawnattr_destroy(&attr_);
-    ::posix_spawn_file_actions_destroy(&actions_);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-  posix_spawnattr_t* attr() { return &attr_; }
-  posix_spawn_file_actions_t* actions() { return &actions_; }
-
- private:
-  posix_spawnattr_t attr_;
-  posix_spawn_file_actions_t actions_;
-};
-
-// Dispositions and masks the daemon may have changed that a command expects at default:
-// an ignored SIGPIPE would turn `yes | head` into an endless stream of EPIPE errors.
-void ResetSignals(posix_spawnattr_t* attr) {
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM,
-                  SIGTSTP, SIGTTIN, SIGTTOU}) {
-    sigaddset(&defaults, sig);
-  }
-  ::posix_spawnattr_setsigdefault(attr, &defaults);
-  sigset_t none;
-  sigemptyset(&none);
-  ::posix_spawnattr_setsigmask(attr, &none);
-  ::posix_spawnattr_setpgroup(attr, 0);  // its own group, led by bash
-  ::posix_spawnattr_setflags(
-      attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-}
 
 // Ends the process group: SIGTERM first, SIGKILL once the grace period is over.
 class GroupKiller {
@@ -163,7 +89,7 @@ bool GroupKiller::HasLiveMembers() const {
 }
 
 struct Stream {
-  Fd fd;
+  UniqueFd fd;
   bool is_stderr;
 };
 
@@ -240,48 +166,31 @@ void PumpOutput(Stream* streams, int wake_fd, Collector& out, milliseconds timeo
   }
 }
 
-// NULL-terminated pointers into `env` (or an argv) for posix_spawn; it must outlive them.
-std::vector<char*> EnvPointers(std::vector<std::string>& env) {
-  std::vector<char*> out;
-  out.reserve(env.size() + 1);
-  for (std::string& e : env) out.push_back(e.data());
-  out.push_back(nullptr);
-  return out;
-}
-
 bool CancelRequested(const SubprocessOptions& options) {
   return options.cancelled != nullptr && options.cancelled->load(std::memory_order_relaxed);
 }
 
-// Starts `/bin/bash -c command` with its stdout and stderr on the read ends in `streams`.
+// Starts `/bin/bash -c command` (or options.argv) with its stdout and stderr on the read ends
+// in `streams`, through the process seam.
 absl::StatusOr<pid_t> Spawn(const SubprocessOptions& options, Stream* streams) {
-  Fd out_write, err_write;
-  if (absl::Status s = MakePipe(&streams[0].fd, &out_write); !s.ok()) return s;
-  if (absl::Status s = MakePipe(&streams[1].fd, &err_write); !s.ok()) return s;
-
-  SpawnSetup setup;
-  ResetSignals(setup.attr());
-  ::posix_spawn_file_actions_addopen(setup.actions(), 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_adddup2(setup.actions(), out_write.get(), 1);
-  ::posix_spawn_file_actions_adddup2(setup.actions(), err_write.get(), 2);
-  ::posix_spawn_file_actions_addchdir_np(setup.actions(), options.cwd.c_str());
-  // Whatever else this process has open without O_CLOEXEC stays out of the command.
-  ::posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3);
-
-  std::vector<std::string> words = options.argv;
-  if (words.empty()) words = {"/bin/bash", "-c", options.command};
-  std::vector<char*> argv = EnvPointers(words);  // the same NULL-terminated shape
+  ProcessSpec spec;
+  spec.argv = options.argv;
+  if (spec.argv.empty()) spec.argv = {"/bin/bash", "-c", options.command};
+  spec.program = spec.argv.front();
+  spec.cwd = options.cwd;
   // The command's environment is exactly the one given: the daemon's own may hold secrets.
-  std::vector<std::string> env = options.env.empty() ? MinimalToolEnvironment() : options.env;
-  std::vector<char*> envp = EnvPointers(env);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, argv[0], setup.actions(), setup.attr(), argv.data(), envp.data());
-  if (rc != 0) {
-    std::string msg =
-        absl::StrCat("cannot run ", words[0], " in ", options.cwd, ": ", std::strerror(rc));
-    return rc == ENOENT ? absl::NotFoundError(msg) : absl::InternalError(msg);
+  spec.env = options.env.empty() ? MinimalToolEnvironment() : options.env;
+  spec.stdin_null = true;
+  const ProcessRunner& runner = options.runner ? *options.runner : RealProcessRunner();
+  absl::StatusOr<StartedProcess> started = runner.Start(spec);
+  if (!started.ok()) return started.status();
+  // Non-blocking, so draining a pipe never waits on a writer that is still alive.
+  for (UniqueFd* fd : {&started->out, &started->err}) {
+    ::fcntl(fd->get(), F_SETFL, ::fcntl(fd->get(), F_GETFL) | O_NONBLOCK);
   }
-  return pid;  // the write ends close here: only the child may hold them, or EOF never comes
+  streams[0].fd = std::move(started->out);
+  streams[1].fd = std::move(started->err);
+  return started->pid;
 }
 
 // Phase 1: bash is running. Reads its output until it exits; a cancel or the deadline ends
@@ -290,7 +199,7 @@ void RunUntilBashExits(const SubprocessOptions& options, Clock::time_point start
                        Collector& out, GroupKiller& killer, SubprocessResult* result) {
   // A pidfd wakes the poll as soon as bash exits; without one (old kernels) the poll
   // interval bounds the delay instead.
-  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result->pid, 0)));
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, result->pid, 0)));
   const bool has_deadline = options.timeout.count() > 0;
   const Clock::time_point deadline = start + options.timeout;
   for (;;) {
@@ -367,7 +276,7 @@ void DrainPipes(const SubprocessOptions& options, Stream* streams, Collector& ou
 
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   const Clock::time_point start = Clock::now();
-  Stream streams[2] = {{Fd(), false}, {Fd(), true}};
+  Stream streams[2] = {{UniqueFd(), false}, {UniqueFd(), true}};
   absl::StatusOr<pid_t> pid = Spawn(options, streams);
   if (!pid.ok()) return pid.status();
 
@@ -379,7 +288,7 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   EndLeftovers(options, streams, out, killer);
   DrainPipes(options, streams, out);
   // bwrap (options.argv) does not wait for its sandbox's init: as subreaper, we must.
-  sandbox::ReapOrphanedSandboxInits();
+  ReapOrphanedSandboxInits();
 
   result.output = out.cap().Render();
   MakeValidUtf8(&result.output);  // a guard: the cap cuts at character boundaries already
@@ -387,13 +296,6 @@ absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options)
   result.omitted_bytes = out.cap().omitted_bytes();
   result.elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
   return result;
-}
-
-absl::Status BecomeChildSubreaper() {
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
-    return absl::InternalError(absl::StrCat("PR_SET_CHILD_SUBREAPER: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace agent::daemon::tools

@@ -1,4 +1,5 @@
-// Runs one shell command for the bash tool: `/bin/bash -c <command>` in its own process group,
+// Runs one shell command for the bash tool: `/bin/bash -c <command>`, started through the
+// process seam (daemon/base/process_runner.h) in its own process group,
 // cwd set, the environment given (never the daemon's own), stdin /dev/null, stdout and stderr
 // on separate close-on-exec pipes read with poll(). Output becomes valid UTF-8 text as it
 // arrives (invalid bytes turn into U+FFFD; a character split between reads is joined), streams
@@ -24,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "daemon/base/process_runner.h"
 
 namespace agent::daemon::tools {
 
@@ -54,6 +56,8 @@ struct SubprocessOptions {
   // How long members already sent SIGKILL are waited for: they cannot refuse it, they only
   // need the CPU to die (a loaded machine) or to leave a stuck disk wait.
   std::chrono::milliseconds kill_wait{5000};
+  // What starts the command; null: the real one (tests pass a fake).
+  const ProcessRunner* runner = nullptr;
 };
 
 struct SubprocessResult {
@@ -73,12 +77,5 @@ struct SubprocessResult {
 // Runs options.command. The result describes how it ended (a non-zero exit is not an error
 // here). kInternal / kNotFound when the process cannot be started (bad cwd, no /bin/bash).
 absl::StatusOr<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
-
-// Makes this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER), so that
-// RunSubprocess can reap a killed command's grandchildren itself instead of waiting for init,
-// which on some systems takes seconds and leaves zombies in the group meanwhile. Process-wide;
-// agentd calls it once at start-up. Escaped daemons (setsid) then become our zombies until a
-// later RunSubprocess or the daemon's own SIGCHLD handling reaps them.
-absl::Status BecomeChildSubreaper();
 
 }  // namespace agent::daemon::tools

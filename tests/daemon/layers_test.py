@@ -10,16 +10,21 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 DAEMON = os.path.join(ROOT, "daemon")
 
 # From the bottom up; folders of the same rank may not include each other. "." is main.cc.
-RANKS = {"sandbox": 0, "llm": 0, "store": 0,
-         "tools": 1, "base": 1,
-         "policy": 2, "context": 2, "mcp": 2, "checkpoints": 2,
-         "hooks": 3, "prompt": 3,
-         "session": 4,
-         "subagents": 5,
-         "service": 6,
-         ".": 7}
+RANKS = {"base": 0,
+         "sandbox": 1, "llm": 1, "store": 1,
+         "tools": 2,
+         "policy": 3, "context": 3, "mcp": 3, "checkpoints": 3,
+         "hooks": 4, "prompt": 4,
+         "session": 5,
+         "subagents": 6,
+         "service": 7,
+         ".": 8}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"daemon/([^"]+)"', re.M)
 AT_THE_TOP = {"main.cc", "CMakeLists.txt"}  # nothing else is loose in daemon/
+# The one process seam (base/process_runner.h): only it starts a program. The network bridge is
+# a program of its own that runs inside the sandbox, not a part of agentd.
+STARTS_A_PROCESS = re.compile(r"\b(posix_spawnp?|fork|vfork|execv[pe]?|execl[pe]?|system|popen)\s*\(")
+SEAM = {"base/process_runner.cc", "sandbox/net_bridge_main.cc"}
 
 
 def floor_of(path_in_daemon):
@@ -59,6 +64,18 @@ class DaemonFloorsTest(unittest.TestCase):
     def test_every_floor_is_a_folder(self):
         for floor in RANKS:
             self.assertTrue(os.path.isdir(os.path.join(DAEMON, floor)), floor)
+
+    def test_only_the_seam_starts_a_process(self):
+        found = []
+        for rel, path in sources():
+            if rel in SEAM:
+                continue
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    code = line.split("//", 1)[0]
+                    if STARTS_A_PROCESS.search(code):
+                        found.append("%s:%d: %s" % (rel, number, line.strip()))
+        self.assertEqual(found, [])
 
     def test_only_main_is_loose_at_the_top(self):
         loose = sorted(n for n in os.listdir(DAEMON)

@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/mcp/fake_server.h"
+#include "tests/fakes/fake_process_runner.h"
 #include "tests/fakes/temp_dir.h"
 
 namespace agent::daemon::mcp {
@@ -129,6 +130,38 @@ TEST_F(StdioTransportTest, AServerWhoseCommandIsNotFoundFailsWithTheReason) {
   ManagedServer::Snapshot snap = server.snapshot();
   EXPECT_EQ(snap.state, "failed");
   EXPECT_THAT(snap.last_error, HasSubstr("command not found: agentd-test-no-such-command"));
+}
+
+TEST_F(StdioTransportTest, TheServerStartsThroughTheProcessSeamInsideItsWrapper) {
+  agent::testing::FakeProcessRunner runner;
+  // A stand-in server that answers one line and stays until its stdin closes.
+  runner.start = [](const ProcessSpec& asked) {
+    return agent::testing::FakeProcessRunner::StandIn(
+        asked, {"/bin/sh", "-c", "echo '{\"jsonrpc\":\"2.0\",\"method\":\"hello\"}'; cat"});
+  };
+  StdioOptions o;
+  o.command = "/bin/cat";
+  o.args = {"--flag"};
+  o.cwd = dir_.path();
+  o.env = {"ONLY=this"};
+  o.wrapper = {"/usr/bin/bwrap", "--die-with-parent"};
+  o.runner = &runner;
+  StdioTransport t(o);
+  std::promise<std::string> said;
+  std::future<std::string> first = said.get_future();
+  ASSERT_TRUE(
+      t.Start({[&](Json m) { said.set_value(m.value("method", "")); }, [](absl::Status) {}}).ok());
+  ASSERT_EQ(first.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(first.get(), "hello");
+  t.Close();
+  ASSERT_EQ(runner.starts().size(), 1u);
+  const ProcessSpec asked = runner.starts()[0];
+  EXPECT_EQ(asked.program, "/usr/bin/bwrap");
+  EXPECT_EQ(asked.argv, (std::vector<std::string>{"/usr/bin/bwrap", "--die-with-parent", "--",
+                                                  "/bin/cat", "--flag"}));
+  EXPECT_EQ(asked.env, std::vector<std::string>{"ONLY=this"});
+  EXPECT_EQ(asked.cwd, dir_.path());
+  EXPECT_FALSE(asked.stdin_null);  // the server's requests go on its stdin
 }
 
 TEST_F(StdioTransportTest, ACloseBeforeStartRunsNothing) {

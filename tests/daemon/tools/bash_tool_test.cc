@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "daemon/base/child_reaper.h"
 #include "daemon/sandbox/sandbox.h"
 #include "daemon/tools/background_jobs.h"
 #include "daemon/tools/subprocess.h"
@@ -19,7 +20,7 @@ using ::testing::Not;
 
 class BashToolTest : public ToolTest {
  protected:
-  static void SetUpTestSuite() { ASSERT_TRUE(BecomeChildSubreaper().ok()); }
+  static void SetUpTestSuite() { ASSERT_TRUE(daemon::BecomeChildSubreaper().ok()); }
 };
 
 TEST_F(BashToolTest, ResultIncludesOutputAndExitCode) {

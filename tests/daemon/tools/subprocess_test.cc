@@ -19,8 +19,10 @@
 #include "common/mutex.h"
 #include "common/process_table.h"
 #include "common/utf8.h"
+#include "daemon/base/child_reaper.h"
 #include "daemon/sandbox/sandbox.h"
 #include "test_util.h"
+#include "tests/fakes/fake_process_runner.h"
 
 namespace agent::daemon::tools {
 namespace {
@@ -51,7 +53,7 @@ class SubprocessTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // As agentd does: orphaned grandchildren come back to us and are reaped at once.
-    ASSERT_TRUE(BecomeChildSubreaper().ok());
+    ASSERT_TRUE(daemon::BecomeChildSubreaper().ok());
   }
   SubprocessOptions Options(std::string command) {
     SubprocessOptions o;
@@ -110,6 +112,30 @@ TEST_F(SubprocessTest, RunsInTheWorkdirWithStdinAtDevNull) {
   EXPECT_EQ(r->output, dir_.path() + "\nafter-cat\n");
 }
 
+TEST_F(SubprocessTest, TheCommandStartsThroughTheProcessSeam) {
+  agent::testing::FakeProcessRunner runner;
+  runner.start = [](const ProcessSpec& asked) {
+    return agent::testing::FakeProcessRunner::StandIn(asked, {"/bin/echo", "stand-in"});
+  };
+  SubprocessOptions o = Options("echo asked");
+  o.env = {"ONLY=this"};
+  o.runner = &runner;
+  auto r = RunSubprocess(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->output, "stand-in\n");
+  ASSERT_EQ(runner.starts().size(), 1u);
+  const ProcessSpec asked = runner.starts()[0];
+  EXPECT_EQ(asked.program, "/bin/bash");
+  EXPECT_EQ(asked.argv, (std::vector<std::string>{"/bin/bash", "-c", "echo asked"}));
+  EXPECT_EQ(asked.env, (std::vector<std::string>{"ONLY=this"}));
+  EXPECT_EQ(asked.cwd, o.cwd);
+  EXPECT_TRUE(asked.stdin_null);  // a command never sees a pipe to read
+  runner.start = [](const ProcessSpec&) -> absl::StatusOr<StartedProcess> {
+    return absl::NotFoundError("/bin/bash is not installed");
+  };
+  EXPECT_THAT(RunSubprocess(o), StatusIs(absl::StatusCode::kNotFound));
+}
+
 TEST_F(SubprocessTest, RunsInItsOwnProcessGroup) {
   absl::StatusOr<SubprocessResult> r = RunSubprocess(Options("ps -o pgid= -p $$"));
   ASSERT_TRUE(r.ok());
@@ -120,7 +146,9 @@ TEST_F(SubprocessTest, RunsInItsOwnProcessGroup) {
 TEST_F(SubprocessTest, MissingCwdIsAnError) {
   SubprocessOptions o = Options("true");
   o.cwd = dir_.Join("does-not-exist");
-  EXPECT_THAT(RunSubprocess(o), StatusIs(absl::StatusCode::kNotFound));
+  absl::StatusOr<SubprocessResult> r = RunSubprocess(o);
+  EXPECT_THAT(r, StatusIs(absl::StatusCode::kInternal));
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr(o.cwd));
 }
 
 TEST_F(SubprocessTest, StreamsStdoutAndStderrSeparately) {
