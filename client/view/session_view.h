@@ -30,7 +30,8 @@
 // Without a terminal on stdin there is no editor: nothing read there is a prompt (stdin for
 // a prompt is the one-shot's, main.cc), and its end detaches.
 //
-// Parts: session_view.cc has the loop, the keys, signals and the screen (live area, editor);
+// Parts: session_view.cc has the loop and the screen (live area, editor); session_input.cc the
+// keys, lines and signals; session_link.cc attaching, a lost stream and reconnecting;
 // session_events.cc what each event does to the screen and to the TurnState (turn_state.h);
 // the daemon calls and slash commands are a CommandRunner's (command_runner.h); the text
 // comes from a pure Renderer with the RenderState kept here.
