@@ -13,6 +13,7 @@
 #include "client/commands/context_commands.h"
 #include "client/commands/daemon_command.h"
 #include "client/commands/session_picker.h"
+#include "client/commands/steer_command.h"
 #include "client/commands/trust_command.h"
 #include "client/commands/wait_command.h"
 #include "client/link/one_shot_runs.h"
@@ -207,6 +208,7 @@ const std::vector<Help>& Subcommands() {
       {"diff", "diff [ID] [--turn N]", "what the session's turns changed in the files"},
       {"trust", "trust [--yes] [--revoke]", "trust this project's shared allow rules and hooks"},
       {"wait", "wait [ID] [--for approval|idle]", "block until a session needs you or is idle"},
+      {"steer", "steer [ID] TEXT", "tell the running turn TEXT: the model reads it next step"},
       {"mcp", "mcp add|ls|rm|approve …", "MCP tool servers (agent mcp --help)"},
       {"daemon", "daemon status|stop [--force]", "the daemon: its state, or stop it"},
       {"sandbox", "sandbox [--network] -- CMD | --check", "run CMD as the bash tool would"},
@@ -242,6 +244,7 @@ int RunSubcommand(int argc, char** argv) {
   }
   if (std::string(argv[1]) == "trust") return RunTrustSubcommand(argc, argv);
   if (std::string(argv[1]) == "wait") return RunWaitSubcommand(argc, argv);
+  if (std::string(argv[1]) == "steer") return RunSteerSubcommand(argc, argv);
   Args a;
   a.cmd = argv[1];
   CLI::App app{"agent " + a.cmd};

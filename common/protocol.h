@@ -12,7 +12,9 @@ namespace agent {
 // would run tools with its own environment, so a client of 2 must not use it.
 // 3: the client's other settings travel with CreateSession/SendPrompt (ClientSettings), and
 // a session's tools run in Session.cwd; a daemon of 2 would ignore both.
-inline constexpr int kProtocolVersion = 3;
+// 4: SendPrompt may steer the running turn (PromptDelivery); a daemon of 3 would queue a steer
+// without a word, so a client of 4 steers only a daemon of 4.
+inline constexpr int kProtocolVersion = 4;
 
 // How an Attach stream ends when the daemon is stopped on purpose (`agent daemon stop`):
 // the client leaves. Any other end of a daemon going away (UNAVAILABLE, a lost connection)

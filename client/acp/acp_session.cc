@@ -127,13 +127,19 @@ void AcpSession::OnSnapshot(const v1::Snapshot& s) {
 
 void AcpSession::OnTurnEnded(const v1::TurnEnded& t) {
   if (prompts_.empty() || !prompts_.front().started) return;  // another client's turn
-  Json id = prompts_.front().id;
+  std::vector<Json> ids = {prompts_.front().id};
   prompts_.pop_front();
-  if (t.outcome() == v1::TURN_OUTCOME_ERROR) {
-    editor_.send(ErrorLine(id, kInternalError, "the turn failed: " + t.error()));
-    return;
+  while (!prompts_.empty() && prompts_.front().rides) {  // steers into this turn
+    ids.push_back(prompts_.front().id);
+    prompts_.pop_front();
   }
-  editor_.send(ResultLine(id, Json{{"stopReason", StopReason(t.outcome())}}));
+  for (const Json& id : ids) {
+    if (t.outcome() == v1::TURN_OUTCOME_ERROR) {
+      editor_.send(ErrorLine(id, kInternalError, "the turn failed: " + t.error()));
+    } else {
+      editor_.send(ResultLine(id, Json{{"stopReason", StopReason(t.outcome())}}));
+    }
+  }
 }
 
 void AcpSession::OnEnd(const grpc::Status& status) {
@@ -163,6 +169,10 @@ absl::Status AcpSession::Prompt(const Json& id, const PromptText& p) {
   *req.mutable_tool_env() = ToolEnvFromProcess();
   *req.mutable_settings() = o_.settings;
   req.set_expand(p.typed_only);
+  // A turn of ours runs: this prompt is a course correction for it, as a person typing in
+  // the terminal means it.
+  const bool ours_runs = !prompts_.empty() && prompts_.front().started;
+  if (ours_runs) req.set_delivery(v1::PROMPT_DELIVERY_STEER);
   for (const PromptText::Image& image : p.images) {
     v1::PromptImage* out = req.add_images();
     out->set_media_type(image.media_type);
@@ -171,7 +181,13 @@ absl::Status AcpSession::Prompt(const Json& id, const PromptText& p) {
   v1::SendPromptResponse resp;
   grpc::Status st = daemon_.stub->SendPrompt(&ctx, req, &resp);
   if (!st.ok()) return FromGrpcStatus(st);
-  prompts_.push_back(PendingPrompt{id, false});
+  if (resp.steered()) {
+    auto after = prompts_.begin() + 1;  // after the running turn's prompt and its riders
+    while (after != prompts_.end() && after->rides) ++after;
+    prompts_.insert(after, PendingPrompt{id, true, true});
+  } else {
+    prompts_.push_back(PendingPrompt{id, false});
+  }
   for (const std::string& w : resp.warnings()) {
     Notify(Json{{"sessionUpdate", "agent_thought_chunk"},
                 {"content", Json{{"type", "text"}, {"text", "(" + w + ")\n"}}}});

@@ -6,7 +6,10 @@
 // Prompts and turns: the daemon queues prompts from every client, so each prompt this
 // connection sent waits in `prompts_` (oldest first) until the UserMessage of its turn names
 // this client (it started), then until that turn's TurnEnded (it is answered). Turns other
-// clients start stream to the editor too but answer nothing.
+// clients start stream to the editor too but answer nothing. A prompt sent while a turn of
+// this connection runs steers it (the model reads it at its next step) and is answered when
+// that turn ends, with its stop reason; should the turn end before its next step, the daemon
+// runs the text as the next prompt, whose turn then answers nothing here.
 //
 // Approvals: each ApprovalRequested (or a snapshot waiting on one) becomes one permission
 // request; the first answer from anyone wins (the daemon decides). When another client
@@ -86,6 +89,8 @@ class AcpSession {
   struct PendingPrompt {
     Json id;
     bool started = false;
+    // Steered into the running turn of the prompt before it: answered when that turn ends.
+    bool rides = false;
   };
   void OnEvent(const agent::v1::Event& e);
   void OnSnapshot(const agent::v1::Snapshot& s);

@@ -243,6 +243,16 @@ int LineEditor::NextChar(wchar_t* out) {
     }
     bytes += input_.front();
     input_.pop_front();
+    // Alt-Enter (Esc, then Enter, in one write): ends the line as Enter does, marked to queue.
+    if (bytes == "\x1b" && input_.size() == 1 &&
+        (input_.front() == '\r' || input_.front() == '\n')) {
+      input_.pop_front();
+      submitted_ = true;
+      queue_line_ = true;
+      last_was_eof_key_ = false;
+      *out = L'\r';
+      return 1;
+    }
     wchar_t wc;
     st = std::mbstate_t{};
     size_t r = std::mbrtowc(&wc, bytes.data(), bytes.size(), &st);
@@ -288,6 +298,7 @@ std::vector<LineEditor::Result> LineEditor::Feed(const std::string& bytes) {
       continue;
     }
     submitted_ = false;
+    queue_line_ = false;
     last_was_eof_key_ = false;
     int n = 0;
     const wchar_t* line = el_wgets(el_, &n);
@@ -301,7 +312,8 @@ std::vector<LineEditor::Result> LineEditor::Feed(const std::string& bytes) {
       for (char32_t c : DecodeUtf8(StripPromptMarkers())) shown += c;
       shown += Wide32(text.data(), text.data() + text.size());
       finished_rows_ = EditorRowAfter(shown, TerminalColumns()) + 1;
-      results.push_back({Result::kLine, Narrow(text.data(), text.data() + text.size())});
+      results.push_back(
+          {Result::kLine, Narrow(text.data(), text.data() + text.size()), queue_line_});
       ResetLine();
     } else if (last_was_eof_key_ && text == std::wstring(1, kEofKey)) {
       results.push_back({Result::kEof, ""});

@@ -51,6 +51,7 @@ class LineEditor {
   struct Result {
     enum Kind { kLine, kEof } kind;
     std::string text;
+    bool queue = false;  // ended with Alt-Enter (Esc, Enter) rather than Enter
   };
   // Feeds bytes read from the terminal; libedit redraws the line as it edits. Returns the
   // lines finished (and end of input): after one, the editor is empty and drawn as nothing
@@ -112,6 +113,7 @@ class LineEditor {
   std::deque<char> input_;
   std::deque<wchar_t> pushed_;  // characters ReadChar hands out before new input
   bool submitted_ = false;      // ReadChar handed out a newline that ends the line
+  bool queue_line_ = false;     // and it came as Alt-Enter
   bool eof_ = false;            // end of input on fd 0
   bool last_was_eof_key_ = false;
   int finished_rows_ = 0;  // rows of a finished line above the cursor, while hidden

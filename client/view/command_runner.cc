@@ -31,7 +31,8 @@ CommandRunner::~CommandRunner() {
   for (std::thread& t : workers_) t.join();
 }
 
-grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std::string& text) {
+grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std::string& text,
+                                       bool steer, bool* steered) {
   grpc::ClientContext ctx;
   v1::SendPromptRequest req;
   req.set_session_id(session_id);
@@ -41,8 +42,10 @@ grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std:
   *req.mutable_tool_env() = ToolEnvFromProcess();
   *req.mutable_settings() = o_.settings;
   req.set_expand(true);  // @mentions and custom commands, as a person typing means them
+  if (steer) req.set_delivery(v1::PROMPT_DELIVERY_STEER);
   v1::SendPromptResponse resp;
   grpc::Status s = stub_.SendPrompt(&ctx, req, &resp);
+  if (steered != nullptr) *steered = s.ok() && resp.steered();
   ShowPromptWarnings(resp, mailbox_, o_.json || !isatty(1));
   return s;
 }

@@ -27,7 +27,10 @@ class CommandRunner {
   CommandRunner(const CommandRunner&) = delete;
   CommandRunner& operator=(const CommandRunner&) = delete;
 
-  grpc::Status SendPrompt(const std::string& session_id, const std::string& text);
+  // With `steer`, the text goes to the running turn (PROMPT_DELIVERY_STEER); `*steered` says
+  // whether it did (false: no turn ran, it was queued as a prompt).
+  grpc::Status SendPrompt(const std::string& session_id, const std::string& text,
+                          bool steer = false, bool* steered = nullptr);
   grpc::Status Cancel(const std::string& session_id);
   // FAILED_PRECONDITION: another client answered first. `person`: a person typed the answer
   // (only then may the daemon allow a call that requires a person).

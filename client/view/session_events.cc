@@ -86,6 +86,9 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kUserMessage:
       OnUserMessage(e, now);
       return;
+    case v1::Event::kSteered:
+      OnSteered(e.steered());
+      return;
     case v1::Event::kApprovalRequested:
       OnApprovalRequested(e, now);
       return;
@@ -233,6 +236,40 @@ void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
     shown.mutable_user_message()->set_text(EchoedPrompt(u.text()));
     Emit(renderer_->Render(shown, now, screen_));
   }
+}
+
+// Every client sees a steer at each stage, with who sent it; the sender saw its own line
+// when it typed it.
+void SessionView::OnSteered(const v1::Steered& s) {
+  const bool own = s.client_name() == o_.client_name;
+  if (own && s.stage() == v1::Steered::QUEUED) {  // now a prompt of ours: a turn to wait for
+    turn_.echoed.push_back({s.text(), true});
+    ++turn_.turns_waiting;
+  }
+  if (o_.json || !interactive_) return;
+  const std::string who = own ? "your steer" : "the steer from " + s.client_name();
+  const std::string text = FirstLine(EchoedPrompt(s.text(), 1));
+  std::string line;
+  switch (s.stage()) {
+    case v1::Steered::PENDING:
+      if (own) return;
+      line = absl::StrCat("› ", s.client_name(), " steers: ", text);
+      break;
+    case v1::Steered::LANDED:
+      line = absl::StrCat("↳ ", who, " reached the model: ", text);
+      break;
+    case v1::Steered::QUEUED:
+      line = absl::StrCat("the turn ended before its next step: ", who, " runs as the next prompt");
+      break;
+    case v1::Steered::BLOCKED:
+      Emit(renderer_->EndLine(screen_) +
+           renderer_->ErrorLine(
+               absl::StrCat("a UserPromptSubmit hook refused ", who, ": ", s.reason())));
+      return;
+    default:
+      return;
+  }
+  Emit(renderer_->EndLine(screen_) + renderer_->Notice(line));
 }
 
 void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {

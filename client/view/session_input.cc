@@ -32,7 +32,7 @@ std::string Short(const std::string& id) { return CommandRunner::Short(id); }
 
 }  // namespace
 
-bool SessionView::SendPrompt(const std::string& text) {
+bool SessionView::SendPrompt(const std::string& text, bool steer, bool* steered) {
   if (removed_) {
     Emit(renderer_->ErrorLine(absl::StrCat("session ", Short(turn_.session_id),
                                            " was removed; not sent. /new starts a session, "
@@ -46,7 +46,7 @@ bool SessionView::SendPrompt(const std::string& text) {
     if (editor_) editor_->SetText(text);
     return false;
   }
-  grpc::Status s = commands_->SendPrompt(turn_.session_id, text);
+  grpc::Status s = commands_->SendPrompt(turn_.session_id, text, steer, steered);
   if (s.ok()) return true;
   if (interactive_) {
     Emit(renderer_->ErrorLine(s.error_message()));
@@ -272,11 +272,11 @@ void SessionView::HandleInput(const std::string& bytes) {
       Detach();
       return;
     }
-    HandleLine(r.text);
+    HandleLine(r.text, r.queue);
   }
 }
 
-void SessionView::HandleLine(const std::string& line) {
+void SessionView::HandleLine(const std::string& line, bool queue) {
   if (trust_.Asking()) {  // the line answers /trust's question
     Emit(renderer_->UserLine(EchoedPrompt(line), ""));
     Emit(trust_.Answer(*stub_, line, *renderer_).text);
@@ -313,11 +313,22 @@ void SessionView::HandleLine(const std::string& line) {
   if (editor_) editor_->AddHistory(text);
   bool busy = screen_.TurnRunning() || turn_.turns_waiting > 0;
   Emit(renderer_->UserLine(EchoedPrompt(text), ""));
-  if (busy) Emit(renderer_->Notice("  (queued: it runs when the current turn ends)"));
-  if (SendPrompt(text)) {
-    turn_.echoed.push_back({text, busy});
-    ++turn_.turns_waiting;
-    screen_.PromptSent(absl::Now());
+  // Enter while a turn runs steers it: the model reads the line at its next step. Alt-Enter
+  // queues it for when the turn ends.
+  const bool steer = busy && !queue && screen_.TurnRunning();
+  if (busy && !steer) Emit(renderer_->Notice("  (queued: it runs when the current turn ends)"));
+  bool steered = false;
+  if (SendPrompt(text, steer, &steered)) {
+    if (steered) {
+      Emit(
+          renderer_->Notice("  (steering: the model reads it at its next step; Alt-Enter "
+                            "queues instead)"));
+    } else {
+      if (steer) Emit(renderer_->Notice("  (the turn had ended: it runs as the next prompt)"));
+      turn_.echoed.push_back({text, busy});
+      ++turn_.turns_waiting;
+      screen_.PromptSent(absl::Now());
+    }
   }
   Paint(true);
 }

@@ -108,13 +108,16 @@ class SessionView {
   void HandleSignal(int sig);
   void HandleInterrupt();
   void HandleApprovalKeys(const std::string& bytes);
-  void HandleLine(const std::string& line);
+  // `queue`: typed with Alt-Enter, the line waits for the running turn to end instead of
+  // steering it.
+  void HandleLine(const std::string& line, bool queue = false);
   void RunCommand(const SlashCommand& c);
   void Answer(char key, const std::string& reason = "");
   // Keys while the person types what the model should do instead of the denied call.
   void HandleDenyMessageKeys(const std::string& bytes);
   void CancelTurn();
-  bool SendPrompt(const std::string& text);
+  // With `steer`, to the running turn; `*steered` says whether it went there.
+  bool SendPrompt(const std::string& text, bool steer = false, bool* steered = nullptr);
   void Leave(const std::string& why);
   void Detach();
 
@@ -136,6 +139,7 @@ class SessionView {
   void HandleEvent(const agent::v1::Event& e);
   void OnSnapshot(const agent::v1::Event& e, absl::Time now);
   void OnUserMessage(const agent::v1::Event& e, absl::Time now);
+  void OnSteered(const agent::v1::Steered& s);
   void OnApprovalRequested(const agent::v1::Event& e, absl::Time now);
   void OnApprovalResolved(const agent::v1::Event& e, absl::Time now);
   void OnClientsChanged(const agent::v1::ClientsChanged& c);

@@ -167,6 +167,13 @@ grpc::ServerUnaryReactor* AgentService::SendPrompt(grpc::CallbackServerContext* 
     if (!images.ok()) return images.status();
     expansion.image_urls = *std::move(images);
     for (const std::string& w : expansion.warnings) resp->add_warnings(w);
+    if (req->delivery() == v1::PROMPT_DELIVERY_STEER) {
+      absl::StatusOr<bool> steered = session->Steer(req->text(), req->client_name(), expansion);
+      if (!steered.ok() || *steered) {
+        resp->set_steered(steered.ok());
+        return steered.status();
+      }
+    }
     auto pos = session->SendPrompt(req->text(), req->client_name(), FromProto(req->model()),
                                    req->tool_env(), std::move(expansion), req->settings());
     if (pos.ok()) resp->set_queue_position(*pos);

@@ -48,6 +48,17 @@ v1::Event UserMessage(const std::string& text, const std::string& client) {
   return e;
 }
 
+v1::Event Steered(const std::string& text, const std::string& client, v1::Steered::Stage stage,
+                  const std::string& reason) {
+  v1::Event e;
+  v1::Steered* s = e.mutable_steered();
+  s->set_text(text);
+  s->set_client_name(client);
+  s->set_stage(stage);
+  s->set_reason(reason);
+  return e;
+}
+
 v1::Event TurnEnded(v1::TurnOutcome outcome, const std::string& error) {
   v1::Event e;
   e.mutable_turn_ended()->set_outcome(outcome);

@@ -18,6 +18,8 @@ agent::v1::Event ToolCallStarted(std::string_view call_id, std::string_view name
 agent::v1::Event Retrying(int attempt, int max_attempts, int64_t delay_ms, std::string_view reason);
 agent::v1::Event TurnStarted(const std::string& prompt);
 agent::v1::Event UserMessage(const std::string& text, const std::string& client);
+agent::v1::Event Steered(const std::string& text, const std::string& client,
+                         agent::v1::Steered::Stage stage, const std::string& reason = "");
 agent::v1::Event TurnEnded(agent::v1::TurnOutcome outcome, const std::string& error);
 
 // What a turn gathers for its TurnEnded besides the outcome: who cancelled it (empty: the

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/paths.h"
+#include "common/status_macros.h"
 #include "common/tool_env.h"
 #include "daemon/policy/rules.h"
 #include "daemon/session/deferred_writes.h"
@@ -148,6 +149,9 @@ v1::Event Session::SnapshotLocked() const {
     *snap->mutable_pending_approval() = child_approvals_.front();
   }
   for (const QueuedPrompt& p : queue_) snap->add_queued_prompts(p.text);
+  for (const QueuedPrompt& p : steers_) {
+    *snap->add_pending_steers() = events::Steered(p.text, p.client, v1::Steered::PENDING).steered();
+  }
   for (const std::string& name : audience_.names()) snap->add_clients(name);
   *snap->mutable_session() = InfoLocked();
   snap->set_partial_text(partial_text_);
@@ -264,6 +268,27 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
                                         const v1::ClientSettings& settings) {
   std::optional<std::vector<std::string>> env = FilterToolEnvironment(tool_env);
   SessionMutexLock l(&mu_);
+  RETURN_IF_ERROR(CheckPromptLocked(client, text, expansion));
+  settings_.model = MergeModelSettings(model, settings_.model);
+  if (env.has_value()) settings_.tool_env = *std::move(env);
+  queue_.push_back({std::move(text), client, std::move(expansion), settings});
+  int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
+  if (!compacting_) StartTurnThreadLocked();
+  return position;
+}
+
+absl::StatusOr<bool> Session::Steer(std::string text, const std::string& client,
+                                    PromptExpansion expansion) {
+  SessionMutexLock l(&mu_);
+  RETURN_IF_ERROR(CheckPromptLocked(client, text, expansion));
+  if (!in_turn_ || cancelled_) return false;
+  Emit(events::Steered(text, client, v1::Steered::PENDING));
+  steers_.push_back({std::move(text), client, std::move(expansion), {}});
+  return true;
+}
+
+absl::Status Session::CheckPromptLocked(const std::string& client, const std::string& text,
+                                        const PromptExpansion& expansion) const {
   if (audience_.IsReadOnly(client)) {
     return absl::PermissionDeniedError("a read-only observer cannot send prompts");
   }
@@ -276,12 +301,7 @@ absl::StatusOr<int> Session::SendPrompt(std::string text, const std::string& cli
   if (text.empty() && expansion.image_urls.empty()) {
     return absl::InvalidArgumentError("empty prompt");
   }
-  settings_.model = MergeModelSettings(model, settings_.model);
-  if (env.has_value()) settings_.tool_env = *std::move(env);
-  queue_.push_back({std::move(text), client, std::move(expansion), settings});
-  int position = static_cast<int>(queue_.size()) - 1 + (in_turn_ ? 1 : 0);
-  if (!compacting_) StartTurnThreadLocked();
-  return position;
+  return absl::OkStatus();
 }
 
 absl::Status Session::Approve(const std::string& call_id, v1::Decision decision,
@@ -379,6 +399,7 @@ void Session::Shutdown(std::string_view reason) {
     SessionMutexLock l(&mu_);
     shutting_down_ = true;
     queue_.clear();
+    steers_.clear();
     cancelled_ = true;
     gate_.Wake();
   }

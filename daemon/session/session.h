@@ -221,6 +221,13 @@ class Session {
                                  PromptExpansion expansion = {},
                                  const agent::v1::ClientSettings& settings = {})
       ABSL_LOCKS_EXCLUDED(mu_);
+  // A prompt for the running turn: the model gets it as a user message at the turn's next
+  // step, after that step's tool results (a UserPromptSubmit hook may refuse it then), and
+  // every client sees a Steered event at each stage; a turn that ends before its next step
+  // takes it as the next prompt. False, and nothing done, when no turn runs (or it is being
+  // cancelled): the caller sends it as a prompt. The same refusals as SendPrompt.
+  absl::StatusOr<bool> Steer(std::string text, const std::string& client,
+                             PromptExpansion expansion = {}) ABSL_LOCKS_EXCLUDED(mu_);
   // `text` with its custom command and @mentions expanded for this project (session/expand.cc).
   PromptExpansion ExpandPrompt(std::string_view text) const;
   // A client's environment for tools, filtered by its policy (else the daemon config's);
@@ -309,6 +316,10 @@ class Session {
   };
   friend class TurnRunner;  // the session's side of its turns (turn_runner.h)
 
+  // Why a prompt from `client` cannot be taken now (read-only, removed, shutting down, empty).
+  absl::Status CheckPromptLocked(const std::string& client, const std::string& text,
+                                 const PromptExpansion& expansion) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Starts the turn thread (TurnRunner::Main) unless it runs; it takes prompts until the queue
   // is empty.
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -390,6 +401,8 @@ class Session {
   Audience audience_ ABSL_GUARDED_BY(mu_);  // the clients and the event log
   ApprovalGate gate_ ABSL_GUARDED_BY(mu_);
   std::deque<QueuedPrompt> queue_ ABSL_GUARDED_BY(mu_);
+  // Steered into the running turn, not taken yet (TurnRunner::LandSteers).
+  std::deque<QueuedPrompt> steers_ ABSL_GUARDED_BY(mu_);
   bool running_ ABSL_GUARDED_BY(mu_) = false;  // the turn thread is alive
   bool in_turn_ ABSL_GUARDED_BY(mu_) = false;  // it took a prompt and has not ended its turn
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;

@@ -31,6 +31,8 @@ v1::TurnOutcome Turn::Run(std::string* error) {
 }
 
 std::optional<v1::TurnOutcome> Turn::Step(std::string* error) {
+  // The last step's results are all in: a user message here keeps the transcript's rule.
+  host_->LandSteers();
   // A failed summary leaves the transcript as it was; the request below may still fit.
   if (host_->ShouldCompact()) (void)host_->CompactTranscript();
   const std::shared_ptr<const tools::ToolRegistry> tools = host_->StepTools();

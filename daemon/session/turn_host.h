@@ -27,6 +27,9 @@ class TurnHost {
   virtual ~TurnHost() = default;
 
   // ---- The transcript ----
+  // At the start of each step, nothing pending: the prompts steered into the turn since the
+  // last step become user messages (a person's course correction reaches the next request).
+  virtual void LandSteers() {}
   // The request for the next step: the transcript in wire form and the offer of `tools` (the
   // step's). An error when the transcript cannot be sent (the rule is broken: an internal error).
   virtual absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) = 0;

@@ -4,6 +4,8 @@
 #include "daemon/session/turn_runner.h"
 
 #include <algorithm>
+#include <deque>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -172,6 +174,7 @@ bool TurnRunner::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error
   s_.partial_text_.clear();
   s_.partial_reasoning_.clear();
   s_.in_turn_ = false;
+  if (!s_.shutting_down_) QueueUntakenSteersLocked();
   v1::Event ended = s_.TurnEndedEventLocked(outcome, error);
   events::AddTally(&ended, s_.tally_, s_.NowMs());
   s_.Emit(std::move(ended));
@@ -244,6 +247,51 @@ absl::StatusOr<llm::ModelRequest> TurnRunner::NextRequest(const tools::ToolRegis
   req.tools = tool_offer_.Arrange(tools.Schemas(), left_out.mutable_notice()->mutable_text());
   if (!left_out.notice().text().empty()) s_.Emit(std::move(left_out));
   return req;
+}
+
+void TurnRunner::LandSteers() {
+  std::deque<Session::QueuedPrompt> steers;
+  {
+    SessionMutexLock l(&s_.mu_);
+    if (s_.steers_.empty() || s_.cancelled_) return;
+    steers.swap(s_.steers_);
+  }
+  // A steer is a prompt: the same UserPromptSubmit hooks, run without the lock.
+  std::vector<hooks::PromptHooks> hooked;
+  for (const Session::QueuedPrompt& p : steers) hooked.push_back(s_.hooks_->BeforePrompt(p.text));
+  SessionMutexLock l(&s_.mu_);
+  bool landed = false;
+  for (size_t i = 0; i < steers.size(); ++i) {
+    Session::QueuedPrompt& p = steers[i];
+    if (hooked[i].blocked) {
+      s_.Emit(events::Steered(p.text, p.client, v1::Steered::BLOCKED, hooked[i].reason));
+      continue;
+    }
+    std::string context =
+        hooked[i].context.empty()
+            ? ""
+            : absl::StrCat("\n\n<hook-context>\n", hooked[i].context, "\n</hook-context>");
+    // Nothing is pending between steps (Turn::Step), so this cannot break the rule.
+    if (!s_.transcript_
+             .AppendUser(ApplyExpansion(p.text, p.expansion, s_.files_) + context,
+                         p.expansion.image_urls)
+             .ok()) {
+      s_.steers_.push_front(std::move(p));  // kept for the next prompt
+      continue;
+    }
+    landed = true;
+    s_.Emit(events::Steered(p.text, p.client, v1::Steered::LANDED));
+  }
+  if (landed) s_.SaveLocked(Session::Save::kTranscriptOnly);
+}
+
+void TurnRunner::QueueUntakenSteersLocked() {
+  for (const Session::QueuedPrompt& p : s_.steers_) {
+    s_.Emit(events::Steered(p.text, p.client, v1::Steered::QUEUED));
+  }
+  s_.queue_.insert(s_.queue_.begin(), std::make_move_iterator(s_.steers_.begin()),
+                   std::make_move_iterator(s_.steers_.end()));
+  s_.steers_.clear();
 }
 
 void TurnRunner::KeepStreamedText() {

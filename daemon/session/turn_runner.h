@@ -44,6 +44,7 @@ class TurnRunner : public TurnHost, public CallGuard::Host, public llm::StreamSi
   // ---- TurnHost ----
   absl::StatusOr<llm::ModelRequest> NextRequest(const tools::ToolRegistry& tools) override
       ABSL_LOCKS_EXCLUDED(s_.mu_);
+  void LandSteers() override ABSL_LOCKS_EXCLUDED(s_.mu_);
   llm::StreamSink* Stream() override { return this; }
   void KeepStreamedText() override ABSL_LOCKS_EXCLUDED(s_.mu_);
   absl::Status AppendReply(const llm::ModelReply& reply) override ABSL_LOCKS_EXCLUDED(s_.mu_);
@@ -87,6 +88,8 @@ class TurnRunner : public TurnHost, public CallGuard::Host, public llm::StreamSi
   bool BeginNextTurn(std::vector<std::string> untrusted_rules) ABSL_LOCKS_EXCLUDED(s_.mu_);
   bool BeginTurnLocked(std::vector<std::string> untrusted_rules, hooks::PromptHooks hooked)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s_.mu_);
+  // The steers the turn did not take become the next prompts, in the order they came.
+  void QueueUntakenSteersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s_.mu_);
   // Seals what the turn left unanswered and saves the transcript whole (idle).
   void SealTurnLocked(agent::v1::TurnOutcome outcome) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s_.mu_);
   // Emits TurnEnded; false when the thread should end.

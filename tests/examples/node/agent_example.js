@@ -115,7 +115,7 @@ async function run(args, pkg, socket) {
     // Attach before prompting, so no event of the turn is missed: the first event is the
     // snapshot, and everything after it is live.
     const call = client.Attach({ session_id: session.id, client_name: CLIENT_NAME,
-                                 protocol_version: 3 });
+                                 protocol_version: 4 });
     call.on('error', () => {});  // the iterator below reports errors; this one is for cancel()
     const answered = new Set();
     const answer = async (approval) => {

@@ -134,7 +134,7 @@ def run(args, pb, pb_grpc, channel):
     # Attach before prompting, so no event of the turn is missed: the first event is the
     # snapshot, and everything after it is live.
     events = stub.Attach(pb.AttachRequest(session_id=session.id, client_name=CLIENT_NAME,
-                                          protocol_version=3))
+                                          protocol_version=4))
     try:
         first = next(events)
         print(describe(pb, first))
