@@ -38,6 +38,16 @@ bool SplitHostPort(absl::string_view text, uint16_t default_port, std::string* h
 }  // namespace
 
 absl::StatusOr<ProxyRequest> ParseRequest(const std::string& head) {
+  // Lines end in CR LF only: a bare LF (or CR) is a line end to some origins and not to us, so
+  // a header hidden behind one (`X: 1\nHost: other.example`) would go on unchecked.
+  for (size_t i = 0; i < head.size(); ++i) {
+    const bool bare_cr = head[i] == '\r' && (i + 1 == head.size() || head[i + 1] != '\n');
+    const bool bare_lf = head[i] == '\n' && (i == 0 || head[i - 1] != '\r');
+    if (bare_cr || bare_lf || head[i] == '\0') {
+      return absl::InvalidArgumentError(
+          "a line of the request ends without CR LF (or holds a NUL): refused");
+    }
+  }
   const absl::string_view line = absl::string_view(head).substr(0, head.find("\r\n"));
   std::vector<absl::string_view> words = absl::StrSplit(line, ' ');
   if (words.size() != 3 || !absl::StartsWith(words[2], "HTTP/1.")) {

@@ -20,7 +20,8 @@ struct ProxyRequest {
 
 // The request line of `head` (through its blank line): `CONNECT host:port HTTP/1.x`, or an
 // absolute-form `GET http://host[:port]/path HTTP/1.x`. InvalidArgument, worded for the
-// command's user, for anything else.
+// command's user, for anything else, and for a head with a bare CR or LF or a NUL anywhere (a
+// header after one would reach the origin unchecked).
 absl::StatusOr<ProxyRequest> ParseRequest(const std::string& head);
 
 // What goes to the origin for a plain request: origin form, one request a connection, no
