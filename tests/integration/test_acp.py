@@ -399,6 +399,38 @@ class AcpTest(unittest.TestCase):
         self.assertEqual(len(failed), 1)
         self.assertFalse(os.path.exists(os.path.join(env.project, "x.txt")))
 
+    def test_a_prompt_sent_while_the_editors_turn_runs_steers_it(self):
+        from test_multi_client import Api, kind
+        from test_steering import gated_bash, open_gate, until
+        env = self.make(lambda e: [{"tool_calls": [gated_bash(e)]},
+                                   {"expect": {"last_role": "user"}, "text": "switched"}])
+        ed = Editor(self, env)
+        initialize(ed)
+        sid = new_session(ed, env)["sessionId"]
+        ed.request("session/set_mode", {"sessionId": sid, "modeId": "yes"})
+        api = Api(env)
+        self.addCleanup(api.close)
+        watch = api.attach(sid, "watcher")
+        self.addCleanup(watch.cancel)
+        texts = {}
+        for text in ("migrate the client", "use the v2 API instead"):
+            ed.tag += 1
+            texts[ed.tag] = text
+            ed.send(op="request", tag=ed.tag, method="session/prompt", params={
+                "sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+            if len(texts) == 1:  # the first turn is held at its bash call
+                until(watch, lambda e: kind(e) == "tool_call_ready")
+        pending = until(watch, lambda e: kind(e) == "steered")[-1].steered
+        self.assertEqual(pending.text, "use the v2 API instead")
+        open_gate(env)
+        # Both requests are answered by the one turn, which read the steer at its next step.
+        for tag in texts:
+            r = ed.wait(lambda m, t=tag: m["type"] == "response" and m["tag"] == t)
+            self.assertEqual(r["result"], {"stopReason": "end_turn"})
+        self.assertEqual(len(env.requests()), 2)
+        self.assertEqual(env.requests()[1]["body"]["messages"][-1]["content"],
+                         "use the v2 API instead")
+
     def test_the_step_limit_is_a_stop_reason(self):
         env = self.make([{"tool_calls": [tool_call("read_file", path="a.txt")]}])
         with open(os.path.join(env.project, "a.txt"), "w") as f:
