@@ -168,6 +168,32 @@ class InteractiveTerminal(unittest.TestCase):
         # The client is still in the session: it did not exit.
         self.assertNotIn("[agent exited", screen)
 
+    def test_enter_steers_a_running_turn_and_alt_enter_queues(self):
+        from test_steering import gated_bash, open_gate
+        env, term = self.make(lambda e: [
+            {"tool_calls": [gated_bash(e)]},
+            {"expect": {"last_role": "user", "last_user_contains": "use v2"},
+             "text": "Switched to v2."},
+            {"expect": {"last_user_contains": "do this later"}, "text": "Later is now."},
+        ])
+        w = term.start("main", "--yes")
+        term.wait_for(w, "›")
+        term.type_line(w, "start the work")
+        term.wait_for(w, "running bash")
+        term.type_line(w, "use v2")  # Enter: to the running turn
+        term.wait_for(w, "steering: the model reads it at its next step")
+        term.keys(w, "-l", "do this later")
+        term.keys(w, "M-Enter")  # Alt-Enter: after the turn
+        term.wait_for(w, "queued: it runs when the current turn ends")
+        open_gate(env)
+        term.wait_for(w, "your steer reached the model: use v2")
+        term.wait_for(w, "Switched to v2.")
+        term.wait_for(w, "Later is now.")
+        self.assertEqual(env.stats()["expect_failed"], 0)
+        self.assertEqual(env.stats()["rejected"], 0)
+        self.assertEqual(len(env.requests()), 3)  # one turn took the steer, one the queued line
+        self.assertIsNone(transcript_problems(env.transcript()))
+
     def test_ctrl_d_detaches_and_attach_shows_the_history(self):
         env, term = self.make([
             {"expect": {"last_user_contains": "first line\nsecond line"},
