@@ -172,6 +172,10 @@ std::u32string DecodeUtf8(std::string_view s) {
       }
       c = (c << 6) | (cb & 0x3F);
     }
+    // Overlong forms (C0 AF for '/'), surrogates and code points past U+10FFFF are not UTF-8:
+    // shown as they decode they would put a character on screen the bytes do not hold.
+    static constexpr char32_t kLeast[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (ok && (c < kLeast[len] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)) ok = false;
     if (!ok) {
       out += U'\uFFFD';
       ++i;

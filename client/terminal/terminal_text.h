@@ -37,7 +37,8 @@ int CodePointWidth(char32_t c);
 // Columns of one line of UTF-8 text once escapes are stripped (no newlines expected).
 int DisplayWidth(std::string_view text);
 
-// Decodes UTF-8; an invalid byte becomes U+FFFD.
+// Decodes UTF-8; an invalid byte becomes U+FFFD, and so does the first byte of an overlong form,
+// a surrogate or a code point past U+10FFFF (each of whose bytes then becomes one).
 std::u32string DecodeUtf8(std::string_view text);
 
 // `text` (one line, escapes allowed) cut into rows of at most `cols` columns at spaces, so

@@ -3,11 +3,28 @@
 #include <random>
 #include <string>
 
+#include "client/terminal/show_controls.h"
 #include "common/utf8.h"
 #include "gtest/gtest.h"
 
 namespace agent::client {
 namespace {
+
+TEST(DecodeUtf8Test, OverlongSurrogateAndTooLargeFormsAreNotCharacters) {
+  // C0 AF would show as '/': a person reading a path must not see a slash that is not there.
+  EXPECT_EQ(DecodeUtf8("..\xC0\xAF"
+                       "etc"),
+            U"..\uFFFD\uFFFDetc");
+  EXPECT_EQ(DecodeUtf8("\xE0\x80\xAF"), U"\uFFFD\uFFFD\uFFFD");
+  EXPECT_EQ(DecodeUtf8("\xED\xA0\x80"), U"\uFFFD\uFFFD\uFFFD");            // U+D800
+  EXPECT_EQ(DecodeUtf8("\xF4\x90\x80\x80"), U"\uFFFD\uFFFD\uFFFD\uFFFD");  // U+110000
+  EXPECT_EQ(DecodeUtf8("\xF4\x8F\xBF\xBF"), U"\U0010FFFF");
+  EXPECT_EQ(DecodeUtf8("\xE2\x82\xAC\xC3\xA9/"), U"\u20AC\u00E9/");
+  // What is shown of untrusted text is valid UTF-8 (show_controls.h promises it).
+  for (const char* bytes : {"\xED\xA0\x80", "\xF4\x90\x80\x80", "..\xC0\xAF"}) {
+    EXPECT_TRUE(IsValidUtf8(ShowControls(bytes))) << bytes;
+  }
+}
 
 TEST(StripAnsiTest, RemovesCsiOscAndTwoByteEscapes) {
   EXPECT_EQ(StripAnsi("\x1b[1;31mred\x1b[0m plain"), "red plain");
