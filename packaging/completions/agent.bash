@@ -30,7 +30,7 @@ _agent() {
   done
   if ((cword > first)); then
     case ${words[first]} in
-      ls | attach | resume | fork | rm | undo | diff | trust | daemon | mcp) sub=${words[first]} ;;
+      ls | attach | resume | fork | steer | wait | rm | undo | diff | trust | daemon | mcp) sub=${words[first]} ;;
     esac
   fi
   case $prev in
@@ -58,6 +58,15 @@ _agent() {
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W '-y --yes --plain --help' -- "$cur"))
       else
+        COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
+      fi
+      ;;
+    steer | wait)
+      if [[ $prev == --for ]]; then
+        COMPREPLY=($(compgen -W 'approval idle' -- "$cur"))
+      elif [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$([[ $sub == wait ]] && echo --for) --help" -- "$cur"))
+      elif ((cword == first + 1)); then
         COMPREPLY=($(compgen -W "$(_agent_session_ids "$agent")" -- "$cur"))
       fi
       ;;
@@ -126,7 +135,7 @@ _agent() {
                                   -p --print --model --host --cd --remote-bin --version -h
                                   --help' -- "$cur"))
       elif ((cword == first)); then
-        COMPREPLY=($(compgen -W 'ls attach resume fork rm undo diff trust daemon mcp sandbox acp' -- "$cur"))
+        COMPREPLY=($(compgen -W 'ls attach resume fork steer wait rm undo diff trust daemon mcp sandbox acp' -- "$cur"))
       fi
       ;;
   esac

@@ -29,8 +29,8 @@ EXPECTED_FILES = {
     "usr/share/doc/agentd/copyright",
 }
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
-SUBCOMMANDS = ["ls", "attach", "resume", "fork", "rm", "undo", "diff", "trust", "daemon", "mcp",
-               "sandbox", "acp"]
+SUBCOMMANDS = ["ls", "attach", "resume", "fork", "steer", "wait", "rm", "undo", "diff", "trust",
+               "daemon", "mcp", "sandbox", "acp"]
 
 
 def cache_value(name):
