@@ -91,6 +91,8 @@ std::string SlashHelp() {
   }
   out +=
       "  Ctrl-C cancels a running turn; Ctrl-D at an empty prompt detaches.\n"
+      "  While a turn runs, Enter steers it (the model reads the line at its next step);\n"
+      "  Alt-Enter queues the line for when the turn ends.\n"
       "  Ctrl-O shows or hides what each running subagent is doing (its tool, its last line).\n"
       "  A line ending in \\ continues on the next; pasted newlines stay in the prompt.\n"
       "  Tab completes commands, @files of the project and paths; Ctrl-R searches the history.\n";
