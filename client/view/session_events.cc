@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "client/commands/context_commands.h"
@@ -222,6 +223,7 @@ void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
   if (own && !turn_.own_prompt.empty() && u.text() == turn_.own_prompt) {
     turn_.own_turn_started = true;
     final_text_.clear();
+    if (std::exchange(cancel_on_start_, false)) CancelTurn();  // a signal came first
   }
   if (own && !turn_.echoed.empty() && turn_.echoed.front().text == u.text()) {
     // Shown when it was typed; a queued one is recalled where its answer starts.

@@ -163,14 +163,19 @@ void SessionView::HandleSignal(int sig) {
         return;
       }
       // One-shot: the turn is cancelled as by Ctrl-C; a second signal does not wait for it.
-      if (signal_exit_ != 0 || !screen_.TurnRunning()) {
+      // Its prompt is sent, so its turn runs or is about to even when no event said so yet.
+      if (signal_exit_ != 0) {
         exit_code_ = 128 + sig;
         Leave("");
         return;
       }
       signal_exit_ = 128 + sig;
       leave_by_ = absl::Now() + kSignalGrace;
-      CancelTurn();
+      if (screen_.TurnRunning() || turn_.own_turn_started) {
+        CancelTurn();
+      } else {
+        cancel_on_start_ = true;
+      }
       return;
     default:
       return;

@@ -190,6 +190,9 @@ class SessionView {
   int interrupts_ = 0;                            // one-shot: the second Ctrl-C leaves
   int signal_exit_ = 0;                           // one-shot: 128+signal after SIGTERM/SIGHUP
   absl::Time leave_by_ = absl::InfiniteFuture();  // one-shot: a signal's grace ends
+  // One-shot: a signal came before this client saw its turn start (its events lag behind the
+  // daemon on a busy machine): the turn is cancelled as soon as it shows.
+  bool cancel_on_start_ = false;
   absl::Time last_interrupt_ = absl::InfinitePast();
   absl::Time hint_until_ = absl::InfinitePast();
   std::string hint_;

@@ -321,6 +321,7 @@ absl::StatusOr<bool> Session::Cancel(const std::string& client) {
   }
   if (!running_) return false;
   cancelled_ = true;
+  if (!in_turn_) cancel_next_ = true;
   if (tally_.cancelled_by.empty()) tally_.cancelled_by = client;
   gate_.Wake();
   return true;

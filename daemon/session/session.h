@@ -405,6 +405,9 @@ class Session {
   std::deque<QueuedPrompt> steers_ ABSL_GUARDED_BY(mu_);
   bool running_ ABSL_GUARDED_BY(mu_) = false;  // the turn thread is alive
   bool in_turn_ ABSL_GUARDED_BY(mu_) = false;  // it took a prompt and has not ended its turn
+  // Cancel came while the thread was between turns, taking the next prompt: that turn starts
+  // cancelled (the person pressed Ctrl-C at what was about to run).
+  bool cancel_next_ ABSL_GUARDED_BY(mu_) = false;
   bool compacting_ ABSL_GUARDED_BY(mu_) = false;
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   bool removed_ ABSL_GUARDED_BY(mu_) = false;

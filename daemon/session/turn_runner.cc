@@ -108,22 +108,28 @@ void TurnRunner::Main() {
   }
 }
 
+hooks::PromptHooks TurnRunner::PromptHooksFor(const std::string& text) {
+  hooks::PromptHooks hooked = s_.hooks_->BeforePrompt(text);
+  if (!hooked.context.empty()) {
+    hooked.context = absl::StrCat("\n\n<hook-context>\n", hooked.context, "\n</hook-context>");
+  }
+  return hooked;
+}
+
 bool TurnRunner::BeginNextTurn(std::vector<std::string> untrusted_rules) {
   std::string text;
   {
     SessionMutexLock l(&s_.mu_);
     if (s_.queue_.empty() || s_.shutting_down_) {
       s_.running_ = false;
+      s_.cancel_next_ = false;
       return false;
     }
     text = s_.queue_.front().text;
   }
   // Only this thread takes prompts off the queue, and only Shutdown empties it: the front is
   // still this prompt below unless the session is shutting down.
-  hooks::PromptHooks hooked = s_.hooks_->BeforePrompt(text);
-  if (!hooked.context.empty()) {
-    hooked.context = absl::StrCat("\n\n<hook-context>\n", hooked.context, "\n</hook-context>");
-  }
+  hooks::PromptHooks hooked = PromptHooksFor(text);
   SessionMutexLock l(&s_.mu_);
   return BeginTurnLocked(std::move(untrusted_rules), std::move(hooked));
 }
@@ -132,12 +138,14 @@ bool TurnRunner::BeginTurnLocked(std::vector<std::string> untrusted_rules,
                                  hooks::PromptHooks hooked) {
   if (s_.queue_.empty() || s_.shutting_down_) {
     s_.running_ = false;
+    s_.cancel_next_ = false;
     return false;
   }
   Session::QueuedPrompt prompt = std::move(s_.queue_.front());
   s_.queue_.pop_front();
   s_.in_turn_ = true;
-  s_.cancelled_ = false;
+  // A cancel sent while this prompt was on its way (its hooks ran) is for this turn.
+  s_.cancelled_ = std::exchange(s_.cancel_next_, false);
   s_.tally_ = events::TurnTally{"", s_.NowMs(), 0};
   v1::ClientSettings session = s_.settings_.client;
   if (session.max_steps() <= 0) session.set_max_steps(s_.settings_.max_steps);
@@ -182,6 +190,7 @@ bool TurnRunner::EndTurnLocked(v1::TurnOutcome outcome, const std::string& error
   // must find the session free, not still winding down.
   if (s_.queue_.empty() || s_.shutting_down_) {
     s_.running_ = false;
+    s_.cancel_next_ = false;
     s_.DiscardIfUnansweredLocked();  // a script's prompt that got no answer, nobody attached
     return false;
   }
@@ -258,7 +267,7 @@ void TurnRunner::LandSteers() {
   }
   // A steer is a prompt: the same UserPromptSubmit hooks, run without the lock.
   std::vector<hooks::PromptHooks> hooked;
-  for (const Session::QueuedPrompt& p : steers) hooked.push_back(s_.hooks_->BeforePrompt(p.text));
+  for (const Session::QueuedPrompt& p : steers) hooked.push_back(PromptHooksFor(p.text));
   SessionMutexLock l(&s_.mu_);
   bool landed = false;
   for (size_t i = 0; i < steers.size(); ++i) {
@@ -267,13 +276,9 @@ void TurnRunner::LandSteers() {
       s_.Emit(events::Steered(p.text, p.client, v1::Steered::BLOCKED, hooked[i].reason));
       continue;
     }
-    std::string context =
-        hooked[i].context.empty()
-            ? ""
-            : absl::StrCat("\n\n<hook-context>\n", hooked[i].context, "\n</hook-context>");
     // Nothing is pending between steps (Turn::Step), so this cannot break the rule.
     if (!s_.transcript_
-             .AppendUser(ApplyExpansion(p.text, p.expansion, s_.files_) + context,
+             .AppendUser(ApplyExpansion(p.text, p.expansion, s_.files_) + hooked[i].context,
                          p.expansion.image_urls)
              .ok()) {
       s_.steers_.push_front(std::move(p));  // kept for the next prompt

@@ -88,6 +88,9 @@ class TurnRunner : public TurnHost, public CallGuard::Host, public llm::StreamSi
   bool BeginNextTurn(std::vector<std::string> untrusted_rules) ABSL_LOCKS_EXCLUDED(s_.mu_);
   bool BeginTurnLocked(std::vector<std::string> untrusted_rules, hooks::PromptHooks hooked)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s_.mu_);
+  // SessionStart and UserPromptSubmit for a prompt or a steer (no lock held); the context the
+  // hooks add comes ready to append to the user message.
+  hooks::PromptHooks PromptHooksFor(const std::string& text) ABSL_LOCKS_EXCLUDED(s_.mu_);
   // The steers the turn did not take become the next prompts, in the order they came.
   void QueueUntakenSteersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s_.mu_);
   // Seals what the turn left unanswered and saves the transcript whole (idle).

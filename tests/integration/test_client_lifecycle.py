@@ -60,6 +60,30 @@ class OneShotSignals(unittest.TestCase):
         code, _, _ = self.run_and_signal(signal.SIGHUP)
         self.assertEqual(code, 129)
 
+    def test_a_signal_before_the_client_sees_its_turn_start_still_cancels_it(self):
+        # A UserPromptSubmit hook holds the turn before it starts, as a busy machine delays
+        # the client's events: the signal comes while the client has seen no turn yet.
+        from test_hooks import one, user_hooks
+        marker = "early-sig-%d" % os.getpid()
+        env = make_env(self, [
+            {"tool_calls": [tool_call("bash", command="sleep 60; echo " + marker)]},
+        ])
+        gate = os.path.join(env.project, "gate")
+        os.mkfifo(gate)
+        user_hooks(env, {"UserPromptSubmit": one("cat %s >/dev/null" % gate)})
+        p = env.popen_agent("--yes", "run the long job")
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        self.assertTrue(wait_until(lambda: processes_with("cat " + gate)), "no hook ran")
+        p.send_signal(signal.SIGHUP)
+        with open(gate, "w") as f:  # the hook ends and the turn starts
+            f.write("go\n")
+        code, _, _ = wait_proc(p)
+        self.assertEqual(code, 129)
+        # Cancelled as soon as it showed: the command never ran or was ended with it (and the
+        # session, which the model never answered, is discarded as any such one-shot's is).
+        self.assertTrue(wait_until(lambda: not processes_with(marker)), "the turn kept running")
+        self.assertLessEqual(len(env.requests()), 1)
+
 
 class OneShotOutput(unittest.TestCase):
     def test_a_failed_turn_prints_its_error_once_on_stderr(self):

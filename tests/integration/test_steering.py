@@ -3,6 +3,7 @@ turn's next step, after that step's tool results (the strict model server refuse
 place), every client sees it at each stage with who sent it, and a steer the turn cannot take
 any more becomes the next prompt. The turn is held at a known point by a bash call that reads
 a FIFO the test writes when it is ready, so nothing here depends on timing."""
+import json
 import os
 import unittest
 
@@ -117,6 +118,32 @@ class SteeringTest(unittest.TestCase):
         self.assertEqual(prompts, [STEER])
         self.assertEqual(self.env.requests()[-1]["body"]["messages"][-1]["content"], STEER)
         self.assertIsNone(transcript_problems(self.env.transcript(self.sid)))
+
+    def test_a_user_prompt_submit_hook_sees_a_steer_and_may_refuse_it(self):
+        from test_hooks import one, user_hooks
+        self.env = Env(lambda env: [{"tool_calls": [gated_bash(env)]},
+                                    {"expect": {"last_role": "tool"}, "text": "done"}])
+        user_hooks(self.env, {"UserPromptSubmit": one(
+            "grep -q hunter2 && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0")})
+        self.api = Api(self.env)
+        self.pb = self.api.pb
+        self.sid = self.api.create()
+        self.watch = self.api.attach(self.sid, "watcher")
+        self.api.prompt(self.sid, "start")
+        until(self.watch, lambda e: kind(e) == "tool_call_ready")
+        resp = self.api.stub.SendPrompt(self.pb.SendPromptRequest(
+            session_id=self.sid, text="my password is hunter2", client_name="api",
+            delivery=self.pb.PROMPT_DELIVERY_STEER), timeout=10)
+        self.assertTrue(resp.steered)
+        open_gate(self.env)
+        events = until(self.watch, lambda e: kind(e) == "turn_ended")
+        blocked = steered(events, self.pb.Steered.BLOCKED)
+        self.assertEqual(len(blocked), 1)
+        self.assertIn("no secrets in prompts", blocked[0].reason)
+        self.assertEqual(steered(events, self.pb.Steered.LANDED), [])
+        # The model never saw it: the second request ends with the call's result.
+        self.assertEqual(self.env.requests()[-1]["body"]["messages"][-1]["role"], "tool")
+        self.assertNotIn("hunter2", json.dumps(self.env.transcript(self.sid)))
 
     def test_a_read_only_observer_cannot_steer(self):
         self.start([{"text": "hello"}])
