@@ -161,13 +161,7 @@ absl::Status AcpSession::Prompt(const Json& id, const PromptText& p) {
   if (!live_) return absl::FailedPreconditionError("the session ended; load it again");
   grpc::ClientContext ctx;
   SetCallDeadline(ctx);
-  v1::SendPromptRequest req;
-  req.set_session_id(id_);
-  req.set_text(p.text);
-  req.set_client_name(o_.client_name);
-  *req.mutable_model() = ModelFromEnv(o_.model);
-  *req.mutable_tool_env() = ToolEnvFromProcess();
-  *req.mutable_settings() = o_.settings;
+  v1::SendPromptRequest req = PromptRequest(id_, p.text, o_, o_.model);
   req.set_expand(p.typed_only);
   // A turn of ours runs: this prompt is a course correction for it, as a person typing in
   // the terminal means it.

@@ -28,6 +28,18 @@ v1::ModelConfig ModelFromEnv(const std::string& model) {
   return c;
 }
 
+v1::SendPromptRequest PromptRequest(const std::string& session_id, const std::string& text,
+                                    const ClientOptions& options, const std::string& model) {
+  v1::SendPromptRequest req;
+  req.set_session_id(session_id);
+  req.set_text(text);
+  req.set_client_name(options.client_name);
+  *req.mutable_model() = ModelFromEnv(model);
+  *req.mutable_tool_env() = ToolEnvFromProcess();
+  *req.mutable_settings() = options.settings;
+  return req;
+}
+
 v1::ToolEnvironment ToolEnvFromProcess() {
   // A session on another host runs its tools with that host's login environment.
   if (std::optional<v1::ToolEnvironment> remote = RemoteToolEnvironment()) return *remote;

@@ -57,6 +57,11 @@ agent::v1::ModelConfig ModelFromEnv(const std::string& model = "");
 // secret and never the API key leaves this process in it.
 agent::v1::ToolEnvironment ToolEnvFromProcess();
 
+// A prompt as this client sends it: its name, the model settings (`model` replacing
+// AGENT_MODEL when set), the tools' environment and its settings travel with the text.
+agent::v1::SendPromptRequest PromptRequest(const std::string& session_id, const std::string& text,
+                                           const ClientOptions& options, const std::string& model);
+
 // Creates a session in options.project (workdir: its root, cwd: where this client runs)
 // with this process's model, tool environment and settings.
 absl::StatusOr<agent::v1::Session> CreateSessionHere(agent::v1::AgentDaemon::Stub& stub,

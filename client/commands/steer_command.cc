@@ -51,13 +51,7 @@ int RunSteerSubcommand(int argc, char** argv) {
   if (!full.ok()) ExitWithoutTeardown(Complain(TerminalSafe(std::string(full.status().message()))));
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
-  v1::SendPromptRequest req;
-  req.set_session_id(*full);
-  req.set_text(text);
-  req.set_client_name(options.client_name);
-  *req.mutable_model() = ModelFromEnv(options.model);
-  *req.mutable_tool_env() = ToolEnvFromProcess();
-  *req.mutable_settings() = options.settings;
+  v1::SendPromptRequest req = PromptRequest(*full, text, options, options.model);
   req.set_expand(true);
   req.set_delivery(v1::PROMPT_DELIVERY_STEER);
   v1::SendPromptResponse resp;

@@ -34,13 +34,7 @@ CommandRunner::~CommandRunner() {
 grpc::Status CommandRunner::SendPrompt(const std::string& session_id, const std::string& text,
                                        bool steer, bool* steered) {
   grpc::ClientContext ctx;
-  v1::SendPromptRequest req;
-  req.set_session_id(session_id);
-  req.set_text(text);
-  req.set_client_name(o_.client_name);
-  *req.mutable_model() = ModelFromEnv(model_);
-  *req.mutable_tool_env() = ToolEnvFromProcess();
-  *req.mutable_settings() = o_.settings;
+  v1::SendPromptRequest req = PromptRequest(session_id, text, o_, model_);
   req.set_expand(true);  // @mentions and custom commands, as a person typing means them
   if (steer) req.set_delivery(v1::PROMPT_DELIVERY_STEER);
   v1::SendPromptResponse resp;

@@ -5,7 +5,7 @@
 //
 // States of the loop (interactive):
 //   editing    the line editor is drawn under the live lines; keys go to libedit. A turn
-//              may be running: a line typed then is sent at once (the daemon queues it).
+//              may be running: a line typed then steers it (Enter) or is queued (Alt-Enter).
 //   approving  an approval waits and this client may answer: the question replaces the
 //              editor (whose text is kept); keys y / n / a answer, n, q and Esc deny,
 //              Ctrl-D detaches (the approval stays pending for another client), Ctrl-C

@@ -270,6 +270,7 @@ void TurnRunner::LandSteers() {
   for (const Session::QueuedPrompt& p : steers) hooked.push_back(PromptHooksFor(p.text));
   SessionMutexLock l(&s_.mu_);
   bool landed = false;
+  std::vector<Session::QueuedPrompt> kept;
   for (size_t i = 0; i < steers.size(); ++i) {
     Session::QueuedPrompt& p = steers[i];
     if (hooked[i].blocked) {
@@ -281,12 +282,14 @@ void TurnRunner::LandSteers() {
              .AppendUser(ApplyExpansion(p.text, p.expansion, s_.files_) + hooked[i].context,
                          p.expansion.image_urls)
              .ok()) {
-      s_.steers_.push_front(std::move(p));  // kept for the next prompt
+      kept.push_back(std::move(p));  // before the steers that came during the hooks
       continue;
     }
     landed = true;
     s_.Emit(events::Steered(p.text, p.client, v1::Steered::LANDED));
   }
+  s_.steers_.insert(s_.steers_.begin(), std::make_move_iterator(kept.begin()),
+                    std::make_move_iterator(kept.end()));
   if (landed) s_.SaveLocked(Session::Save::kTranscriptOnly);
 }
 
