@@ -46,7 +46,7 @@ void SetUtf8Locale() {
 struct Flags {
   bool version = false, json = false, yes = false, plain = false, cont = false;
   bool deny_tools = false, print = false, usage = false, auto_mode = false, accept_edits = false;
-  bool json_snapshot = false;
+  bool json_snapshot = false, plan = false;
   std::string resume_id, model;
   std::vector<std::string> words;
 };
@@ -61,6 +61,8 @@ void AddFlags(CLI::App& app, Flags& f) {
   app.add_flag("--usage", f.usage, "print the turn's tokens and cost on stderr at the end");
   app.add_flag("-y,--yes", f.yes, "approve gated tools (write_file, edit_file, bash)");
   app.add_flag("--read-only", f.deny_tools, "deny every gated tool: the agent may only read");
+  app.add_flag("--plan", f.plan,
+               "plan mode: the agent reads and plans, changes nothing, then asks how to go on");
   app.add_flag("--auto", f.auto_mode,
                "auto mode: commands in the sandbox and edits in the project run without asking");
   app.add_flag("--accept-edits", f.accept_edits,
@@ -184,6 +186,7 @@ int main(int argc, char** argv) {
   ClientOptions& o = *options;
   o.deny_tools = f.deny_tools;
   o.auto_mode = f.auto_mode;
+  o.plan = f.plan;
   o.accept_edits = f.accept_edits;
   o.json_snapshot = f.json_snapshot;
   o.model = f.model;

@@ -22,8 +22,23 @@ const char* StopReason(v1::TurnOutcome o) {
   }
 }
 
+// The id of the model's question's option `i` (ask_user), read back by QuestionAnswer.
+std::string AnswerOptionId(int i) { return "answer-" + std::to_string(i); }
+
 Json PermissionOptions(const v1::PendingApproval& a) {
   Json options = Json::array();
+  if (a.has_question()) {
+    // ACP asks with a choice of options only: a question the model left open gets "no answer"
+    // alone, and a terminal may still answer it in words.
+    for (int i = 0; i < a.question().options_size(); ++i) {
+      options.push_back(Json{{"optionId", AnswerOptionId(i)},
+                             {"name", a.question().options(i)},
+                             {"kind", "allow_once"}});
+    }
+    options.push_back(
+        Json{{"optionId", "reject_once"}, {"name", "No answer"}, {"kind", "reject_once"}});
+    return options;
+  }
   options.push_back(
       Json{{"optionId", "allow_once"}, {"name", "Allow once"}, {"kind", "allow_once"}});
   // What only a person may answer is never made a rule (the daemon refuses it anyway).
@@ -207,9 +222,13 @@ void AcpSession::Ask(const v1::PendingApproval& a) {
   int64_t request = editor_.request("session/request_permission", std::move(params));
   asks_[a.call_id()] = request;
   asked_calls_[request] = a.call_id();
+  if (a.has_question()) {
+    question_options_[a.call_id()] = {a.question().options().begin(), a.question().options().end()};
+  }
 }
 
 void AcpSession::Withdraw(const std::string& call_id) {
+  question_options_.erase(call_id);
   auto it = asks_.find(call_id);
   if (it == asks_.end()) return;
   editor_.send(NotificationLine("$/cancel_request", Json{{"requestId", it->second}}));
@@ -253,6 +272,7 @@ void AcpSession::OnEditorAnswer(int64_t request_id, const Message& answer) {
   asked_calls_.erase(it);
   asks_.erase(call_id);
   OnPermissionAnswer(call_id, answer);
+  question_options_.erase(call_id);
 }
 
 void AcpSession::OnPermissionAnswer(const std::string& call_id, const Message& answer) {
@@ -267,7 +287,18 @@ void AcpSession::OnPermissionAnswer(const std::string& call_id, const Message& a
   req.set_session_id(id_);
   req.set_call_id(call_id);
   req.set_client_name(o_.client_name);
-  if (option == "allow_once") {
+  auto question = question_options_.find(call_id);
+  if (question != question_options_.end()) {
+    // The model's question: the option's text is the answer.
+    req.set_decision(v1::DECISION_DENY);
+    req.set_reason("not answered in the editor");
+    for (size_t i = 0; i < question->second.size(); ++i) {
+      if (option == AnswerOptionId(static_cast<int>(i))) {
+        req.set_decision(v1::DECISION_ALLOW_ONCE);
+        req.set_reason(question->second[i]);
+      }
+    }
+  } else if (option == "allow_once") {
     req.set_decision(v1::DECISION_ALLOW_ONCE);
   } else if (option == "allow_always") {
     req.set_decision(v1::DECISION_ALLOW_ALWAYS);

@@ -118,7 +118,9 @@ class AcpSession {
   std::deque<PendingPrompt> prompts_;
   std::map<std::string, int64_t> asks_;         // call id -> open permission request
   std::map<int64_t, std::string> asked_calls_;  // its inverse
-  std::map<int64_t, std::string> file_reads_;   // our fs request id -> the daemon's request
+  // The options of the model's questions asked (call id -> options), to read an answer back.
+  std::map<std::string, std::vector<std::string>> question_options_;
+  std::map<int64_t, std::string> file_reads_;  // our fs request id -> the daemon's request
 };
 
 }  // namespace agent::client::acp

@@ -15,12 +15,14 @@ struct Mode {
 };
 
 // A policy mode added to the daemon gets one line here.
-constexpr std::array<Mode, 5> kModes = {{
+constexpr std::array<Mode, 6> kModes = {{
     {"ask", "Ask", "Edits and commands ask first, unless a rule allows them", v1::POLICY_MODE_ASK},
     {"edits", "Accept edits", "Edits in the project run without asking; commands ask first",
      v1::POLICY_MODE_ACCEPT_EDITS},
     {"auto", "Auto", "Sandboxed commands and edits in the project run without asking",
      v1::POLICY_MODE_AUTO},
+    {"plan", "Plan", "The agent reads and plans, changes nothing, then hands its plan over",
+     v1::POLICY_MODE_PLAN},
     {"read-only", "Read-only", "Every edit and command is refused: the agent only reads",
      v1::POLICY_MODE_READ_ONLY},
     {"yes", "Allow all", "Edits and commands run without asking (as agent --yes)",

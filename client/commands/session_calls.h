@@ -36,6 +36,7 @@ struct ClientOptions {
   bool auto_mode = false;      // --auto: sandboxed commands and edits in the project run unasked
   bool accept_edits = false;   // --accept-edits: edits in the project run unasked, commands ask
   bool deny_tools = false;     // --read-only: deny every gated tool (no writes, no commands)
+  bool plan = false;           // --plan: read and plan, then hand the plan over
   bool read_only = false;      // attach as an observer
   std::string client_name;
   std::string session_id;              // resume this one instead of creating a session
@@ -44,7 +45,7 @@ struct ClientOptions {
   agent::v1::ClientSettings settings;  // this terminal's AGENT_* settings (client_settings.h)
   ProjectDirs project;                 // where sessions live, and where this client runs
 
-  ModeFlags mode_flags() const { return {deny_tools, auto_mode, accept_edits, yes}; }
+  ModeFlags mode_flags() const { return {deny_tools, auto_mode, accept_edits, yes, plan}; }
 };
 
 // The model settings of this process's environment (AGENT_BASE_URL, ...), as sent to the

@@ -35,7 +35,7 @@ const std::vector<Entry>& Commands() {
       {"model", SlashCommand::kModel, "/model NAME", "use model NAME from the next request"},
       {"allow", SlashCommand::kAllow, "/allow RULE",
        "record an allow rule, e.g. /allow bash(make *)"},
-      {"mode", SlashCommand::kMode, "/mode ask|auto|edits|yes|read-only",
+      {"mode", SlashCommand::kMode, "/mode ask|auto|edits|plan|yes|read-only",
        "how gated tools are decided; auto: sandboxed commands and edits run unasked"},
       {"trust", SlashCommand::kTrust, "/trust",
        "trust the allow rules of this project's .agent/settings.json, after asking"},

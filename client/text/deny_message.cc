@@ -30,7 +30,7 @@ DenyMessageInput::Outcome DenyMessageInput::Feed(const std::string& bytes) {
 }
 
 std::string DenyMessageInput::Line(int cols) const {
-  const std::string head = "No, and tell it: ";
+  const std::string& head = head_;
   const std::string tail = "\u258f (Enter sends, Esc goes back)";
   std::string shown = ShowControls(text_);
   // Bounded by the message's length: each pass drops one character from its start.

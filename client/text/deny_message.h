@@ -1,10 +1,12 @@
 // "No, and tell it…": at an approval question, `t` lets the person deny the call and type what
 // the model should do instead, sent with the denial in one step (Claude Code's "no, and tell
-// Claude what to do differently"). This is the small line input for that message; the
-// SessionView owns one and feeds it the keys while it is active. Thread-compatible.
+// Claude what to do differently"); at the model's own question (ask_user), `t` types the
+// answer. This is the small line input for that message; the SessionView owns one and feeds it
+// the keys while it is active. Thread-compatible.
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace agent::client {
 
@@ -14,9 +16,11 @@ class DenyMessageInput {
 
   bool active() const { return active_; }
   const std::string& text() const { return text_; }
-  void Start() {
+  // `head`: what the line says before the text typed.
+  void Start(std::string head = "No, and tell it: ") {
     active_ = true;
     text_.clear();
+    head_ = std::move(head);
   }
   void Stop() {
     active_ = false;
@@ -38,6 +42,7 @@ class DenyMessageInput {
  private:
   bool active_ = false;
   std::string text_;
+  std::string head_;
 };
 
 }  // namespace agent::client

@@ -18,6 +18,8 @@ std::string PolicyModeName(v1::PolicyMode mode) {
       return "edits";
     case v1::POLICY_MODE_READ_ONLY:
       return "read-only";
+    case v1::POLICY_MODE_PLAN:
+      return "plan";
     case v1::POLICY_MODE_DENY_UNRULED:
       return "deny-unruled";
     default:
@@ -32,11 +34,13 @@ std::optional<v1::PolicyMode> ParsePolicyMode(const std::string& name) {
   if (n == "auto") return v1::POLICY_MODE_AUTO;
   if (n == "edits" || n == "accept-edits") return v1::POLICY_MODE_ACCEPT_EDITS;
   if (n == "read-only") return v1::POLICY_MODE_READ_ONLY;
+  if (n == "plan") return v1::POLICY_MODE_PLAN;
   return std::nullopt;
 }
 
 v1::PolicyMode ModeFromFlags(const ModeFlags& f, v1::PolicyMode otherwise) {
   if (f.read_only) return v1::POLICY_MODE_READ_ONLY;
+  if (f.plan) return v1::POLICY_MODE_PLAN;
   if (f.auto_mode) return v1::POLICY_MODE_AUTO;
   if (f.accept_edits) return v1::POLICY_MODE_ACCEPT_EDITS;
   if (f.yes) return v1::POLICY_MODE_YES;

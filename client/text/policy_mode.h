@@ -22,8 +22,10 @@ struct ModeFlags {
   bool auto_mode = false;     // --auto
   bool accept_edits = false;  // --accept-edits
   bool yes = false;           // --yes
+  bool plan = false;          // --plan
 };
-// The mode they choose, the strictest first (--read-only wins); `otherwise` when none is set.
+// The mode they choose, the strictest first (--read-only, then --plan); `otherwise` when none
+// is set.
 agent::v1::PolicyMode ModeFromFlags(const ModeFlags& f, agent::v1::PolicyMode otherwise);
 
 // One line for a change of mode: "mode: auto (set by alice@host:1234)".

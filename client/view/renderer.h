@@ -133,6 +133,8 @@ class Renderer {
   std::string CallLine(const std::string& name, const std::string& arguments) const;
   // What is asked: the tool and command or path, and the coloured diff of an edit.
   std::string ApprovalPrompt(const agent::v1::PendingApproval& approval) const;
+  // How the model's question (PendingApproval.question) was answered, and by whom.
+  std::string QuestionOutcome(const agent::v1::ApprovalResolved& resolved) const;
   // An edit that ran without asking (ToolResult.diff): "path +A -R" and its first hunk.
   std::string EditSummary(const std::string& diff) const;
   // The question line: "[y]es / [n]o / [a]lways (rule)".

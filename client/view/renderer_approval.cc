@@ -34,6 +34,27 @@ std::string ShownText(const std::string& text) {
 
 std::string Renderer::ApprovalPrompt(const v1::PendingApproval& a) const {
   std::string out;
+  if (a.has_question()) {
+    // The model's question: its words and its choices, model text shown escaped.
+    if (a.tool() == "present_plan") {  // plan mode's hand-over: the plan, then how to go on
+      absl::StrAppend(&out,
+                      Colored("1;36", absl::StrCat("? ", ChildApprovalMark(a),
+                                                   "the agent's plan; how to go on?")),
+                      "\n");
+      for (absl::string_view line : absl::StrSplit(ShownText(a.question().text()), '\n')) {
+        absl::StrAppend(&out, "  ", line, "\n");
+      }
+    } else {
+      absl::StrAppend(&out,
+                      Colored("1;36", absl::StrCat("? ", ChildApprovalMark(a), "the agent asks: ")),
+                      ShownText(a.question().text()), "\n");
+    }
+    for (int i = 0; i < a.question().options_size(); ++i) {
+      absl::StrAppend(&out, "  ", Colored("1", absl::StrCat(i + 1, ".")), " ",
+                      ShownText(a.question().options(i)), "\n");
+    }
+    return out;
+  }
   if (a.escalation()) {
     // Not one more question: the command would leave the sandbox, so it looks apart.
     absl::StrAppend(
@@ -115,6 +136,12 @@ std::string Renderer::EditSummary(const std::string& diff) const {
 }
 
 std::string Renderer::ApprovalQuestion(const v1::PendingApproval& a) const {
+  if (a.has_question()) {
+    const int n = a.question().options_size();
+    std::string choose = n > 0 ? absl::StrCat("[1-", n, "] choose / ") : "";
+    return absl::StrCat(Colored("1;36", "Answer?"), " ", Colored("1", choose),
+                        Colored("1", "[t]ype an answer"), " / ", Colored("1", "[n]o answer"), " ");
+  }
   std::string rules = VisibleRules(a.proposed_rules());
   std::string always = rules.empty() ? "[a]lways" : absl::StrCat("[a]lways: ", rules);
   // The prefix rule a person most likely means, and the exact command beside it.
@@ -144,6 +171,18 @@ std::string Renderer::ApprovalOutcome(const v1::ApprovalResolved& r) const {
   return Colored("32", absl::StrCat("✓ allowed", by)) + "\n";
 }
 
+std::string Renderer::QuestionOutcome(const v1::ApprovalResolved& r) const {
+  std::string by;
+  if (!r.client_name().empty()) {
+    by = r.client_name() == options_.own_client ? " by you" : " by " + r.client_name();
+  }
+  if (r.decision() == v1::DECISION_DENY || r.reason().empty()) {
+    std::string why = r.reason().empty() ? "" : absl::StrCat(" (", ShownText(r.reason()), ")");
+    return Colored("33", absl::StrCat("· not answered", by, why)) + "\n";
+  }
+  return Colored("32", absl::StrCat("✓ answered", by, ": ")) + ShownText(r.reason()) + "\n";
+}
+
 std::string Renderer::ApprovalRequested(const v1::PendingApproval& a, absl::Time now,
                                         RenderState& st) const {
   constexpr size_t kMaxQueued = 64;
@@ -170,8 +209,10 @@ std::string Renderer::ApprovalResolved(const v1::ApprovalResolved& r, absl::Time
     return "";
   }
   bool child = false;
+  bool question = false;
   if (st.pending_approval_.has_value() && st.pending_approval_->call_id() == r.call_id()) {
     child = !st.pending_approval_->child_session_id().empty();
+    question = st.pending_approval_->has_question();
     st.pending_approval_.reset();
   }
   // A child's denial ends nothing of the parent's: its `task` call still runs.
@@ -180,7 +221,7 @@ std::string Renderer::ApprovalResolved(const v1::ApprovalResolved& r, absl::Time
   } else {
     st.SetPhase(Phase::kTool, now, st.phase_what_);
   }
-  std::string out = EndLine(st) + ApprovalOutcome(r);
+  std::string out = EndLine(st) + (question ? QuestionOutcome(r) : ApprovalOutcome(r));
   if (!st.pending_approval_.has_value() && !q.empty()) {
     v1::PendingApproval next = std::move(q.front());
     q.pop_front();

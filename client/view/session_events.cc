@@ -277,7 +277,10 @@ void SessionView::OnSteered(const v1::Steered& s) {
 void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
   if (!o_.json) Trace(renderer_->Render(e, now, screen_));
   const v1::PendingApproval& a = e.approval_requested().approval();
-  if (interactive_) WriteOut(attention_.Alert("needs your approval: " + a.tool()));
+  if (interactive_) {
+    WriteOut(attention_.Alert(a.has_question() ? "has a question for you"
+                                               : "needs your approval: " + a.tool()));
+  }
   if (o_.read_only) {
     if (o_.json) renderer_->Render(e, now, screen_);
     screen_.SetApprovalLine(false);
@@ -288,8 +291,15 @@ void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
     if (!editor_ && !cbreak_) cbreak_ = std::make_unique<CbreakMode>();
   } else {
     // No terminal to ask on: --yes allows, otherwise the call is denied with a reason. A call
-    // that needs a person's answer is never allowed here. FAILED_PRECONDITION: another
-    // client was first.
+    // that needs a person's answer is never allowed here, and the model's question gets no
+    // answer (it decides itself). FAILED_PRECONDITION: another client was first.
+    if (a.has_question()) {
+      const std::string& on =
+          a.child_session_id().empty() ? turn_.session_id : a.child_session_id();
+      (void)commands_->Approve(on, a.call_id(), v1::DECISION_DENY,
+                               "nobody can answer: agent runs without a terminal");
+      return;
+    }
     const bool allow = o_.yes && !a.requires_person();
     std::string reason;
     if (!o_.yes) reason = "not approved: the user ran agent without --yes";

@@ -189,7 +189,10 @@ void SessionView::HandleDenyMessageKeys(const std::string& bytes) {
     case DenyMessageInput::Outcome::kSend: {
       const std::string reason = deny_message_.text();
       deny_message_.Stop();
-      Answer('n', reason);
+      // At the model's question the typed words are the answer; at an approval, the denial's.
+      const bool question =
+          screen_.pending_approval().has_value() && screen_.pending_approval()->has_question();
+      Answer(question && !reason.empty() ? 'y' : 'n', reason);
       break;
     }
     case DenyMessageInput::Outcome::kBack:
@@ -197,6 +200,24 @@ void SessionView::HandleDenyMessageKeys(const std::string& bytes) {
       break;
   }
   Paint(true);
+}
+
+// At the model's question (ask_user): a digit picks an option, t types an answer, n, q or a lone
+// Esc give none.
+void SessionView::HandleQuestionKey(char c) {
+  const v1::Question& q = screen_.pending_approval()->question();
+  if (c >= '1' && c <= '9' && c - '1' < q.options_size()) {
+    Answer('y', q.options(c - '1'));
+    return;
+  }
+  const char k = static_cast<char>(c | 0x20);
+  if (k == 'n' || k == 'q') {
+    Answer('n');
+  } else if (k == 't') {
+    deny_message_.Start("Your answer: ");
+    if (!live_) Emit(renderer_->Notice("type your answer (Enter sends, Esc goes back):"));
+    Paint(true);
+  }
 }
 
 // At an approval question: y / n / a answer (e: "always" for exactly this command when the
@@ -227,6 +248,10 @@ void SessionView::HandleApprovalKeys(const std::string& bytes) {
       return;
     }
     char k = static_cast<char>(c | 0x20);
+    if (screen_.pending_approval().has_value() && screen_.pending_approval()->has_question()) {
+      HandleQuestionKey(c);
+      return;
+    }
     if (k == 'y' || k == 'n' || k == 'a' || k == 'q') {
       Answer(k == 'q' ? 'n' : k);
       return;

@@ -107,6 +107,7 @@ class SessionView {
   void HandleInput(const std::string& bytes);
   void HandleSignal(int sig);
   void HandleInterrupt();
+  void HandleQuestionKey(char c);
   void HandleApprovalKeys(const std::string& bytes);
   // `queue`: typed with Alt-Enter, the line waits for the running turn to end instead of
   // steering it.

@@ -15,7 +15,8 @@ CallVerdict ApplyGuard(CallVerdict verdict, const ToolGuard& guard, v1::PolicyMo
   }
   if (verdict.kind == K::kRefuse) return verdict;
   if (guard.failed || guard.permission == Permission::kAsk) {
-    if (mode == v1::POLICY_MODE_READ_ONLY || mode == v1::POLICY_MODE_DENY_UNRULED) {
+    if (mode == v1::POLICY_MODE_READ_ONLY || mode == v1::POLICY_MODE_DENY_UNRULED ||
+        mode == v1::POLICY_MODE_PLAN) {
       return {K::kRefuse, absl::StrCat("Not run: ",
                                        guard.failed ? "a hook guarding this call failed ("
                                                     : "a hook asked for a person's answer (",

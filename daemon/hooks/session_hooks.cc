@@ -39,8 +39,10 @@ std::string PermissionModeName(int policy_mode) {
   switch (policy_mode) {
     case v1::POLICY_MODE_YES:
       return "bypassPermissions";
-    case v1::POLICY_MODE_READ_ONLY:
+    case v1::POLICY_MODE_PLAN:
       return "plan";
+    case v1::POLICY_MODE_READ_ONLY:
+      return "readOnly";  // ours: every gated call refused, nobody asked
     case v1::POLICY_MODE_DENY_UNRULED:
       return "dontAsk";
     case v1::POLICY_MODE_ACCEPT_EDITS:

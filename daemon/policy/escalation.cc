@@ -70,6 +70,21 @@ bool IsEscalation(const std::string& tool, const Json& args) {
 
 CallVerdict DecideGatedCall(v1::PolicyMode mode, const absl::StatusOr<policy::RuleSet>& rules,
                             const Json& args, bool sandbox_confines, CallFacts* call) {
+  if (mode == v1::POLICY_MODE_PLAN) {
+    // Reading only: bash inside the sandbox, where the session binds the project read-only
+    // (ToolContext::read_only); deny rules still refuse. Nothing else gated runs.
+    if (call->tool == "bash" && sandbox_confines && !IsEscalation(call->tool, args)) {
+      CallFacts confined = *call;
+      confined.protected_reason.reset();
+      return DecideCall(v1::POLICY_MODE_YES, rules, confined);
+    }
+    return {K::kRefuse,
+            absl::StrCat("Denied: this session is in plan mode (read and plan only; ",
+                         call->tool == "bash" ? "commands run only inside the sandbox, which "
+                                                "cannot start here or was asked to be left"
+                                              : "nothing is changed",
+                         "). Finish the plan and hand it over with present_plan.")};
+  }
   if (IsEscalation(call->tool, args)) return DecideEscalation(mode, rules, args, call);
   const bool file_edit = call->tool == "write_file" || call->tool == "edit_file";
   if (mode == v1::POLICY_MODE_ACCEPT_EDITS) {

@@ -97,8 +97,9 @@ std::vector<std::string> BwrapOptions(const SandboxPolicy& policy, const Sandbox
   BindNamedFiles(target.readable, w, &argv);
   if (!w.empty()) {
     // Bound even when read-only: a project under /tmp would be gone under the private /tmp.
-    Add(&argv, {policy.mode == SandboxMode::kWorkspaceWrite ? "--bind" : "--ro-bind", w, w});
-    if (policy.mode == SandboxMode::kWorkspaceWrite) ProtectInside(w, target.git, &argv);
+    const bool writable = policy.mode == SandboxMode::kWorkspaceWrite && !target.read_only;
+    Add(&argv, {writable ? "--bind" : "--ro-bind", w, w});
+    if (writable) ProtectInside(w, target.git, &argv);
   }
   Hide(policy, w, &argv);
   if (!target.proxy_dir.empty() && !policy.network) {

@@ -38,6 +38,8 @@ struct SandboxTarget {
   // under one of them, outside the work tree, is bound read-only where it is named. Nothing
   // else of /tmp appears (a directory or socket there is never bound).
   std::vector<std::string> readable = {};
+  // The work tree bound read-only whatever the policy's mode (a session in plan mode).
+  bool read_only = false;
 };
 
 // Where a command's proxy directory and the bridge program appear inside its sandbox: in its

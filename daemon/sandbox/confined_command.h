@@ -23,10 +23,12 @@ struct ConfinedCommand {
 };
 
 // Requires box.Confines(). `network`: the whole network (`agent sandbox --network`), no proxy.
-// `show`: each connection the proxy is asked for, as it is (may be empty).
+// `show`: each connection the proxy is asked for, as it is (may be empty). `read_only`: the
+// work tree read-only whatever the policy says (plan mode).
 absl::StatusOr<ConfinedCommand> PrepareConfined(const Sandbox& box, const std::string& workdir,
                                                 const std::string& cwd, const std::string& command,
                                                 bool network,
-                                                std::function<void(const ProxyEvent&)> show);
+                                                std::function<void(const ProxyEvent&)> show,
+                                                bool read_only = false);
 
 }  // namespace agent::daemon::sandbox

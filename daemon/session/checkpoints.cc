@@ -1,12 +1,11 @@
 // The session's file checkpoints (daemon/checkpoints/): undo, rewind's restore, diff, list.
-// A restore runs with the turn loop held off the way Compact does it (compacting_): prompts
-// sent meanwhile wait, then start.
+// A restore runs with the turn loop held off the way Compact does it (SessionState::HoldTurns):
+// prompts sent meanwhile wait, then start.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/json.h"
-#include "daemon/session/deferred_writes.h"
 #include "daemon/session/session.h"
 
 namespace agent::daemon {
@@ -39,41 +38,23 @@ std::string RestoreNote(const checkpoints::UndoResult& r) {
 checkpoints::Checkpointer& Session::checkpointer() {
   std::call_once(checkpointer_once_, [this] {
     checkpointer_ = std::make_unique<checkpoints::Checkpointer>(
-        workdir_, id_, deps_.config.checkpoints, deps_.checkpoint_stores);
+        workdir(), id(), deps_.config.checkpoints, deps_.checkpoint_stores);
   });
   return *checkpointer_;
-}
-
-void Session::NoticeLocked(std::string text) {
-  v1::Event e;
-  e.mutable_notice()->set_text(std::move(text));
-  Emit(std::move(e));
 }
 
 absl::StatusOr<checkpoints::UndoResult> Session::RestoreFiles(
     const std::function<absl::StatusOr<checkpoints::UndoResult>()>& restore,
     const std::string& client) {
-  {
-    SessionMutexLock l(&mu_);
-    if (audience_.IsReadOnly(client)) {
-      return absl::PermissionDeniedError("a read-only observer cannot restore files");
-    }
-    if (removed_) return RemovedError(id_);
-    if (running_ || compacting_ || !queue_.empty()) {
-      return absl::FailedPreconditionError("a turn is running; restore the files when it is done");
-    }
-    compacting_ = true;
-  }
+  if (absl::Status held = state_.HoldTurns(client, "restore"); !held.ok()) return held;
   absl::StatusOr<checkpoints::UndoResult> r = restore();
-  SessionMutexLock l(&mu_);
-  compacting_ = false;
   if (r.ok() && r->restored) {
-    // Idle: the transcript ends with an answered turn, so a user message keeps the rule.
-    if (transcript_.AppendUser(RestoreNote(*r)).ok()) SaveLocked();
-    NoticeLocked(
+    state_.ReleaseTurns(
+        RestoreNote(*r),
         absl::StrCat("files restored by ", client.empty() ? "a client" : client, ": ", r->message));
+  } else {
+    state_.ReleaseTurns("", "");
   }
-  if (!queue_.empty() && !shutting_down_) StartTurnThreadLocked();
   return r;
 }
 
@@ -100,12 +81,6 @@ absl::StatusOr<checkpoints::UndoResult> Session::RestoreFilesFrom(int at_message
         return checkpointer().RestoreFrom(at_message, /*dry_run=*/false, false);
       },
       client);
-}
-
-absl::StatusOr<std::string> Session::FilesDiff(int turn) { return checkpointer().Diff(turn); }
-
-std::vector<checkpoints::CheckpointRecord> Session::ListCheckpoints() {
-  return checkpointer().List();
 }
 
 }  // namespace agent::daemon

@@ -1,8 +1,8 @@
-// TurnRunner::Compact: the older messages replaced by a summary the model writes. The summary
-// request, the instruction files (rebuilt for the new system message) and the archive of what is
-// removed are made without the session's lock; the transcript changes under it only once all of
-// that succeeded: what is removed is archived first, and a compaction that cannot keep it does
-// not happen.
+// Compaction: the older messages replaced by a summary the model writes. The summary request,
+// the instruction files (rebuilt for the new system message) and the archive of what is removed
+// are made without the session's lock (TurnRunner::Compact); the transcript changes under it only
+// once all of that succeeded (SessionState::FinishCompaction): what is removed is archived
+// first, and a compaction that cannot keep it does not happen.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -11,68 +11,92 @@
 #include "daemon/session/deferred_writes.h"
 #include "daemon/session/events.h"
 #include "daemon/session/opening.h"
+#include "daemon/session/session_state.h"
 #include "daemon/session/turn_runner.h"
 
 namespace agent::daemon {
 
-absl::StatusOr<int> TurnRunner::Compact() {
-  Json messages = Json::array();
-  size_t cut;
-  ModelSettings model;
-  std::string cwd;
-  bool manual;
-  {
-    SessionMutexLock l(&s_.mu_);
-    cut = s_.transcript_.CutPoint();
-    if (cut <= s_.transcript_.FirstCompactable()) {
-      return absl::FailedPreconditionError("the transcript is too short to compact");
-    }
-    for (size_t i = s_.transcript_.FirstCompactable(); i < cut; ++i) {
-      messages.push_back(s_.transcript_.messages()[i]);
-    }
-    model = s_.settings_.model;
-    cwd = s_.meta_.cwd;
-    manual = !s_.in_turn_;
+absl::StatusOr<SessionState::CompactionInput> SessionState::BeginCompaction() const {
+  SessionMutexLock l(&mu_);
+  CompactionInput in;
+  in.cut = transcript_.CutPoint();
+  if (in.cut <= transcript_.FirstCompactable()) {
+    return absl::FailedPreconditionError("the transcript is too short to compact");
   }
-  s_.hooks_->PreCompact(manual);
+  in.messages = Json::array();
+  for (size_t i = transcript_.FirstCompactable(); i < in.cut; ++i) {
+    in.messages.push_back(transcript_.messages()[i]);
+  }
+  in.model = settings_.model;
+  in.cwd = meta_.cwd;
+  in.manual = !in_turn_;
+  return in;
+}
+
+absl::StatusOr<std::pair<size_t, size_t>> SessionState::FinishCompaction(
+    size_t cut, const std::string& summary, const BuiltSystemPrompt& prompt,
+    bool instructions_changed) {
+  size_t first;
+  size_t removed_count;
+  {
+    SessionMutexLock l(&mu_);
+    // The turn loop is the only writer while a turn runs, and it is compacting: the prefix is
+    // intact.
+    first = transcript_.FirstCompactable();
+    absl::StatusOr<Json> removed = transcript_.ReplacePrefix(cut, SummaryMessage(summary));
+    if (!removed.ok()) return removed.status();
+    removed_count = removed->size();
+    RefreshSystemPromptLocked(prompt, instructions_changed);
+    ++meta_.compactions;
+    meta_.prompt_tokens = 0;  // the next request reports the new size
+    SaveLocked(Save::kWhole);
+    Emit(events::Compacted(static_cast<int>(removed_count), static_cast<int>(transcript_.size())));
+  }
+  WriteSaves();
+  return std::make_pair(first, removed_count);
+}
+
+void SessionState::RefreshSystemPromptLocked(const BuiltSystemPrompt& prompt,
+                                             bool changed_since_seen) {
+  if (!meta_.agent.empty()) return;  // a child keeps its agent definition's prompt
+  if (!transcript_.ReplaceSystemText(prompt.text).ok()) return;
+  ctx_.SetPrompt(prompt.instructions, prompt.base_chars, prompt.text.size());
+  ctx_.reported_tokens = 0;
+  // A file changed since (the model may have edited it) is shown again, as new ones are.
+  if (changed_since_seen) NoticeLocked(context::InstructionsNotice(prompt.instructions));
+}
+
+absl::StatusOr<int> TurnRunner::Compact() {
+  absl::StatusOr<SessionState::CompactionInput> in = state_.BeginCompaction();
+  if (!in.ok()) return in.status();
+  hooks_.PreCompact(in->manual);
+  const std::string& workdir = state_.workdir();
   // Instruction files edited since the session began reach it now.
   BuiltSystemPrompt prompt =
-      BuildSessionPrompt(s_.workdir_, DirectoryInside(s_.workdir_, cwd), *s_.deps_.clock);
-  absl::StatusOr<std::string> summary = Summarize(*model_, model, messages, &s_.cancelled_);
+      BuildSessionPrompt(workdir, DirectoryInside(workdir, in->cwd), *deps_.clock);
+  absl::StatusOr<std::string> summary =
+      Summarize(*model_, in->model, in->messages, state_.cancelled());
+  if (!summary.ok()) {
+    state_.Error(absl::StrCat("compaction failed, the transcript is unchanged: ",
+                              summary.status().message()));
+    return summary.status();
+  }
   // What is removed is archived first: a compaction that cannot keep it does not happen.
-  absl::Status archived =
-      summary.ok() ? AppendCompacted(s_.workdir_, s_.id_, messages, *summary) : summary.status();
-  const bool instructions_changed = archived.ok() && MarkInstructionsSeen(s_.workdir_, prompt);
-  size_t first = 0;
-  absl::StatusOr<Json> removed;
-  {
-    SessionMutexLock l(&s_.mu_);
-    if (!summary.ok()) {
-      s_.Emit(events::Error(absl::StrCat("compaction failed, the transcript is unchanged: ",
-                                         summary.status().message())));
-      return summary.status();
-    }
-    if (!archived.ok()) {
-      s_.Emit(
-          events::Error(absl::StrCat("compaction failed, the transcript is unchanged: cannot keep "
-                                     "the messages it would remove: ",
-                                     archived.message())));
-      return archived;
-    }
-    // The turn loop is the only writer while a turn runs, and it is here: the prefix is intact.
-    first = s_.transcript_.FirstCompactable();
-    removed = s_.transcript_.ReplacePrefix(cut, SummaryMessage(*summary));
-    if (!removed.ok()) return removed.status();
-    s_.RefreshSystemPromptLocked(prompt, instructions_changed);
-    ++s_.meta_.compactions;
-    s_.meta_.prompt_tokens = 0;  // the next request reports the new size
-    s_.SaveLocked(Session::Save::kWhole);
-    s_.Emit(events::Compacted(static_cast<int>(removed->size()),
-                              static_cast<int>(s_.transcript_.size())));
-  }  // saved here
+  if (absl::Status archived = AppendCompacted(workdir, state_.id(), in->messages, *summary);
+      !archived.ok()) {
+    state_.Error(absl::StrCat(
+        "compaction failed, the transcript is unchanged: cannot keep the messages it would "
+        "remove: ",
+        archived.message()));
+    return archived;
+  }
+  const bool instructions_changed = MarkInstructionsSeen(workdir, prompt);
+  absl::StatusOr<std::pair<size_t, size_t>> done =
+      state_.FinishCompaction(in->cut, *summary, prompt, instructions_changed);
+  if (!done.ok()) return done.status();
   // The checkpoints' message numbers follow the shorter transcript (their record is a file).
-  s_.checkpointer().Compacted(static_cast<int>(first), static_cast<int>(removed->size()));
-  return static_cast<int>(removed->size());
+  checkpointer_().Compacted(static_cast<int>(done->first), static_cast<int>(done->second));
+  return static_cast<int>(done->second);
 }
 
 }  // namespace agent::daemon

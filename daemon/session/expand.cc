@@ -9,11 +9,8 @@ namespace agent::daemon {
 
 PromptExpansion Session::ExpandPrompt(std::string_view text) const {
   ExpansionContext ctx;
-  ctx.workdir = workdir_;
-  {
-    SessionMutexLock l(&mu_);
-    ctx.cwd = meta_.cwd;  // @path resolves from where the session was started
-  }
+  ctx.workdir = workdir();
+  ctx.cwd = state_.cwd();  // @path resolves from where the session was started
   ctx.commands_dir = UserCommandsDir();
   ctx.rules = rules_->Rules();
   return agent::daemon::ExpandPrompt(ctx, text);

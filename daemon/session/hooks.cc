@@ -4,37 +4,27 @@
 // PostToolUse) are its CallGuard's (call_guard.h).
 // The hooks run without the session's lock; what they decide enters the transcript under it,
 // so every call still gets exactly one result, whatever a hook did.
-#include "daemon/session/events.h"
 #include "daemon/session/session.h"
 #include "daemon/store/store.h"
 
 namespace agent::daemon {
 std::unique_ptr<hooks::SessionHooks> Session::MakeHooks() {
   hooks::SessionHooks::Info info;
-  info.session_id = id_;
-  info.project = workdir_;
-  info.transcript_path = TranscriptPath(workdir_, id_);
-  hooks::HookFiles files;
-  {
-    SessionMutexLock l(&mu_);
-    info.subagent = !meta_.parent_id.empty();
-    info.resumed = transcript_.size() > 1;  // more than the system message: loaded or forked
-  }
+  info.session_id = id();
+  info.project = workdir();
+  info.transcript_path = TranscriptPath(workdir(), id());
+  info.subagent = state_.is_child();
+  info.resumed = state_.resumed();
   info.sandbox = deps_.sandbox;
-  if (deps_.hook_files) files = deps_.hook_files(workdir_);
+  hooks::HookFiles files;
+  if (deps_.hook_files) files = deps_.hook_files(workdir());
   return std::make_unique<hooks::SessionHooks>(
-      std::move(info), std::move(files),
-      [this] {
-        SessionMutexLock l(&mu_);
-        return hooks::HookContext{hooks::PermissionModeName(settings_.policy), settings_.tool_env,
-                                  workdir_};
-      },
+      std::move(info), std::move(files), [this] { return state_.HookContext(); },
       [this](const std::string& text, bool failure) {
-        SessionMutexLock l(&mu_);
         if (failure) {
-          Emit(events::Error(text));
+          state_.Error(text);
         } else {
-          NoticeLocked(text);
+          state_.Notice(text);
         }
       });
 }

@@ -32,7 +32,6 @@ void SessionSaver::Queue(const Transcript& t, bool whole) {
     queued_.upto = covered_;
     queued_.rewrites = rewrites_;
   }
-  DeferWrite(this);
 }
 
 void SessionSaver::QueueMeta(SessionMeta meta) {
@@ -41,7 +40,6 @@ void SessionSaver::QueueMeta(SessionMeta meta) {
     if (dropped_) return;
     queued_.meta = std::move(meta);
   }
-  DeferWrite(this);
 }
 
 void SessionSaver::Drop(bool delete_files) {
@@ -51,7 +49,6 @@ void SessionSaver::Drop(bool delete_files) {
     queued_ = Work{};
     queued_.delete_files = delete_files;
   }
-  if (delete_files) DeferWrite(this);
 }
 
 bool SessionSaver::unsaved() const {

@@ -1,8 +1,8 @@
 // SessionSaver: a session's writes to disk, made after the session's mutex is released.
 //
 // Under the session's mutex the session says what changed (Queue, QueueMeta: copies of the new
-// lines, no I/O); the writes start once the mutex is released, on the thread that released it
-// (a DeferredWriter, daemon/session/deferred_writes.h), in the order they were queued, one writer
+// lines, no I/O); the thread that queued them calls Flush once it released the mutex
+// (SessionState::WriteSaves), and the writes are made in the order they were queued, one writer
 // at a time. So the turn thread has its messages on disk before its next step, and a slow or
 // failing disk never holds the session's lock.
 //
@@ -25,13 +25,12 @@
 #include "absl/status/status.h"
 #include "common/mutex.h"
 #include "common/transcript.h"
-#include "daemon/session/deferred_writes.h"
 #include "daemon/session/files.h"
 #include "daemon/store/store.h"
 
 namespace agent::daemon {
 
-class SessionSaver final : public DeferredWriter {
+class SessionSaver final {
  public:
   // What a write did. `messages_on_disk`: every message queued so far can be loaded from the
   // files (true after a failure too when the journal already held them).
@@ -46,12 +45,11 @@ class SessionSaver final : public DeferredWriter {
   SessionSaver& operator=(const SessionSaver&) = delete;
 
   // Under the session's mutex. Queues what `t` gained since the last Queue, or all of it when
-  // `whole` or when the new lines cannot simply be appended; starts the write when the calling
-  // thread releases the session's mutex.
+  // `whole` or when the new lines cannot simply be appended; Flush writes it.
   void Queue(const Transcript& t, bool whole) ABSL_LOCKS_EXCLUDED(q_mu_);
   void QueueMeta(SessionMeta meta) ABSL_LOCKS_EXCLUDED(q_mu_);
   // The session's files are deleted on purpose: nothing queued is written, nothing later. With
-  // `delete_files`, the saver deletes them (after the session's mutex is released).
+  // `delete_files`, the next Flush deletes them.
   void Drop(bool delete_files = false) ABSL_LOCKS_EXCLUDED(q_mu_);
 
   // Messages queued but not written yet, or not on disk after a failed write (the next Queue
@@ -63,7 +61,6 @@ class SessionSaver final : public DeferredWriter {
 
   // Writes what is queued. Any thread, holding no session mutex.
   absl::Status Flush() ABSL_LOCKS_EXCLUDED(io_mu_, q_mu_);
-  void StartDeferredWrite() override { (void)Flush(); }
 
  private:
   struct Work {

@@ -49,7 +49,7 @@ void ToolDispatch::Run(const std::vector<llm::ToolCall>& calls, bool last_trunca
     } else {
       outcomes.push_back(Execute(calls[i], prepared[0]));
     }
-    host_->OnResults(calls, i, outcomes);
+    host_->AppendResults(calls, i, outcomes);
     i = j;
     if (*cancelled_) return;
   }
@@ -65,7 +65,7 @@ tools::ToolOutcome ToolDispatch::UnknownTool(const std::string& name) const {
 
 ToolDispatch::Prepared ToolDispatch::Prepare(const llm::ToolCall& call, bool truncated) {
   Prepared p;
-  host_->OnCallReady(call);
+  host_->CallReady(call);
   if (*cancelled_) {
     p.outcome = tools::ToolOutcome{"Not run: cancelled by the user.", true};
     return p;
@@ -98,7 +98,7 @@ tools::ToolOutcome ToolDispatch::Execute(const llm::ToolCall& call, const Prepar
   if (p.outcome.has_value()) return *p.outcome;
   // A cancel while an earlier call of the batch was being approved stops the rest.
   if (*cancelled_) return {"Not run: cancelled by the user.", true};
-  tools::ToolContext ctx = host_->MakeContext(call.id);
+  tools::ToolContext ctx = host_->MakeToolContext(call.id);
   tools::ToolOutcome outcome = p.tool->Run(p.args, ctx);
   host_->AfterTool(call, p.args, &outcome);
   return outcome;

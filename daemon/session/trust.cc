@@ -7,14 +7,7 @@
 namespace agent::daemon {
 
 std::string Session::UntrustedRulesNotice() const {
-  return policy::UntrustedRulesNotice(ProjectSettingsPath(workdir_), rules_->UntrustedRules());
-}
-
-void Session::AnnounceUntrustedRulesLocked(std::vector<std::string> untrusted) {
-  if (untrusted == untrusted_told_) return;
-  untrusted_told_ = std::move(untrusted);
-  if (untrusted_told_.empty()) return;
-  NoticeLocked(policy::UntrustedRulesNotice(ProjectSettingsPath(workdir_), untrusted_told_));
+  return policy::UntrustedRulesNotice(ProjectSettingsPath(workdir()), rules_->UntrustedRules());
 }
 
 }  // namespace agent::daemon

@@ -64,12 +64,12 @@ std::optional<v1::TurnOutcome> Turn::Step(std::string* error) {
 void Turn::RunCalls(const tools::ToolRegistry* tools, const llm::ModelReply& reply) {
   const std::vector<llm::ToolCall>& calls = reply.tool_calls;
   if (calls.size() <= max_calls_) {
-    ToolDispatch(tools, this, cancelled_).Run(calls, reply.LastCallTruncated());
+    ToolDispatch(tools, host_, cancelled_).Run(calls, reply.LastCallTruncated());
     return;
   }
   const std::vector<llm::ToolCall> run(calls.begin(),
                                        calls.begin() + static_cast<std::ptrdiff_t>(max_calls_));
-  ToolDispatch(tools, this, cancelled_).Run(run, /*last_truncated=*/false);
+  ToolDispatch(tools, host_, cancelled_).Run(run, /*last_truncated=*/false);
   if (*cancelled_) return;  // the session seals the rest
   const std::string why = absl::StrCat("not run: a reply may make at most ", max_calls_,
                                        " tool calls and this one made ", calls.size(),

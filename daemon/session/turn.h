@@ -20,7 +20,7 @@
 
 namespace agent::daemon {
 
-class Turn final : private ToolDispatch::Host {
+class Turn final {
  public:
   static constexpr size_t kMaxCallsPerReply = 256;
 
@@ -36,28 +36,6 @@ class Turn final : private ToolDispatch::Host {
   // One model request and the calls it made; an outcome when the turn ends with it.
   std::optional<agent::v1::TurnOutcome> Step(std::string* error);
   void RunCalls(const tools::ToolRegistry* tools, const llm::ModelReply& reply);
-
-  // ToolDispatch::Host: to the session.
-  void OnCallReady(const llm::ToolCall& call) override { host_->CallReady(call); }
-  std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call,
-                                              const Json& args) override {
-    return host_->Authorize(call, args);
-  }
-  tools::ToolContext MakeContext(const std::string& call_id) override {
-    return host_->MakeToolContext(call_id);
-  }
-  std::optional<tools::ToolOutcome> BeforeTool(const llm::ToolCall& call, const tools::Tool& tool,
-                                               Json* args) override {
-    return host_->BeforeTool(call, tool, args);
-  }
-  void AfterTool(const llm::ToolCall& call, const Json& args,
-                 tools::ToolOutcome* outcome) override {
-    host_->AfterTool(call, args, outcome);
-  }
-  void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
-                 const std::vector<tools::ToolOutcome>& outcomes) override {
-    host_->AppendResults(calls, first, outcomes);
-  }
 
   TurnHost* const host_;
   llm::ModelClient* const model_;

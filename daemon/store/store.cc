@@ -39,6 +39,7 @@ Json SessionMeta::ToJson() const {
          {"prompt_tokens", prompt_tokens},
          {"completion_tokens", completion_tokens},
          {"context", context}};
+  if (!files_seen.empty()) j["files_seen"] = files_seen;
   if (!agent.empty()) {  // a child session (daemon/subagents/)
     j["agent"] = agent;
     j["depth"] = depth;
@@ -65,6 +66,7 @@ SessionMeta SessionMeta::FromJson(const Json& j) {
   m.prompt_tokens = GetInt(j, "prompt_tokens");
   m.completion_tokens = GetInt(j, "completion_tokens");
   if (auto it = j.find("context"); it != j.end() && it->is_object()) m.context = *it;
+  if (auto it = j.find("files_seen"); it != j.end() && it->is_object()) m.files_seen = *it;
   return m;
 }
 

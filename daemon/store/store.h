@@ -44,6 +44,9 @@ struct SessionMeta {
   int64_t prompt_tokens = 0;      // last request
   int64_t completion_tokens = 0;  // sum over the session
   Json context = Json::object();  // usage totals, instructions, plan (context::SessionContext)
+  // What the model read of which file (tools::FileTracker::ToJson), so an edit after a restart
+  // still knows whether the file changed since.
+  Json files_seen = Json::object();
 
   Json ToJson() const;
   static SessionMeta FromJson(const Json& j);

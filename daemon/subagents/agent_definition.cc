@@ -234,6 +234,9 @@ absl::StatusOr<AgentDefinition> FindAgent(const std::string& project, const std:
 bool AgentMayUse(const AgentDefinition& def, std::string_view tool, int depth, int max_depth) {
   const bool listed = std::find(def.tools.begin(), def.tools.end(), tool) != def.tools.end();
   if (tool == "task") return !def.all_tools && listed && depth < max_depth;
+  // A child's question would reach a person who did not start it: only when the definition
+  // asks for it by name.
+  if (tool == "ask_user") return !def.all_tools && listed;
   return def.all_tools || listed;
 }
 

@@ -6,8 +6,8 @@
 #include "daemon/subagents/child_runner.h"
 #include "daemon/subagents/task_result.h"
 #include "daemon/subagents/task_tool.h"
-#include "daemon/subagents/tool_filter.h"
 #include "daemon/tools/text_util.h"
+#include "daemon/tools/tool_filter.h"
 
 namespace agent::daemon::subagents {
 namespace {
@@ -49,7 +49,7 @@ std::shared_ptr<const tools::ToolRegistry> Subagents::ToolsFor(
   // Fail closed: a child whose definition cannot be checked (the daemon is stopping) gets
   // no tools rather than all of them.
   if (!session.ok()) {
-    return FilterTools(
+    return tools::FilterTools(
         std::move(base), [](std::string_view) { return false; }, nullptr);
   }
   const agent::v1::Session info = (*session)->Info();
@@ -59,7 +59,8 @@ std::shared_ptr<const tools::ToolRegistry> Subagents::ToolsFor(
   };
   if (info.agent().empty()) {  // a session a person started
     if (options_.max_depth < 1) return base;
-    return FilterTools(
+    // A base tool named `task` (an MCP server's) never stands in for ours: ours replaces it.
+    return tools::FilterTools(
         std::move(base), [](std::string_view) { return true; },
         NewTaskTool(ListAgents(workdir, UserDir()), task));
   }
@@ -76,7 +77,7 @@ std::shared_ptr<const tools::ToolRegistry> Subagents::ToolsFor(
   if (AgentMayUse(def, kTaskTool, depth, max_depth)) {
     extra = NewTaskTool(ListAgents(workdir, UserDir()), task);
   }
-  return FilterTools(
+  return tools::FilterTools(
       std::move(base),
       [&def, depth, max_depth](std::string_view name) {
         return AgentMayUse(def, name, depth, max_depth);

@@ -51,9 +51,10 @@ absl::StatusOr<std::function<std::string()>> Confine(ToolContext& ctx, bool show
       out(sandbox::ProxyEventLine(e), /*is_stderr=*/true);
     };
   }
-  ASSIGN_OR_RETURN(sandbox::ConfinedCommand confined,
-                   sandbox::PrepareConfined(*ctx.sandbox, ctx.workdir, options->cwd,
-                                            options->command, /*network=*/false, std::move(show)));
+  ASSIGN_OR_RETURN(
+      sandbox::ConfinedCommand confined,
+      sandbox::PrepareConfined(*ctx.sandbox, ctx.workdir, options->cwd, options->command,
+                               /*network=*/false, std::move(show), ctx.read_only));
   options->argv = std::move(confined.argv);
   options->env = sandbox::SandboxEnvironment(options->env);
   return std::move(confined.after);
@@ -92,6 +93,11 @@ class BashTool : public DeclaredTool {
     options.cwd = ctx.cwd.empty() ? ctx.workdir : ctx.cwd;
     options.env = ctx.env;  // empty: the minimal environment, never the daemon's
     const bool confined = ctx.sandbox != nullptr && ctx.sandbox->Confines() && !request.escalate;
+    if (ctx.read_only && !confined) {
+      // The policy refuses this before it gets here; the tool does not rely on it.
+      return absl::FailedPreconditionError(
+          "bash: in plan mode commands run only inside the sandbox, with the project read-only");
+    }
     std::function<std::string()> after = [] { return std::string(); };
     if (confined) {
       ASSIGN_OR_RETURN(after, Confine(ctx, !request.background, &options));

@@ -16,5 +16,6 @@ std::unique_ptr<Tool> NewWriteFileTool();
 std::unique_ptr<Tool> NewEditFileTool();
 std::unique_ptr<Tool> NewBashTool();
 std::unique_ptr<Tool> NewBashJobTool();
+std::unique_ptr<Tool> NewAskUserTool();
 
 }  // namespace agent::daemon::tools

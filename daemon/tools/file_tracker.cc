@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "daemon/tools/file_io.h"
 #include "daemon/tools/text_util.h"
@@ -21,6 +22,34 @@ void FileTracker::RecordRead(const std::string& abs_path, std::string_view conte
   Seen seen{Hash(content), content.size()};
   agent::MutexLock lock(&mu_);
   seen_[abs_path] = seen;
+}
+
+Json FileTracker::ToJson() const {
+  Json out = Json::object();
+  agent::MutexLock lock(&mu_);
+  for (const auto& [path, seen] : seen_) {
+    if (out.size() >= kMaxKept) break;
+    out[path] = {{"hash", absl::StrCat(absl::Hex(seen.hash, absl::kZeroPad16))},
+                 {"size", seen.size}};
+  }
+  return out;
+}
+
+void FileTracker::LoadJson(const Json& j, const std::string& workdir) {
+  if (!j.is_object() || workdir.empty()) return;
+  const std::string inside = workdir.back() == '/' ? workdir : workdir + "/";
+  agent::MutexLock lock(&mu_);
+  for (const auto& [path, v] : j.items()) {
+    if (seen_.size() >= kMaxKept) break;
+    if (path.size() <= inside.size() || path.compare(0, inside.size(), inside) != 0) continue;
+    if (!v.is_object() || !v.contains("hash") || !v["hash"].is_string() || !v.contains("size") ||
+        !v["size"].is_number_unsigned()) {
+      continue;
+    }
+    uint64_t hash = 0;
+    if (!absl::SimpleHexAtoi(v["hash"].get<std::string>(), &hash)) continue;
+    seen_[path] = Seen{hash, v["size"].get<uint64_t>()};
+  }
 }
 
 void FileTracker::RecordWrite(const std::string& abs_path, std::string_view content) {

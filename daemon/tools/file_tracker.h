@@ -10,6 +10,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "common/json.h"
 #include "common/mutex.h"
 
 namespace agent::daemon::tools {
@@ -37,6 +38,15 @@ class FileTracker {
                           bool must_have_read, std::string_view display = {}) const;
   bool HasSeen(const std::string& abs_path) const;
   void Forget(const std::string& abs_path);
+
+  // What it knows, to be kept with the session (its meta file), so that a session the daemon
+  // loads again still knows what the model read: {"<abs path>": {"hash": "<16 hex>", "size":
+  // n}}, at most kMaxKept files.
+  Json ToJson() const;
+  // Takes in what ToJson gave, for files strictly inside `workdir` only (the rest, and anything
+  // malformed, is skipped: a stale entry at worst costs the model a read).
+  void LoadJson(const Json& j, const std::string& workdir);
+  static constexpr size_t kMaxKept = 10000;
 
   // FNV-1a 64: fast, stable across runs; collisions are harmless here beyond a missed warning.
   static uint64_t Hash(std::string_view content);

@@ -23,6 +23,20 @@ namespace agent::daemon::tools {
 class BackgroundJobs;
 class FileTracker;
 
+// What the model is told. is_error marks a refusal or failure; the turn goes on either way.
+struct ToolOutcome {
+  std::string content;
+  bool is_error = false;
+  bool denied_by_policy = false;  // the mode or a rule refused the call, nobody was asked
+};
+
+// A person's answer to the model's question (the ask_user tool).
+struct QuestionAnswer {
+  enum class Kind { kAnswered, kDeclined, kCancelled } kind = Kind::kCancelled;
+  std::string text;    // kAnswered: the answer; kDeclined: why, when told
+  std::string client;  // who answered
+};
+
 // What a running tool may use. Owned by the caller for the duration of Run.
 struct ToolContext {
   // The session's working directory, absolute and canonical. Every path is kept inside it.
@@ -45,19 +59,24 @@ struct ToolContext {
   std::string call_id;
   // How commands (bash) are confined (daemon/sandbox/sandbox.h); null: not at all (unit tests).
   const sandbox::Sandbox* sandbox = nullptr;
+  // Commands may read the project but change nothing in it (plan mode): bash runs only
+  // confined, with the work tree read-only.
+  bool read_only = false;
   // The session's background jobs (`bash` with background: true, `bash_job`); null: none
   // can start here.
   BackgroundJobs* jobs = nullptr;
   // The text an attached editor holds for the file at an absolute path (its unsaved changes),
   // or nullopt (no editor, no buffer, no answer): read_file then reads the disk. May be empty.
   std::function<std::optional<std::string>(const std::string& path)> editor_text;
-};
-
-// What the model is told. is_error marks a refusal or failure; the turn goes on either way.
-struct ToolOutcome {
-  std::string content;
-  bool is_error = false;
-  bool denied_by_policy = false;  // the mode or a rule refused the call, nobody was asked
+  // Shows the person a question (with 0, or 2 to 6 options) on every attached client and
+  // waits for the first answer, or a cancel. Empty: nobody can be asked here.
+  std::function<QuestionAnswer(const std::string& question,
+                               const std::vector<std::string>& options)>
+      ask_user;
+  // Plan mode's hand-over (present_plan): shows the plan to every attached client and waits
+  // for a person's choice of how to go on; the session takes the mode chosen. What comes back
+  // is what the model is told. Empty: no plan can be handed over here.
+  std::function<ToolOutcome(const std::string& plan)> present_plan;
 };
 
 class Tool {

@@ -16,6 +16,7 @@ ToolRegistry ToolRegistry::CreateCore() {
   r.Add(NewBashTool());
   r.Add(NewBashJobTool());
   r.Add(NewUpdatePlanTool());
+  r.Add(NewAskUserTool());
   return r;
 }
 

@@ -131,7 +131,7 @@ _agent() {
         return
       fi
       if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W '--json --json-snapshot -y --yes --auto --accept-edits --read-only --plain -r --resume -c --continue
+        COMPREPLY=($(compgen -W '--json --json-snapshot -y --yes --auto --accept-edits --plan --read-only --plain -r --resume -c --continue
                                   -p --print --model --host --cd --remote-bin --version -h
                                   --help' -- "$cur"))
       elif ((cword == first)); then

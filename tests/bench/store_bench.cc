@@ -19,7 +19,6 @@
 
 #include "common/json.h"
 #include "common/transcript.h"
-#include "daemon/session/deferred_writes.h"
 #include "daemon/session/files.h"
 #include "daemon/session/saver.h"
 #include "daemon/store/store.h"
@@ -138,7 +137,7 @@ void BM_SaveMessage(benchmark::State& state) {
   const std::string id = "0123456789abcdef";
   agent::daemon::SessionSaver saver(agent::daemon::DiskSessionFiles(dir, id), nullptr);
   saver.Queue(*t, /*whole=*/true);  // the session's first save
-  agent::daemon::RunDeferredWrites();
+  (void)saver.Flush();
   int64_t bytes = 0;
   int i = 0;
   for (auto _ : state) {
@@ -149,8 +148,8 @@ void BM_SaveMessage(benchmark::State& state) {
     (void)t->AppendAssistant(std::move(m));
     bytes += static_cast<int64_t>(t->serialized().back().size() + 1);
     state.ResumeTiming();
-    saver.Queue(*t, /*whole=*/false);    // under the session's mutex
-    agent::daemon::RunDeferredWrites();  // as the mutex is released: the append and its fsync
+    saver.Queue(*t, /*whole=*/false);  // under the session's mutex
+    (void)saver.Flush();               // once it is released: the append and its fsync
     if (saver.unsaved()) {
       state.SkipWithError(std::string(saver.last_error().message()).c_str());
       break;

@@ -8,8 +8,9 @@ namespace {
 namespace v1 = agent::v1;
 
 TEST(PolicyModeTest, EveryModeAPersonMayChooseRoundTripsThroughItsName) {
-  for (v1::PolicyMode m : {v1::POLICY_MODE_ASK, v1::POLICY_MODE_YES, v1::POLICY_MODE_AUTO,
-                           v1::POLICY_MODE_ACCEPT_EDITS, v1::POLICY_MODE_READ_ONLY}) {
+  for (v1::PolicyMode m :
+       {v1::POLICY_MODE_ASK, v1::POLICY_MODE_YES, v1::POLICY_MODE_AUTO,
+        v1::POLICY_MODE_ACCEPT_EDITS, v1::POLICY_MODE_READ_ONLY, v1::POLICY_MODE_PLAN}) {
     EXPECT_EQ(ParsePolicyMode(PolicyModeName(m)), m) << PolicyModeName(m);
   }
   EXPECT_EQ(ParsePolicyMode("accept-edits"), v1::POLICY_MODE_ACCEPT_EDITS);
@@ -29,6 +30,11 @@ TEST(PolicyModeTest, TheStrictestFlagWins) {
   EXPECT_EQ(ModeFromFlags({.read_only = true, .yes = true}, v1::POLICY_MODE_ASK),
             v1::POLICY_MODE_READ_ONLY);
   EXPECT_EQ(ModeFromFlags({.yes = true}, v1::POLICY_MODE_ASK), v1::POLICY_MODE_YES);
+  // Plan mode is stricter than every mode that runs something unasked.
+  EXPECT_EQ(ModeFromFlags({.auto_mode = true, .plan = true}, v1::POLICY_MODE_ASK),
+            v1::POLICY_MODE_PLAN);
+  EXPECT_EQ(ModeFromFlags({.read_only = true, .plan = true}, v1::POLICY_MODE_ASK),
+            v1::POLICY_MODE_READ_ONLY);
 }
 
 }  // namespace

@@ -160,7 +160,7 @@ class AcpTest(unittest.TestCase):
         sid = s["sessionId"]
         self.assertEqual(s["modes"]["currentModeId"], "ask")
         self.assertEqual({m["id"] for m in s["modes"]["availableModes"]},
-                         {"ask", "auto", "edits", "read-only", "yes"})
+                         {"ask", "auto", "edits", "plan", "read-only", "yes"})
         r = prompt(ed, sid, "write the notes")
         self.assertEqual(r["result"], {"stopReason": "end_turn"})
         perm = ed.wait(lambda m: m["type"] == "permission")["params"]

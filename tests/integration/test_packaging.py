@@ -233,7 +233,7 @@ class DebianPackage(unittest.TestCase):
                 self.assertEqual(self.complete_bash(env, lib, "agent", "--res"), ["--resume"])
                 self.assertEqual(self.complete_bash(env, lib, "agent", "-"),
                                  sorted(["--json", "--json-snapshot", "-y", "--yes", "--auto", "--accept-edits",
-                                         "--plain", "-r", "--resume",
+                                         "--plan", "--plain", "-r", "--resume",
                                          "-c", "--continue", "--version", "-h", "--help",
                                          "--read-only", "-p", "--print", "--model",
                                          "--host", "--cd", "--remote-bin"]))

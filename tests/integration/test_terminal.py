@@ -284,6 +284,52 @@ class InteractiveTerminal(unittest.TestCase):
         term.wait_for(w, "ok")
         self.assertEqual(env.stats()["expect_failed"], 0)
 
+    def test_the_models_question_is_a_menu_answered_by_a_digit_or_in_words(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("ask_user", question="Which database?",
+                                      options=["sqlite", "postgres"])]},
+            {"expect": {"last_role": "tool", "last_message_contains": "answered: postgres"},
+             "tool_calls": [tool_call("ask_user", question="Any name for it?")]},
+            {"expect": {"last_role": "tool", "last_message_contains": "answered: call it app_db"},
+             "text": "Using postgres, app_db."},
+        ])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "set up the database")
+        screen = term.wait_for(w, "[t]ype an answer")
+        self.assertIn("? the agent asks: Which database?", screen)
+        self.assertIn("1. sqlite", screen)
+        self.assertIn("2. postgres", screen)
+        self.assertIn("[1-2] choose", screen)
+        self.assertNotIn("[y]es", screen)  # not an approval
+        term.keys(w, "2")
+        term.wait_for(w, "answered by you: postgres")
+        screen = term.wait_for(w, "Any name for it?")
+        self.assertNotIn("[1-", screen.split("Any name for it?")[1])  # no options: words only
+        term.keys(w, "t")
+        term.wait_for(w, "Your answer:")
+        term.type_line(w, "call it app_db")
+        term.wait_for(w, "Using postgres, app_db.")
+        self.assertEqual(env.stats()["expect_failed"], 0)
+
+    def test_plan_mode_hands_the_plan_over_and_the_choice_sets_the_mode(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("present_plan", plan="1. Add a cache\n2. Test it")]},
+            {"expect": {"last_role": "tool", "last_message_contains": "now in auto mode"},
+             "text": "Carrying it out."},
+        ])
+        w = term.start("main", "--plan")
+        screen = term.wait_for(w, "›")
+        self.assertIn("mode plan", screen)
+        term.type_line(w, "plan a cache")
+        screen = term.wait_for(w, "Keep planning")
+        self.assertIn("1. Add a cache", screen)
+        self.assertIn("Go on in auto mode", screen)
+        term.keys(w, "1")
+        screen = term.wait_for(w, "Carrying it out.")
+        self.assertIn("mode: auto", screen)
+        self.assertEqual(env.stats()["expect_failed"], 0)
+
     def test_approval_answered_by_another_client_disappears_and_says_who(self):
         env, term = self.make([
             {"tool_calls": [tool_call("write_file", path="notes.txt", content="hello\n")]},

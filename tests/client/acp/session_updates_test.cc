@@ -186,7 +186,8 @@ TEST(PromptContentTest, WhatCannotBeSentIsInvalidArgument) {
 TEST(ModesTest, ListsThePolicyModesAndMapsBack) {
   Json state = ModeState(v1::POLICY_MODE_READ_ONLY);
   EXPECT_EQ(state["currentModeId"], Json("read-only"));
-  EXPECT_EQ(state["availableModes"].size(), 5u);
+  EXPECT_EQ(state["availableModes"].size(), 6u);
+  EXPECT_EQ(PolicyOfMode("plan"), v1::POLICY_MODE_PLAN);
   EXPECT_EQ(PolicyOfMode("edits"), v1::POLICY_MODE_ACCEPT_EDITS);
   EXPECT_EQ(PolicyOfMode("yes"), v1::POLICY_MODE_YES);
   EXPECT_EQ(PolicyOfMode("ask"), v1::POLICY_MODE_ASK);

@@ -101,6 +101,16 @@ TEST_F(SessionHooksTest, InputCarriesTheContractsFields) {
   EXPECT_EQ((*in)["tool_call_id"], "call_1");
 }
 
+// Claude Code's names where the modes match; plan mode is "plan", and the read-only mode, which
+// is no plan mode (nothing is handed over), has its own.
+TEST(PermissionModeNameTest, EachModeHasItsName) {
+  EXPECT_EQ(PermissionModeName(agent::v1::POLICY_MODE_PLAN), "plan");
+  EXPECT_EQ(PermissionModeName(agent::v1::POLICY_MODE_READ_ONLY), "readOnly");
+  EXPECT_EQ(PermissionModeName(agent::v1::POLICY_MODE_ACCEPT_EDITS), "acceptEdits");
+  EXPECT_EQ(PermissionModeName(agent::v1::POLICY_MODE_YES), "bypassPermissions");
+  EXPECT_EQ(PermissionModeName(agent::v1::POLICY_MODE_ASK), "default");
+}
+
 TEST_F(SessionHooksTest, AnotherCloneAtTheSamePathTrustsNoneOfTheHooks) {
   ProjectHooks(R"({"PostToolUse": [{"hooks": [{"command": "true"}]}]})");
   HookSet set = LoadHooks(files_);

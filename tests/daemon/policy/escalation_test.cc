@@ -82,6 +82,28 @@ TEST(EscalationTest, AutoAsksWhatTheSandboxCannotHold) {
             K::kAsk);
 }
 
+TEST(EscalationTest, PlanModeRunsOnlyConfinedCommandsAndRefusesTheRest) {
+  auto none = Rules({}, {});
+  const v1::PolicyMode plan = v1::POLICY_MODE_PLAN;
+  // Confined, where the session binds the project read-only (ToolContext::read_only).
+  EXPECT_EQ(Decide(plan, none, Make("bash", {{"command", "grep -r TODO src"}})).kind, K::kRun);
+  CallVerdict unconfined = Decide(plan, none, Make("bash", {{"command", "ls"}}), false);
+  EXPECT_EQ(unconfined.kind, K::kRefuse);
+  EXPECT_THAT(unconfined.refusal, HasSubstr("plan mode"));
+  EXPECT_EQ(Decide(plan, none, Make("bash", Escalated("make install"))).kind, K::kRefuse);
+  CallVerdict edit =
+      Decide(plan, none, Make("write_file", {{"path", "src/a.c"}, {"content", "x"}}));
+  EXPECT_EQ(edit.kind, K::kRefuse);
+  EXPECT_THAT(edit.refusal, HasSubstr("present_plan"));
+  EXPECT_EQ(Decide(plan, none, Make("mcp__gh__create_issue", Json::object())).kind, K::kRefuse);
+  // Deny rules still refuse, and an allow rule opens nothing.
+  EXPECT_EQ(Decide(plan, Rules({}, {"bash(grep *)"}), Make("bash", {{"command", "grep x"}})).kind,
+            K::kRefuse);
+  EXPECT_EQ(
+      Decide(plan, Rules({"write_file(src/**)"}, {}), Make("write_file", {{"path", "src/a"}})).kind,
+      K::kRefuse);
+}
+
 TEST(EscalationTest, EditsModeRunsProjectEditsAndAsksForCommands) {
   auto none = Rules({}, {});
   const v1::PolicyMode edits = v1::POLICY_MODE_ACCEPT_EDITS;

@@ -99,6 +99,15 @@ TEST_F(BwrapArgvTest, ReadOnlyBindsTheProjectReadOnly) {
   EXPECT_THAT(argv, Not(Contains("--bind")));
 }
 
+// Plan mode: a workspace-write policy, a command that may change nothing in the work tree.
+TEST_F(BwrapArgvTest, AReadOnlyTargetBindsTheProjectReadOnlyWhateverThePolicy) {
+  SandboxTarget target{project_, project_};
+  target.read_only = true;
+  std::vector<std::string> argv = BwrapArgv(Policy(), target, "true");
+  EXPECT_TRUE(HasTriple(argv, "--ro-bind", project_, project_));
+  EXPECT_THAT(argv, Not(Contains("--bind")));
+}
+
 TEST_F(BwrapArgvTest, NetworkOptInSharesTheNetwork) {
   SandboxPolicy p = Policy();
   p.network = true;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -74,6 +75,30 @@ class SlowReadTool : public tools::Tool {
   mutable int64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+// Says whether its own call is in the session's files when it runs: a crash while a tool runs
+// must leave the call on disk, so the load answers it.
+class CallOnDiskTool : public tools::Tool {
+ public:
+  explicit CallOnDiskTool(std::function<std::vector<std::string>()> files)
+      : files_(std::move(files)) {}
+  std::string_view Name() const override { return "call_on_disk"; }
+  Json Schema() const override {
+    return {{"type", "function"},
+            {"function", {{"name", "call_on_disk"}, {"parameters", {{"type", "object"}}}}}};
+  }
+  bool Gated() const override { return false; }
+  tools::ToolOutcome Run(const Json&, tools::ToolContext& ctx) const override {
+    for (const std::string& f : files_()) {
+      absl::StatusOr<std::string> text = ReadFileToString(f);
+      if (text.ok() && text->find(ctx.call_id) != std::string::npos) return {"on disk", false};
+    }
+    return {"not on disk", false};
+  }
+
+ private:
+  std::function<std::vector<std::string>()> files_;
+};
+
 class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -85,6 +110,10 @@ class SessionTest : public ::testing::Test {
     setenv("XDG_STATE_HOME", state_.c_str(), 1);
     registry_ = tools::ToolRegistry::CreateCore();
     registry_.Add(std::make_unique<SlowReadTool>());
+    registry_.Add(std::make_unique<CallOnDiskTool>([this] {
+      return std::vector<std::string>{TranscriptPath(workdir_, session_->id()),
+                                      JournalPath(workdir_, session_->id())};
+    }));
     script_ = std::make_shared<FakeScript>();
   }
   void TearDown() override {
@@ -165,6 +194,23 @@ TEST_F(SessionTest, TurnEmitsEventsInOrderAndSavesEveryMessage) {
   Json saved = SavedTranscript();
   ASSERT_EQ(saved.size(), 3u);
   EXPECT_EQ(saved[2]["content"], "hello there");
+  s->Detach(&rec);
+}
+
+// The save of the reply is written by the method that appended it, before it returns: nothing
+// waits for a lock guard to go out of scope or for a later save.
+TEST_F(SessionTest, AReplysCallsAreOnDiskBeforeAnyOfThemRuns) {
+  auto s = NewSession();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply({{"call_on_disk", "{}"}}, "c"));
+  script_->Add(TextReply("done"));
+  ASSERT_TRUE(s->SendPrompt("go", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  Json saved = SavedTranscript();
+  ASSERT_EQ(saved.size(), 5u);
+  EXPECT_EQ(saved[3]["role"], "tool");
+  EXPECT_EQ(saved[3]["content"], "on disk");
   s->Detach(&rec);
 }
 
@@ -681,6 +727,56 @@ TEST_F(SessionTest, LoadSealsACallThatACrashLeftOpen) {
   // A second owner is refused while this one holds the session.
   auto second = LoadSession(workdir_, id, settings, Deps());
   EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
+}
+
+// After the daemon restarts (here: the session closed and loaded again), an edit still knows
+// what the model read: one of an unchanged file runs, one of a file changed since is refused.
+TEST_F(SessionTest, ALoadedSessionKnowsWhatTheModelReadBeforeTheRestart) {
+  {
+    std::ofstream(workdir_ + "/same.txt") << "one\n";
+    std::ofstream(workdir_ + "/moved.txt") << "one\n";
+  }
+  auto s = NewSession();
+  const std::string id = s->id();
+  Recorder rec;
+  s->Attach(&rec, "t", false, "", 0);
+  script_->Add(CallsReply(
+      {{"read_file", R"({"path": "same.txt"})"}, {"read_file", R"({"path": "moved.txt"})"}}, "r"));
+  script_->Add(TextReply("read both"));
+  ASSERT_TRUE(s->SendPrompt("read them", "t").ok());
+  ASSERT_TRUE(rec.WaitTurnEnded());
+  s->Detach(&rec);
+  session_.reset();
+  s.reset();  // closed: what a `daemon stop` or an idle unload does
+  { std::ofstream(workdir_ + "/moved.txt") << "changed behind its back\n"; }
+  SessionSettings settings;
+  settings.policy = v1::POLICY_MODE_YES;
+  auto loaded = LoadSession(workdir_, id, settings, Deps());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  session_ = *loaded;
+  Recorder again;
+  session_->Attach(&again, "t", false, "", 0);
+  (void)session_->SetPolicy(v1::POLICY_MODE_YES, {});
+  script_->Add(CallsReply(
+      {{"edit_file", R"({"path": "same.txt", "old_string": "one", "new_string": "two"})"},
+       {"edit_file", R"({"path": "moved.txt", "old_string": "behind", "new_string": "x"})"}},
+      "e"));
+  script_->Add(TextReply("edited"));
+  ASSERT_TRUE(session_->SendPrompt("edit them", "t").ok());
+  ASSERT_TRUE(again.WaitTurnEnded());
+  Json saved = SavedTranscript();
+  std::vector<std::string> results;
+  for (const Json& m : saved) {
+    if (m.value("role", "") == "tool") results.push_back(m.value("content", ""));
+  }
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_THAT(results[2], Not(HasSubstr("before editing")));
+  EXPECT_THAT(results[2], Not(HasSubstr("changed since")));
+  EXPECT_THAT(results[3], HasSubstr("changed since you read it"));
+  std::ifstream same(workdir_ + "/same.txt");
+  std::string text((std::istreambuf_iterator<char>(same)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "two\n");
+  session_->Detach(&again);
 }
 
 TEST_F(SessionTest, MetaFileIsWrittenAtTurnEndsAndALoadRecountsAStaleOne) {

@@ -42,9 +42,9 @@ class ReadOnlyGatedTool : public tools::Tool {
   mutable int arrived_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-class Host : public ToolDispatch::Host {
+class Host : public ToolCallHost {
  public:
-  void OnCallReady(const llm::ToolCall&) override {}
+  void CallReady(const llm::ToolCall&) override {}
   std::optional<tools::ToolOutcome> Authorize(const llm::ToolCall& call, const Json&) override {
     // Approvals are asked one at a time, on the turn thread.
     EXPECT_EQ(std::this_thread::get_id(), turn_thread);
@@ -54,9 +54,9 @@ class Host : public ToolDispatch::Host {
     if (call.id == refuse) return tools::ToolOutcome{"refused", true};
     return std::nullopt;
   }
-  tools::ToolContext MakeContext(const std::string&) override { return {}; }
-  void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
-                 const std::vector<tools::ToolOutcome>& outcomes) override {
+  tools::ToolContext MakeToolContext(const std::string&) override { return {}; }
+  void AppendResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                     const std::vector<tools::ToolOutcome>& outcomes) override {
     batches.push_back(outcomes.size());
     for (size_t k = 0; k < outcomes.size(); ++k) {
       results.push_back(calls[first + k].id + ": " + outcomes[k].content);

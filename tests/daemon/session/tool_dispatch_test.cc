@@ -85,9 +85,9 @@ class GatedTool : public tools::Tool {
   tools::ToolOutcome Run(const Json&, tools::ToolContext&) const override { return {"changed"}; }
 };
 
-class RecordingHost : public ToolDispatch::Host {
+class RecordingHost : public ToolCallHost {
  public:
-  void OnCallReady(const llm::ToolCall& call) override {
+  void CallReady(const llm::ToolCall& call) override {
     agent::MutexLock l(&mu_);
     ready.push_back(call.id);
   }
@@ -97,9 +97,9 @@ class RecordingHost : public ToolDispatch::Host {
     if (refuse) return tools::ToolOutcome{"refused", true};
     return std::nullopt;
   }
-  tools::ToolContext MakeContext(const std::string&) override { return {}; }
-  void OnResults(const std::vector<llm::ToolCall>& calls, size_t first,
-                 const std::vector<tools::ToolOutcome>& outcomes) override {
+  tools::ToolContext MakeToolContext(const std::string&) override { return {}; }
+  void AppendResults(const std::vector<llm::ToolCall>& calls, size_t first,
+                     const std::vector<tools::ToolOutcome>& outcomes) override {
     agent::MutexLock l(&mu_);
     batches.push_back(outcomes.size());
     for (size_t k = 0; k < outcomes.size(); ++k) {

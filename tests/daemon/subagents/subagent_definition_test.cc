@@ -82,6 +82,19 @@ TEST(SubagentDefinitionTest, ToolAllowListAndTheDepthLimit) {
   EXPECT_FALSE(AgentMayUse(listed, "task", 2, 2));
 }
 
+// A child's question would reach a person who never started it: only a definition that lists
+// ask_user gets it.
+TEST(SubagentDefinitionTest, AskUserOnlyWhenTheDefinitionListsIt) {
+  AgentDefinition all;
+  EXPECT_FALSE(AgentMayUse(all, "ask_user", 1, 1));
+  AgentDefinition listed;
+  listed.all_tools = false;
+  listed.tools = {"read_file", "ask_user"};
+  EXPECT_TRUE(AgentMayUse(listed, "ask_user", 1, 1));
+  listed.tools = {"read_file"};
+  EXPECT_FALSE(AgentMayUse(listed, "ask_user", 1, 1));
+}
+
 TEST(SubagentDefinitionTest, ProjectFirstThenUserThenTheBuiltIn) {
   testing::TempDir dir;
   const std::string project = dir.Join("p");

@@ -2,7 +2,7 @@
 #include "daemon/subagents/child_prompt.h"
 #include "daemon/subagents/task_result.h"
 #include "daemon/subagents/task_tool.h"
-#include "daemon/subagents/tool_filter.h"
+#include "daemon/tools/tool_filter.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/fakes/temp_dir.h"
@@ -26,12 +26,12 @@ TEST(SubagentToolsTest, FilterKeepsTheAllowedToolsInOrderAndAddsTask) {
   AgentDefinition def;
   def.all_tools = false;
   def.tools = {"search", "read_file", "task"};
-  auto filtered = FilterTools(
+  auto filtered = tools::FilterTools(
       base, [&](std::string_view n) { return AgentMayUse(def, n, 1, 1); }, nullptr);
   EXPECT_THAT(Names(*filtered), ElementsAre("read_file", "search"));
   EXPECT_TRUE(filtered->IsReadOnly("read_file"));
 
-  auto with_task = FilterTools(
+  auto with_task = tools::FilterTools(
       base, [](std::string_view) { return true; },
       NewTaskTool({def}, [](const Json&, tools::ToolContext&) { return tools::ToolOutcome{}; }));
   EXPECT_EQ(Names(*with_task).back(), "task");
@@ -43,7 +43,7 @@ TEST(SubagentToolsTest, FilterKeepsTheAllowedToolsInOrderAndAddsTask) {
 
 TEST(SubagentToolsTest, AFilteredRegistryOutlivesItsBase) {
   auto base = std::make_shared<const tools::ToolRegistry>(tools::ToolRegistry::CreateCore());
-  auto filtered = FilterTools(
+  auto filtered = tools::FilterTools(
       base, [](std::string_view n) { return n == "list_dir"; }, nullptr);
   base.reset();
   ASSERT_NE(filtered->Find("list_dir"), nullptr);

@@ -41,6 +41,35 @@ TEST(FileTrackerTest, ChangeAfterReadIsRefused) {
                        HasSubstr("a.txt changed since you read it; read it again")));
 }
 
+// What a session keeps in its meta file and a load takes in again: the same checks after.
+TEST(FileTrackerTest, WhatItKnowsSurvivesARoundTripInsideTheProjectOnly) {
+  TempDir dir;
+  FileTracker t;
+  WriteFile(dir.Join("a.txt"), "one");
+  WriteFile(dir.Join("b.txt"), "one");
+  t.RecordRead(dir.Join("a.txt"), "one");
+  t.RecordRead(dir.Join("b.txt"), "one");
+  t.RecordRead("/etc/hostname-elsewhere", "x");
+  Json kept = t.ToJson();
+  kept["/etc/planted"] = {{"hash", "0000000000000000"}, {"size", 0}};
+  kept[dir.Join("bad.txt")] = {{"hash", "not hex"}, {"size", 1}};
+  kept[dir.Join("worse.txt")] = "a string";
+  FileTracker loaded;
+  loaded.LoadJson(kept, dir.path());
+  EXPECT_TRUE(loaded.HasSeen(dir.Join("a.txt")));
+  EXPECT_FALSE(loaded.HasSeen("/etc/hostname-elsewhere"));
+  EXPECT_FALSE(loaded.HasSeen("/etc/planted"));
+  EXPECT_FALSE(loaded.HasSeen(dir.Join("bad.txt")));
+  EXPECT_FALSE(loaded.HasSeen(dir.Join("worse.txt")));
+  EXPECT_TRUE(loaded.CheckUnchanged(dir.Join("a.txt"), true).ok());
+  WriteFile(dir.Join("b.txt"), "two");
+  EXPECT_THAT(loaded.CheckUnchanged(dir.Join("b.txt"), true, "b.txt"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("changed since")));
+  FileTracker nothing;
+  nothing.LoadJson(Json::array(), dir.path());  // malformed: nothing taken, no crash
+  EXPECT_FALSE(nothing.HasSeen(dir.Join("a.txt")));
+}
+
 TEST(FileTrackerTest, OwnWriteCountsAsKnown) {
   TempDir dir;
   FileTracker t;
