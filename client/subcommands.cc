@@ -209,9 +209,10 @@ const std::vector<Help>& Subcommands() {
       {"trust", "trust [--yes] [--revoke]", "trust this project's shared allow rules and hooks"},
       {"wait", "wait [ID] [--for approval|idle]", "block until a session needs you or is idle"},
       {"steer", "steer [ID] TEXT", "tell the running turn TEXT: the model reads it next step"},
-      {"mcp", "mcp add|ls|rm|approve …", "MCP tool servers (agent mcp --help)"},
+      {"mcp", "mcp add|ls|rm|approve ...", "MCP tool servers (agent mcp --help)"},
       {"daemon", "daemon status|stop [--force]", "the daemon: its state, or stop it"},
-      {"sandbox", "sandbox [--network] -- CMD | --check", "run CMD as the bash tool would"},
+      {"sandbox", "sandbox [--network] -- CMD",
+       "run CMD as the bash tool would (--check: what confines)"},
       {"acp", "acp", "speak the Agent Client Protocol on stdio (editors)"},
   };
   return *h;
@@ -229,11 +230,14 @@ bool IsSubcommand(const std::string& word) {
 }
 
 std::string SubcommandsHelp() {
+  // One column for the descriptions, as CLI11 aligns the options above (usages are ASCII).
+  size_t width = 0;
+  for (const Help& h : Subcommands()) width = std::max(width, std::string(h.usage).size());
   std::string out = "Subcommands:\n";
   for (const Help& h : Subcommands()) {
     std::string usage = h.usage;
-    usage.resize(std::max<size_t>(usage.size(), 31), ' ');
-    absl::StrAppend(&out, "  agent ", usage, " ", h.what, "\n");
+    usage.resize(width, ' ');
+    absl::StrAppend(&out, "  agent ", usage, "  ", h.what, "\n");
   }
   return out;
 }

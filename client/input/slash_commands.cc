@@ -40,6 +40,7 @@ const std::vector<Entry>& Commands() {
       {"trust", SlashCommand::kTrust, "/trust",
        "trust the allow rules of this project's .agent/settings.json, after asking"},
       {"mcp", SlashCommand::kMcp, "/mcp", "the MCP servers here: state, tools, errors"},
+      {"last", SlashCommand::kLast, "/last", "the last tool output, whole (the trace clips it)"},
       {"detach", SlashCommand::kDetach, "/detach", "leave; the session goes on (also Ctrl-D)"},
       {"quit", SlashCommand::kDetach, "", ""},
       {"exit", SlashCommand::kDetach, "", ""},

@@ -26,6 +26,7 @@ struct SlashCommand {
     kTrust,
     kMode,
     kMcp,
+    kLast,
     kUnknown
   } kind;
   std::string argument;  // the rest of the line, trimmed

@@ -117,6 +117,8 @@ CommandRunner::Outcome CommandRunner::Run(const SlashCommand& c, TurnState& turn
       break;
     case SlashCommand::kMcp:
       return Say(McpServersText(stub_, turn.workdir));
+    case SlashCommand::kLast:
+      return Say(r.WholeOutput(turn.last_tool, turn.last_output));
     case SlashCommand::kUnknown:
       break;
   }
@@ -197,9 +199,10 @@ CommandRunner::Outcome CommandRunner::SetPolicy(const SlashCommand& c, TurnState
   }
   // The daemon's PolicyChanged event shows the new mode to every client, this one included.
   if (c.kind == SlashCommand::kMode) return Say("");
-  std::string said =
-      r.Notice("recorded in .agent/settings.local.json (yours; git ignores it): allow " +
-               Visible(c.argument));
+  std::string said = r.Notice(
+      "recorded for you in this project (in your state directory, not the checkout): "
+      "allow " +
+      Visible(c.argument));
   for (const std::string& w : AllowRuleWarnings(c.argument)) said += r.Notice("warning: " + w);
   return Say(said);
 }

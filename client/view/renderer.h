@@ -135,6 +135,8 @@ class Renderer {
   std::string ApprovalPrompt(const agent::v1::PendingApproval& approval) const;
   // How the model's question (PendingApproval.question) was answered, and by whom.
   std::string QuestionOutcome(const agent::v1::ApprovalResolved& resolved) const;
+  // A tool's whole output (/last): every line, controls shown, none clipped.
+  std::string WholeOutput(const std::string& name, const std::string& text) const;
   // An edit that ran without asking (ToolResult.diff): "path +A -R" and its first hunk.
   std::string EditSummary(const std::string& diff) const;
   // The question line: "[y]es / [n]o / [a]lways (rule)".

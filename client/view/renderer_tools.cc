@@ -25,8 +25,19 @@ std::string Renderer::Clipped(const std::string& text) const {
   std::string out;
   size_t shown = std::min<size_t>(lines.size(), static_cast<size_t>(options_.tool_output_lines));
   for (size_t i = 0; i < shown; ++i) absl::StrAppend(&out, "  ", OneLine(lines[i], 200), "\n");
-  if (lines.size() > shown) absl::StrAppend(&out, "  … ", lines.size() - shown, " more lines\n");
+  if (lines.size() > shown) {
+    absl::StrAppend(&out, "  … ", lines.size() - shown, " more lines (/last shows them)\n");
+  }
   return Dim(out);
+}
+
+std::string Renderer::WholeOutput(const std::string& name, const std::string& text) const {
+  if (name.empty()) return Notice("no tool has run on this screen yet");
+  std::string out = Notice(absl::StrCat("the last output, of ", ForTerminal(name), ", whole:"));
+  std::vector<std::string> lines = absl::StrSplit(Sanitized(text), '\n');
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  for (const std::string& line : lines) absl::StrAppend(&out, "  ", line, "\n");
+  return out;
 }
 
 std::string Renderer::ToolOutput(const std::string& chunk, RenderState& st) const {

@@ -64,6 +64,17 @@ void SessionView::HandleItem(Mailbox::Item& item) {
   }
 }
 
+void SessionView::EmitNotice(const std::string& rendered) {
+  constexpr size_t kMaxHeld = 64 << 10;  // a flood of notices is cut, not held without bound
+  if (Asking()) {
+    if (held_notices_.size() < kMaxHeld) held_notices_ += rendered;
+    return;
+  }
+  Emit(rendered);
+}
+
+void SessionView::FlushHeldNotices() { Emit(std::exchange(held_notices_, "")); }
+
 void SessionView::HandleEvent(const v1::Event& e) {
   absl::Time now = absl::Now();
   if (o_.json) {
@@ -112,14 +123,14 @@ void SessionView::HandleEvent(const v1::Event& e) {
     case v1::Event::kPolicyChanged:  // every client shows who changed the mode
       turn_.mode = PolicyModeName(e.policy_changed().mode());
       if (!o_.json && interactive_) {  // a one-shot's stdout is its answer
-        Emit(renderer_->Notice(
+        EmitNotice(renderer_->Notice(
             PolicyChangedLine(e.policy_changed().mode(), e.policy_changed().client_name())));
       }
       return;
     case v1::Event::kNotice:
       if (o_.json) return;
       if (interactive_) {
-        Emit(renderer_->Notice(e.notice().text()));
+        EmitNotice(renderer_->Notice(e.notice().text()));
         return;
       }
       // A one-shot's stdout is its answer; what the daemon tells the person goes to stderr.
@@ -219,6 +230,7 @@ void SessionView::OnSnapshot(const v1::Event& e, absl::Time now) {
 
 void SessionView::OnUserMessage(const v1::Event& e, absl::Time now) {
   const v1::UserMessage& u = e.user_message();
+  turn_.running_prompt = u.text();
   bool own = u.client_name() == o_.client_name;
   if (own && !turn_.own_prompt.empty() && u.text() == turn_.own_prompt) {
     turn_.own_turn_started = true;
@@ -271,7 +283,7 @@ void SessionView::OnSteered(const v1::Steered& s) {
     default:
       return;
   }
-  Emit(renderer_->EndLine(screen_) + renderer_->Notice(line));
+  EmitNotice(renderer_->EndLine(screen_) + renderer_->Notice(line));
 }
 
 void SessionView::OnApprovalRequested(const v1::Event& e, absl::Time now) {
@@ -320,6 +332,7 @@ void SessionView::OnApprovalResolved(const v1::Event& e, absl::Time now) {
   std::string text = renderer_->Render(e, now, screen_);
   if (!o_.json) Trace(text);
   turn_.answered_call.clear();
+  if (!Asking()) FlushHeldNotices();  // what came while the question was shown
   if (screen_.pending_approval().has_value()) {
     // Another child's question, held back while this one was shown, is asked now.
     if (ask_ && !o_.read_only && !live_) {
@@ -336,13 +349,13 @@ void SessionView::OnClientsChanged(const v1::ClientsChanged& changed) {
   if (interactive_ && !o_.json) {
     for (const std::string& c : now_clients) {
       if (c != o_.client_name && std::find(before.begin(), before.end(), c) == before.end()) {
-        Emit(renderer_->Notice("· " + c + " attached"));
+        EmitNotice(renderer_->Notice("· " + c + " attached"));
       }
     }
     for (const std::string& c : before) {
       if (c != o_.client_name &&
           std::find(now_clients.begin(), now_clients.end(), c) == now_clients.end()) {
-        Emit(renderer_->Notice("· " + c + " left"));
+        EmitNotice(renderer_->Notice("· " + c + " left"));
       }
     }
   }
@@ -350,6 +363,7 @@ void SessionView::OnClientsChanged(const v1::ClientsChanged& changed) {
 }
 
 void SessionView::OnTurnEnded(const v1::Event& e, absl::Time now) {
+  FlushHeldNotices();
   v1::Event shown = e;
   // A one-shot says its error once, on stderr (OnOwnTurnEnded), not also on stdout.
   if (!interactive_ && e.turn_ended().outcome() == v1::TURN_OUTCOME_ERROR) {
@@ -391,6 +405,8 @@ void SessionView::OnToolResult(const v1::Event& e, absl::Time now) {
   std::string text = renderer_->Render(e, now, screen_);
   if (!o_.json) Trace(text);
   const v1::ToolResult& r = e.tool_result();
+  turn_.last_tool = r.name();
+  turn_.last_output = r.content();
   if (interactive_ || !r.denied_by_policy()) return;
   Paint();
   std::string why = FirstLine(r.content());

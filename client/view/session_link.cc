@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/link/remote.h"
+#include "client/text/session_table.h"
 #include "client/view/command_runner.h"
 #include "client/view/session_view.h"
 #include "common/paths.h"
@@ -112,6 +113,15 @@ void SessionView::StreamLost(const grpc::Status& status) {
   reconnect_at_ = now + reconnect_step_;
   // Over ssh the same daemon goes on: the screen keeps the turn, the missed events follow.
   if (remote) return;
+  // What the restart may cut short, told once the session is back (Reattached).
+  TurnState::CutShort cut;
+  if (screen_.TurnRunning())
+    cut.turn = turn_.running_prompt.empty() ? "(a prompt)" : turn_.running_prompt;
+  if (const auto& a = screen_.pending_approval(); a.has_value() && a->child_session_id().empty()) {
+    cut.question = a->has_question() ? "the question “" + a->question().text() + "”"
+                                     : "the approval of " + a->tool() + ": " + a->summary();
+  }
+  if (!cut.turn.empty() || !cut.question.empty()) turn_.cut_short = std::move(cut);
   // The turn shown running is over for this screen: the new daemon's snapshot says what is.
   v1::Event idle;
   idle.mutable_turn_ended();
@@ -119,6 +129,7 @@ void SessionView::StreamLost(const grpc::Status& status) {
   turn_.turns_waiting = 0;
   turn_.echoed.clear();
   turn_.answered_call.clear();
+  FlushHeldNotices();
 }
 
 // Connects to the socket again, starting a daemon when none answers (as the first `agent`
@@ -171,8 +182,9 @@ void SessionView::TryReconnect() {
   AttachTo(turn_.session_id, /*show_history=*/false, /*resume=*/remote != nullptr);
 }
 
-// The first event of the stream attached after a reconnect: the view is back.
-void SessionView::Reattached() {
+// The first event of the stream attached after a reconnect: the view is back. A turn the
+// restart cut short (the new daemon's session is idle) is said, with the question it dropped.
+void SessionView::Reattached(const v1::Event& first) {
   restarting_ = false;
   reconnect_until_ = absl::InfiniteFuture();
   reconnect_at_ = absl::InfiniteFuture();
@@ -181,6 +193,22 @@ void SessionView::Reattached() {
                              ? absl::StrCat("reconnected to ", remote->host,
                                             ": reattached to session ", Short(turn_.session_id))
                              : "daemon back: reattached to session " + Short(turn_.session_id)));
+  std::optional<TurnState::CutShort> cut = std::exchange(turn_.cut_short, std::nullopt);
+  if (!cut.has_value() || !first.has_snapshot() ||
+      first.snapshot().state() == v1::SESSION_STATE_RUNNING) {
+    return;  // the same daemon goes on (over ssh), or the turn runs again
+  }
+  if (!cut->turn.empty()) {
+    Emit(renderer_->Notice(absl::StrCat(
+        "the daemon stopped during the turn for “", FitColumns(PrintableLine(cut->turn), 80),
+        "”: it was cut short (a call it left running is marked interrupted); send a prompt to go "
+        "on")));
+  }
+  if (!cut->question.empty()) {
+    Emit(renderer_->Notice(absl::StrCat(FitColumns(PrintableLine(cut->question), 120),
+                                        " was dropped: nobody answered it before the daemon "
+                                        "stopped")));
+  }
 }
 
 std::string SessionView::AttachCommand() const {

@@ -180,7 +180,7 @@ int SessionView::Loop() {
     if (!done_ && restarting_ && now >= reconnect_at_) TryReconnect();
     for (Mailbox::Item& it : mailbox_.Take()) {
       if (!done_ && restarting_ && it.kind == Mailbox::Item::kEvent && it.stream == stream_id_) {
-        Reattached();
+        Reattached(it.event);
       }
       if (!done_) HandleItem(it);
     }

@@ -96,7 +96,7 @@ class SessionView {
   void StreamLost(const grpc::Status& status);
   // Restarting: one try to connect to a daemon again and attach.
   void TryReconnect();
-  void Reattached();
+  void Reattached(const agent::v1::Event& first);
   // "agent [--host HOST] attach <id>": how to come back.
   std::string AttachCommand() const;
   std::string SeenPath() const;
@@ -124,6 +124,11 @@ class SessionView {
 
   // Committed text to write at the next Paint.
   void Emit(const std::string& text) { output_ += text; }
+  // A notice for the person (an attach, a mode change, the daemon's notices, a steer): held
+  // while a question is shown here, so nothing lands between the question and its answer line,
+  // and shown once it is answered (FlushHeldNotices).
+  void EmitNotice(const std::string& rendered);
+  void FlushHeldNotices();
   // Text about the turn rather than the answer: committed like Emit, except in a one-shot
   // whose stdout is not a terminal, where it goes to stderr (after stdout's text so far).
   void Trace(const std::string& text);
@@ -217,6 +222,7 @@ class SessionView {
   std::string call_summary_;  // the gated call last ready, for a denial's line
   std::unique_ptr<CbreakMode> cbreak_;
   DenyMessageInput deny_message_;  // `t` at a question: "no, and tell it…"
+  std::string held_notices_;       // EmitNotice's, while a question is shown
 };
 
 }  // namespace agent::client

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,17 @@ struct TurnState {
   };
   std::deque<Echoed> echoed;
   std::string answered_call;  // the approval we answered (its Resolved is on the way)
+  // The prompt of the turn shown running (the last UserMessage); what a daemon's restart cut
+  // short, told once the session is back.
+  std::string running_prompt;
+  // The last tool result shown here, whole, for /last.
+  std::string last_tool;
+  std::string last_output;
+  struct CutShort {
+    std::string turn;      // its prompt; empty: no turn ran
+    std::string question;  // the approval or question that was waiting; empty: none
+  };
+  std::optional<CutShort> cut_short;
 
   // Another session on the screen (/clear, /fork): the old one's prompts and turns are not
   // waited for any more.

@@ -91,6 +91,13 @@ FileRuleSource::FileRuleSource(std::vector<std::string> paths,
     store.follow_symlinks = true;
     store.is_trust_store = true;
     entries_.push_back(std::move(store));
+    if (!trust_->personal_store.empty()) {
+      Entry personal;
+      personal.path = trust_->personal_store;
+      personal.follow_symlinks = true;  // the user's own state, like the trust store
+      personal.is_personal_store = true;
+      entries_.push_back(std::move(personal));
+    }
   }
 }
 
@@ -124,6 +131,17 @@ void FileRuleSource::Update() {
   RuleSet merged;
   for (const Entry& entry : entries_) {
     if (entry.is_trust_store) continue;
+    if (entry.is_personal_store) {
+      // What a person allowed "always" here: theirs, no trust needed. A store that cannot be
+      // read allows nothing more (fail closed), and stops nothing either.
+      if (!entry.rules.ok()) continue;
+      RuleSet personal;
+      for (const std::string& r : entry.trusted) {
+        if (absl::StatusOr<Rule> rule = ParseRule(r); rule.ok()) personal.allow.push_back(*rule);
+      }
+      MergeRules(personal, &merged);
+      continue;
+    }
     if (!entry.rules.ok()) {
       untrusted_.clear();
       merged_ = entry.rules.status();
@@ -181,7 +199,8 @@ bool FileRuleSource::Refresh(Entry& entry) {
   const FileStamp stamp = StampOf(st);
   // The store's rules hold for one project directory: one re-created at the same path (an
   // unchanged store) is read again, and trusts nothing it did not trust itself.
-  const std::string identity = entry.is_trust_store ? ProjectIdentity(trust_->project) : "";
+  const bool store = entry.is_trust_store || entry.is_personal_store;
+  const std::string identity = store ? ProjectIdentity(trust_->project) : "";
   if (entry.loaded && entry.stamp == stamp && entry.identity == identity) {
     return false;  // unchanged: the cached result stands
   }
@@ -215,7 +234,7 @@ bool FileRuleSource::Refresh(Entry& entry) {
   // The stamp of the version checked before reading: a change while reading is seen next time.
   entry.loaded = true;
   entry.stamp = stamp;
-  if (entry.is_trust_store) {
+  if (store) {
     entry.trusted = TrustedRulesFromText(*text, trust_->project, identity);
     entry.rules = RuleSet{};
     return true;

@@ -41,6 +41,9 @@ struct ProjectTrust {
   // The person's own settings.local.json, when among `paths`: also repository content (a clone
   // can force-add one), so its allow rules count only as trusted too.
   std::string local_settings = "";
+  // The person's own rules store (PersonalRulesPath(), personal_rules.h): its rules for this
+  // project directory, as it is now, count as allow rules without trust. Empty: none.
+  std::string personal_store = "";
 };
 
 class FileRuleSource : public RuleSource {
@@ -67,7 +70,8 @@ class FileRuleSource : public RuleSource {
   struct Entry {
     std::string path;
     bool follow_symlinks = false;
-    bool is_trust_store = false;  // parsed into `trusted`, not `rules`
+    bool is_trust_store = false;     // parsed into `trusted`, not `rules`
+    bool is_personal_store = false;  // parsed as a trust store; its rules are allow rules
     bool loaded = false;          // `stamp` and `rules` describe a version read before
     FileStamp stamp;              // `exists` false for a missing file
     absl::StatusOr<RuleSet> rules = RuleSet{};

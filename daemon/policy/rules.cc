@@ -336,6 +336,26 @@ Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args) 
   return EvaluatePath(mine, *subject);
 }
 
+std::vector<std::string> AllowingRules(const RuleSet& rules, std::string_view tool,
+                                       const Json& args) {
+  if (Evaluate(rules, tool, args) != Verdict::kAllow) return {};
+  RuleSet one;
+  one.deny = rules.deny;
+  for (const Rule& r : rules.allow) {
+    one.allow = {r};
+    if (Evaluate(one, tool, args) == Verdict::kAllow) return {FormatRule(r)};
+  }
+  std::vector<std::string> needed;
+  RuleSet without = rules;
+  for (size_t i = 0; i < rules.allow.size(); ++i) {
+    without.allow = rules.allow;
+    without.allow.erase(without.allow.begin() + static_cast<std::ptrdiff_t>(i));
+    if (Evaluate(without, tool, args) != Verdict::kAllow)
+      needed.push_back(FormatRule(rules.allow[i]));
+  }
+  return needed;
+}
+
 namespace {
 
 bool HasControlCharacter(std::string_view s) {

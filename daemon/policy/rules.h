@@ -1,6 +1,5 @@
 // Permission rules for gated tools: `tool` or `tool(pattern)`, e.g. `bash(pytest *)`,
-// `bash(git status)`, `edit_file(src/**)`, `write_file`. Pure functions; thread-compatible
-// (AppendAllowRules writes a file: callers serialise writers of one file).
+// `bash(git status)`, `edit_file(src/**)`, `write_file`. Pure functions; thread-compatible.
 //
 // Which argument a pattern is matched against: `command` for bash, `path` for every other
 // tool. Tool names compare case-insensitively (`Bash(…)` as Claude Code writes it works).
@@ -94,6 +93,12 @@ enum class Verdict { kAllow, kDeny, kAsk };
 // kAsk (an empty command or one of comments only is asked about unless `bash` is allowed).
 Verdict Evaluate(const RuleSet& rules, std::string_view tool, const Json& args);
 
+// The allow rules that let this call run (Evaluate is kAllow), as FormatRule writes them: the
+// first that allows it alone, else (a compound command, each part allowed by another rule) the
+// ones it cannot do without. Empty when the rules do not allow it.
+std::vector<std::string> AllowingRules(const RuleSet& rules, std::string_view tool,
+                                       const Json& args);
+
 // The narrow rules "allow always" would record for this call: for bash one rule per simple
 // command (hidden substitutions included, see above), exact (its `*` written `[*]`), de-duplicated,
 // in order, never a wildcard wider than what was asked (approving `git status && rm -rf tmp`
@@ -125,11 +130,5 @@ absl::StatusOr<RuleSet> LoadRules(const std::string& path);
 // duplicates (same tool, case-insensitively, and pattern) dropped. Order does not change what
 // Evaluate decides.
 void MergeRules(const RuleSet& from, RuleSet* into);
-// Appends allow rules to the settings file (created with its directory if missing), keeping
-// every other field of the file and their order as they were and not duplicating rules;
-// written atomically, pretty-printed with a 2-space indent. Nothing is written when every rule
-// is already there. InvalidArgument (and the file untouched) for a malformed rule, or a file
-// LoadRules would reject.
-absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules);
 
 }  // namespace agent::daemon::policy

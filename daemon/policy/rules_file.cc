@@ -128,46 +128,4 @@ void MergeRules(const RuleSet& from, RuleSet* into) {
   merge(from.deny, &into->deny);
 }
 
-absl::Status AppendAllowRules(const std::string& path, const std::vector<std::string>& rules) {
-  std::vector<Rule> parsed;
-  for (const std::string& text : rules) {
-    absl::StatusOr<Rule> rule = ParseRule(text);
-    if (!rule.ok()) return Annotate(rule.status(), path);
-    parsed.push_back(*std::move(rule));
-  }
-
-  // ordered_json keeps the file's key order, so a person's layout survives the rewrite.
-  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
-  std::vector<Rule> present;
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (text.ok()) {
-    // Never rewrite a file LoadRules would reject: the person has to fix it first.
-    ASSIGN_OR_RETURN(RuleSet existing, ParseRulesText(*text, path));
-    present = std::move(existing.allow);
-    settings = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!settings.is_object()) {  // cannot happen after ParseRulesText; kept as a guard
-      return absl::InvalidArgumentError(absl::StrCat(path, ": settings must be a JSON object"));
-    }
-  } else if (!absl::IsNotFound(text.status())) {
-    return Annotate(text.status(), path);
-  }
-
-  nlohmann::ordered_json& allow = settings["allow"];
-  if (allow.is_null()) allow = nlohmann::ordered_json::array();
-
-  bool changed = false;
-  for (Rule& rule : parsed) {
-    const bool seen = std::any_of(present.begin(), present.end(),
-                                  [&](const Rule& p) { return SameRule(p, rule); });
-    if (seen) continue;
-    allow.push_back(FormatRule(rule));
-    present.push_back(std::move(rule));
-    changed = true;
-  }
-  if (!changed) return absl::OkStatus();  // nothing new: the file is left untouched
-  const std::string out = settings.dump(2, ' ', /*ensure_ascii=*/false,
-                                        nlohmann::ordered_json::error_handler_t::replace);
-  return WriteFileAtomically(path, out + "\n");
-}
-
 }  // namespace agent::daemon::policy

@@ -147,7 +147,8 @@ absl::Status Server::Run() {
     std::string mine = policy::ProjectLocalSettingsPath(workdir);
     return std::make_shared<policy::FileRuleSource>(
         std::vector<std::string>{user, project, mine}, std::vector<std::string>{user},
-        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine});
+        policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine,
+                             policy::PersonalRulesPath()});
   };
   llm::TransportOptions transport{options_.config.connect_timeout_ms,
                                   options_.config.idle_timeout_ms, options_.config.max_attempts};

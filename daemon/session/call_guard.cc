@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "daemon/hooks/guard_verdict.h"
 #include "daemon/policy/escalation.h"
 #include "daemon/policy/personal_rules.h"
@@ -109,6 +110,7 @@ std::optional<tools::ToolOutcome> CallGuard::Decide(const llm::ToolCall& call, c
   }
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
+      TellAllowingRules(call, args, mode, rules);
       RememberUnaskedDiff(call, args);
       return std::nullopt;
     case CallVerdict::Kind::kRefuse:
@@ -133,6 +135,21 @@ CallVerdict CallGuard::PermissionHooks(const llm::ToolCall& call, const Json& ar
     default:
       return {K::kAsk, ""};
   }
+}
+
+void CallGuard::TellAllowingRules(const llm::ToolCall& call, const Json& args, v1::PolicyMode mode,
+                                  const absl::StatusOr<policy::RuleSet>& rules) {
+  if (!rules.ok() || rules->allow.empty() || mode == v1::POLICY_MODE_YES) return;
+  policy::RuleSet no_allow;
+  no_allow.deny = rules->deny;
+  CallFacts without = GatherCallFacts(workdir_, call.name, args);
+  if (DecideGatedCall(mode, no_allow, args, confines_, &without).kind == CallVerdict::Kind::kRun) {
+    return;  // the mode runs it anyway: no rule made the difference
+  }
+  CallFacts facts = GatherCallFacts(workdir_, call.name, args);
+  std::vector<std::string> by = policy::AllowingRules(*rules, call.name, facts.rule_args);
+  if (by.empty()) return;  // a hook's allow, not a rule
+  host_->Tell(absl::StrCat("allowed by ", absl::StrJoin(by, ", ")), /*error=*/false);
 }
 
 void CallGuard::RememberUnaskedDiff(const llm::ToolCall& call, const Json& args) {
@@ -190,13 +207,15 @@ std::optional<tools::ToolOutcome> CallGuard::AskPerson(const llm::ToolCall& call
 }
 
 absl::Status CallGuard::RecordPersonsRules(const std::vector<std::string>& rules) const {
-  // Trusted first: the file never holds a rule the person chose that is still ignored.
+  // A person chose these rules: the same rules in the project's own settings are trusted too
+  // (no notice about them again). Both stores are in the user's state directory, bound to this
+  // project directory: nothing in the checkout is created or changed.
   if (absl::StatusOr<std::vector<std::string>> trusted =
           policy::TrustRules(policy::TrustedRulesPath(), workdir_, rules);
       !trusted.ok()) {
     return trusted.status();
   }
-  return policy::RecordPersonalAllowRules(workdir_, rules);
+  return policy::RecordPersonalAllowRules(workdir_, rules).status();
 }
 
 }  // namespace agent::daemon

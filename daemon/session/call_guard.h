@@ -76,6 +76,10 @@ class CallGuard {
   std::optional<tools::ToolOutcome> AskPerson(const llm::ToolCall& call, const Json& args,
                                               const CallFacts& facts);
   void RememberUnaskedDiff(const llm::ToolCall& call, const Json& args);
+  // A call that runs unasked because a learned rule allows it (the mode alone would have asked
+  // or refused): the clients are told which rule ("allowed by bash(make *)").
+  void TellAllowingRules(const llm::ToolCall& call, const Json& args, agent::v1::PolicyMode mode,
+                         const absl::StatusOr<policy::RuleSet>& rules);
 
   Host* const host_;
   const std::string workdir_;

@@ -300,7 +300,8 @@ class SessionState {
                                  const PromptExpansion& expansion) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StartTurnThreadLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The thread ends: nothing to take.
+  // The thread ends: nothing to take. After it the turn thread never takes `mu_` again (the next
+  // thread's start joins it under `mu_`).
   void StopRunningLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DiscardIfUnansweredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void QueueUntakenSteersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

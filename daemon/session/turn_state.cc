@@ -357,6 +357,7 @@ void SessionState::QueueUntakenSteersLocked() {
 bool SessionState::EndTurn(v1::TurnOutcome outcome, std::string error,
                            std::vector<std::string> notices) {
   bool more;
+  bool dropped = false;
   {
     SessionMutexLock l(&mu_);
     for (std::string& n : notices) NoticeLocked(std::move(n));
@@ -379,9 +380,14 @@ bool SessionState::EndTurn(v1::TurnOutcome outcome, std::string error,
     if (!more) {
       StopRunningLocked();
       DiscardIfUnansweredLocked();  // a script's prompt that got no answer, nobody attached
+      dropped = discarded_;
     }
   }
-  if (!more) WriteSaves();  // a discarded session's files are deleted here
+  // Once running_ is false a prompt may start the next turn thread, which joins this one under
+  // the mutex: this thread must not take it again, and a save's report takes it (OnSaveResult).
+  // What is still queued (a meta file a failed write left) goes with the next save; only a
+  // discarded session's files are deleted here, and a discarded session starts no thread.
+  if (dropped) WriteSaves();
   return more;
 }
 

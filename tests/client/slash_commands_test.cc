@@ -59,6 +59,7 @@ TEST(SlashCommandsTest, HelpListsEveryCommand) {
     EXPECT_NE(help.find("/" + name), std::string::npos) << name;
   }
   EXPECT_EQ(ParseSlashCommand("/mcp")->kind, SlashCommand::kMcp);
+  EXPECT_EQ(ParseSlashCommand("/last")->kind, SlashCommand::kLast);
   EXPECT_NE(help.find("Tab completes"), std::string::npos);
 }
 

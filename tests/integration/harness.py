@@ -216,6 +216,16 @@ class Env:
         with urllib.request.urlopen(req, timeout=10) as r:
             json.load(r)
 
+    def personal_rules(self, project=None):
+        """The rules a person allowed "always" (or with /allow) for `project`: in the state
+        directory (daemon/policy/personal_rules.h), never in the checkout."""
+        path = os.path.join(self.env["XDG_STATE_HOME"], "agent", "personal-rules.json")
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            projects = json.load(f).get("projects", {})
+        return projects.get(os.path.realpath(project or self.project), {}).get("rules", [])
+
     def sessions_dir(self, project=None):
         """Where the daemon keeps `project`'s sessions (daemon/store/sessions_dir.h): the state
         directory, keyed by the project's base name and a hash of its real path."""

@@ -76,12 +76,10 @@ class Approvals(unittest.TestCase):
                                            rules=list(req.exact_rules), client_name="t"),
                          timeout=10)
         collect_until_turns_end(s)
-        # A person's own rules go to the file git ignores, never to the committable one.
-        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
-            self.assertEqual(json.load(f)["allow"], ["bash(echo hi)", "bash(echo there)"])
-        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent", "settings.json")))
-        with open(os.path.join(env.project, ".agent", ".gitignore")) as f:
-            self.assertIn("/settings.local.json", f.read().splitlines())
+        # A person's own rules go to the state directory, bound to this project: nothing in
+        # the checkout is created or changed.
+        self.assertEqual(env.personal_rules(), ["bash(echo hi)", "bash(echo there)"])
+        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent")))
         api.prompt(sid, "two")
         second = collect_until_turns_end(s)
         self.assertFalse([e for e in second if kind(e) == "approval_requested"])

@@ -55,8 +55,7 @@ class ApprovalsThatLearn(unittest.TestCase):
         term.keys(w, "a")
         # The prefix rule answers the second, similar call: the turn ends with nothing typed.
         term.wait_for(w, "listed twice")
-        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
-            self.assertEqual(json.load(f)["allow"], ["bash(ls *)"])
+        self.assertEqual(env.personal_rules(), ["bash(ls *)"])
         # A command whose prefix would allow too much is offered exactly, with no [e] choice.
         term.type_line(w, "remove")
         screen = term.wait_for(w, "[a]lways: bash(rm -f nothing-here)")
@@ -85,8 +84,7 @@ class ApprovalsThatLearn(unittest.TestCase):
         term.wait_for(w, "[e]xactly: bash(ls -l)")
         term.keys(w, "y")
         term.wait_for(w, "done")
-        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
-            self.assertEqual(json.load(f)["allow"], ["bash(ls -a)"])
+        self.assertEqual(env.personal_rules(), ["bash(ls -a)"])
         term.keys(w, "C-d")
         self.assertEqual(term.wait_exit(w), 0)
 
@@ -122,13 +120,13 @@ class ApprovalsThatLearn(unittest.TestCase):
         term.wait_for(w, "›")
         term.type_line(w, "/allow edit_file(*)")
         screen = term.wait_for(w, "matches only files directly in")
-        self.assertIn("recorded in .agent/settings.local.json", screen)
+        self.assertIn("recorded for you in this project", screen)
         self.assertIn("edit_file(**)", screen)
         term.type_line(w, "/allow bash(*)")
         term.wait_for(w, "allows every command")
-        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
-            self.assertEqual(json.load(f)["allow"], ["edit_file(*)", "bash(*)"])
-        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent", "settings.json")))
+        self.assertEqual(env.personal_rules(), ["edit_file(*)", "bash(*)"])
+        # Nothing in the checkout is created or changed.
+        self.assertFalse(os.path.exists(os.path.join(env.project, ".agent")))
         term.keys(w, "C-d")
         self.assertEqual(term.wait_exit(w), 0)
 

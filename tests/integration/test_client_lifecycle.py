@@ -15,7 +15,7 @@ import unittest
 
 import grpc
 import grpc_client
-from harness import BIN, Env, processes, tool_call
+from harness import BIN, Env, processes, tool_call, transcript_problems
 from test_multi_client import Api, collect_until_turns_end, kind
 from test_terminal import TMUX, Terminal, processes_with, wait_until
 
@@ -334,6 +334,27 @@ class Screen(unittest.TestCase):
         term.type_line(w, "still there?")
         term.wait_for(w, "Answer after the crash.")
         self.assertNotIn("did not come back", term.screen(w))
+
+    def test_a_crash_mid_turn_says_which_turn_was_cut_short_and_which_question_was_dropped(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("ask_user", question="Which port?",
+                                      options=["8080", "9090"])]},
+            {"text": "Answer after the crash."},
+        ])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "start the server")
+        term.wait_for(w, "[1-2] choose")
+        self.assertTrue(env.kill_daemon())  # SIGKILL, while the question waits
+        screen = term.wait_for(w, "was dropped", timeout=20)
+        after = screen.split("daemon back")[-1]
+        self.assertIn("the daemon stopped during the turn for “start the server”: it was cut "
+                      "short", after)
+        self.assertIn("the question “Which port?” was dropped", after)
+        # The transcript keeps the rule: the cut call is answered, and the session goes on.
+        term.type_line(w, "go on")
+        term.wait_for(w, "Answer after the crash.")
+        self.assertIsNone(transcript_problems(env.transcript()))
 
     def test_agent_daemon_stop_makes_attached_clients_leave_at_once(self):
         env, term = self.make([])

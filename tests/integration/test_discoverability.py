@@ -30,6 +30,11 @@ class Help(unittest.TestCase):
             h = env.agent(sub, "--help")
             self.assertEqual(h.returncode, 0, (sub, h.stderr))
         self.assertEqual(env.requests(), [])
+        # The subcommands' descriptions start in one column.
+        lines = [l for l in r.stdout.split("Subcommands:\n")[1].splitlines()
+                 if l.startswith("  agent ")]
+        columns = {re.search(r"\S  +\S", l).end() - 1 for l in lines}
+        self.assertEqual(len(columns), 1, lines)
 
     def test_the_man_page_lists_every_exit_status(self):
         with open(MAN) as f:
@@ -132,7 +137,7 @@ class SlashHelp(unittest.TestCase):
         screen = term.wait_for(w, "Tab completes")
         for c in ("/help", "/status", "/context", "/compact", "/clear", "/fork", "/undo",
                   "/rewind", "/diff", "/sessions", "/model", "/allow", "/trust", "/mcp",
-                  "/detach"):
+                  "/last", "/detach"):
             self.assertIn(c, screen, c)
         term.type_line(w, "/mcp")
         term.wait_for(w, "no MCP servers")

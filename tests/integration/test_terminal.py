@@ -255,8 +255,7 @@ class InteractiveTerminal(unittest.TestCase):
         screen = term.wait_for(w, "It ran once.")
         self.assertIn("allowed always by you: bash(echo first-run)", screen)
         self.assertNotIn("[y]es", screen)  # the question is gone
-        with open(os.path.join(env.project, ".agent", "settings.local.json")) as f:
-            self.assertEqual(["bash(echo first-run)"], json.load(f)["allow"])
+        self.assertEqual(["bash(echo first-run)"], env.personal_rules())
         # The same command again: no question, it just runs (nothing is typed to answer).
         term.type_line(w, "run it again")
         screen = term.wait_for(w, "It ran again.")
@@ -328,6 +327,42 @@ class InteractiveTerminal(unittest.TestCase):
         term.keys(w, "1")
         screen = term.wait_for(w, "Carrying it out.")
         self.assertIn("mode: auto", screen)
+        self.assertEqual(env.stats()["expect_failed"], 0)
+
+    def test_slash_last_shows_the_whole_output_the_trace_clipped(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("bash", command="seq 1 30")]},
+            {"expect": {"last_role": "tool"}, "text": "Counted."},
+        ])
+        w = term.start("main", "--yes")
+        term.wait_for(w, "›")
+        term.type_line(w, "count")
+        screen = term.wait_for(w, "Counted.")
+        self.assertIn("more lines (/last shows them)", screen)
+        self.assertNotIn("  27\n", screen)
+        term.type_line(w, "/last")
+        screen = term.wait_for(w, "the last output, of bash, whole:")
+        for n in (25, 27, 30):
+            self.assertIn("  %d\n" % n, screen.split("whole:")[-1])
+
+    def test_no_notice_lands_between_a_question_and_its_answer_line(self):
+        env, term = self.make([
+            {"tool_calls": [tool_call("bash", command="echo asked")]},
+            {"expect": {"last_role": "tool"}, "text": "Ran it."},
+        ])
+        w = term.start("main")
+        term.wait_for(w, "›")
+        term.type_line(w, "run it")
+        term.wait_for(w, "[y]es / [n]o")
+        # Another terminal attaches while the question is shown: said after the answer.
+        term.start("watcher", "attach", "-r", env.session_ids()[0])
+        term.wait_for("watcher", "echo asked")
+        screen = term.screen(w)
+        self.assertNotIn("attached", screen.split("? bash wants to run")[-1])
+        term.keys(w, "y")
+        screen = term.wait_for(w, "Ran it.")
+        after = screen.split("allowed by you")[-1]
+        self.assertIn("attached", after)
         self.assertEqual(env.stats()["expect_failed"], 0)
 
     def test_approval_answered_by_another_client_disappears_and_says_who(self):

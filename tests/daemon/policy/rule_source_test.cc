@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "daemon/policy/trusted_rules.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/policy/test_util.h"
@@ -147,6 +148,35 @@ TEST_F(RuleSourceTest, ConcurrentCallersSeeTheSameRules) {
   }
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(source.reads_for_test(), 1);
+}
+
+// A person's "always" rules: in their own store, bound to the project directory as it is, so
+// another repository cloned at the same path inherits none.
+TEST_F(RuleSourceTest, PersonalRulesCountForTheirProjectDirectoryOnly) {
+  const std::string project = Path("project");
+  std::filesystem::create_directories(project);
+  const std::string settings = project + "/.agent/settings.json";
+  const std::string store = Path("state/personal-rules.json");
+  auto source = [&] {
+    return FileRuleSource({settings}, {},
+                          ProjectTrust{settings, Path("state/trusted-rules.json"), project, "",
+                                       store});
+  };
+  ASSERT_TRUE(TrustRules(store, project, {"bash(make *)"}).ok());
+  {
+    FileRuleSource s = source();
+    absl::StatusOr<RuleSet> rules = s.Rules();
+    ASSERT_TRUE(rules.ok()) << rules.status();
+    EXPECT_THAT(Formatted(rules->allow), ElementsAre("bash(make *)"));
+    EXPECT_THAT(s.UntrustedRules(), IsEmpty());  // a person's own rule needs no trust
+  }
+  // Gone, and another cloned at the same path: the store's entry is for the old directory.
+  std::filesystem::remove_all(project);
+  std::filesystem::create_directories(project + "/.agent");
+  FileRuleSource s = source();
+  absl::StatusOr<RuleSet> rules = s.Rules();
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  EXPECT_THAT(rules->allow, IsEmpty());
 }
 
 TEST(FixedRuleSource, ReturnsWhatItWasGiven) {

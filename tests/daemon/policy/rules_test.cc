@@ -24,6 +24,22 @@ std::vector<std::string> ProposeBash(std::string_view command) {
   return ProposeRules("bash", Json{{"command", std::string(command)}});
 }
 
+// ---- AllowingRules: what the person is told let a call run ----
+
+TEST(AllowingRules, TheRuleThatAllowsItAloneElseTheOnesItNeeds) {
+  RuleSet rules = Rules({"bash(ls *)", "bash(make *)", "bash(git status)"}, {});
+  EXPECT_THAT(AllowingRules(rules, "bash", Json{{"command", "make test"}}),
+              ElementsAre("bash(make *)"));
+  EXPECT_THAT(AllowingRules(rules, "bash", Json{{"command", "git status && ls -l"}}),
+              ElementsAre("bash(ls *)", "bash(git status)"));
+  EXPECT_THAT(AllowingRules(rules, "bash", Json{{"command", "rm -rf x"}}), IsEmpty());
+  RuleSet denied = Rules({"bash(make *)"}, {"bash(make install*)"});
+  EXPECT_THAT(AllowingRules(denied, "bash", Json{{"command", "make install"}}), IsEmpty());
+  EXPECT_THAT(
+      AllowingRules(Rules({"edit_file(src/**)"}, {}), "edit_file", Json{{"path", "src/a.c"}}),
+      ElementsAre("edit_file(src/**)"));
+}
+
 // ---- ParseRule / FormatRule ----
 
 // Found by bash_rules_fuzz: a lone CR is a command name to bash. A rule is shown on the

@@ -1,4 +1,4 @@
-// LoadRules, MergeRules and AppendAllowRules against real files in a fresh temp directory.
+// LoadRules and MergeRules against real files in a fresh temp directory.
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -109,84 +109,6 @@ TEST(MergeRules, PutsFromFirstAndDropsDuplicates) {
   MergeRules(from, &into);
   EXPECT_THAT(Formatted(into.allow), ElementsAre("bash(ls)", "edit_file", "bash(make)"));
   EXPECT_THAT(Formatted(into.deny), ElementsAre("bash(rm *)"));
-}
-
-TEST_F(SettingsTest, AppendCreatesFileAndDirectory) {
-  const std::string path = Path(".agent/settings.json");
-  ASSERT_TRUE(AppendAllowRules(path, {"bash(git status)", "bash(rm -rf tmp)"}).ok());
-  EXPECT_EQ(Read(path),
-            "{\n  \"allow\": [\n    \"bash(git status)\",\n    \"bash(rm -rf tmp)\"\n  ]\n}\n");
-  absl::StatusOr<RuleSet> rules = LoadRules(path);
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  EXPECT_THAT(Formatted(rules->allow), ElementsAre("bash(git status)", "bash(rm -rf tmp)"));
-}
-
-TEST_F(SettingsTest, AppendKeepsOtherFieldsInTheirOrderAndDoesNotDuplicate) {
-  const std::string path = Write("settings.json", R"j({
-    "zeta": {"nested": [1, 2.5, "x"]},
-    "deny": ["bash(rm *)"],
-    "allow": ["bash(ls)"],
-    "alpha": true
-  })j");
-  ASSERT_TRUE(
-      AppendAllowRules(path, {"bash(ls)", "  bash( make )", "bash(make)", "Bash(ls)"}).ok());
-  EXPECT_EQ(Read(path), R"j({
-  "zeta": {
-    "nested": [
-      1,
-      2.5,
-      "x"
-    ]
-  },
-  "deny": [
-    "bash(rm *)"
-  ],
-  "allow": [
-    "bash(ls)",
-    "bash( make )"
-  ],
-  "alpha": true
-}
-)j");
-}
-
-TEST_F(SettingsTest, AppendingOnlyKnownRulesLeavesTheFileUntouched) {
-  const std::string original = R"j({"allow": ["bash(ls)"]})j";
-  const std::string path = Write("settings.json", original);
-  ASSERT_TRUE(AppendAllowRules(path, {"bash(ls)"}).ok());
-  EXPECT_EQ(Read(path), original);
-}
-
-TEST_F(SettingsTest, AppendRefusesToOverwriteAMalformedFile) {
-  const std::string original = R"j({"allow": [)j";
-  const std::string path = Write("settings.json", original);
-  absl::Status s = AppendAllowRules(path, {"bash(ls)"});
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(s.message()), HasSubstr(path));
-  EXPECT_EQ(Read(path), original);
-
-  const std::string bad_rule = R"j({"allow": ["bash("]})j";
-  const std::string path2 = Write("settings2.json", bad_rule);
-  EXPECT_EQ(AppendAllowRules(path2, {"bash(ls)"}).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Read(path2), bad_rule);
-}
-
-TEST_F(SettingsTest, AppendRejectsAMalformedNewRuleWithoutWriting) {
-  const std::string path = Path("settings.json");
-  EXPECT_EQ(AppendAllowRules(path, {"bash(ls)", "bash("}).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_FALSE(std::filesystem::exists(path));
-}
-
-TEST_F(SettingsTest, AppendedRulesWithSpecialCharactersLoadBackIdentically) {
-  const std::vector<std::string> proposed = ProposeRules(
-      "bash", Json{{"command", "cat > f <<'EOF'\n\"quoted\" \\ tab\t\nEOF\nrm -rf *"}});
-  ASSERT_EQ(proposed.size(), 2u);
-  const std::string path = Path("settings.json");
-  ASSERT_TRUE(AppendAllowRules(path, proposed).ok());
-  absl::StatusOr<RuleSet> rules = LoadRules(path);
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  EXPECT_EQ(Formatted(rules->allow), proposed);
 }
 
 }  // namespace

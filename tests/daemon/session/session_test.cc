@@ -139,7 +139,8 @@ class SessionTest : public ::testing::Test {
         std::string mine = policy::ProjectLocalSettingsPath(workdir);
         return std::make_shared<policy::FileRuleSource>(
             std::vector<std::string>{project, mine}, std::vector<std::string>{},
-            policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine});
+            policy::ProjectTrust{project, policy::TrustedRulesPath(), workdir, mine,
+                                 policy::PersonalRulesPath()});
       };
     }
     return d;
@@ -376,14 +377,22 @@ TEST_F(SessionTest, AllowAlwaysRecordsPrefixRulesAndTheNextSimilarCallRunsWithou
   EXPECT_FALSE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {"bash(*)"}, "", "t").ok());
   ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {}, "", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(1));
-  auto settings = ReadFileToString(workdir_ + "/.agent/settings.local.json");
+  // In the person's store in the state directory, nothing in the checkout.
+  auto settings = ReadFileToString(policy::PersonalRulesPath());
   ASSERT_TRUE(settings.ok());
   EXPECT_THAT(*settings, HasSubstr("bash(git status *)"));
+  EXPECT_FALSE(std::filesystem::exists(workdir_ + "/.agent"));
   ASSERT_TRUE(s->SendPrompt("second", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(2));
   int asked = 0;
-  for (const EventPtr& e : rec.events()) asked += e->has_approval_requested();
+  std::vector<std::string> notices;
+  for (const EventPtr& e : rec.events()) {
+    asked += e->has_approval_requested();
+    if (e->has_notice()) notices.push_back(e->notice().text());
+  }
   EXPECT_EQ(asked, 1);
+  // The second call ran unasked: every client is told which learned rules let it.
+  EXPECT_THAT(notices, ::testing::Contains("allowed by bash(echo *), bash(git status *)"));
   s->Detach(&rec);
 }
 
@@ -397,7 +406,7 @@ TEST_F(SessionTest, AllowAlwaysExactlyRecordsTheExactCommandsOnly) {
   ASSERT_TRUE(rec.WaitFor([](const v1::Event& e) { return e.has_approval_requested(); }));
   ASSERT_TRUE(s->Approve("x0", v1::DECISION_ALLOW_ALWAYS, {"bash(git status -s)"}, "", "t").ok());
   ASSERT_TRUE(rec.WaitTurnEnded(1));
-  auto settings = ReadFileToString(workdir_ + "/.agent/settings.local.json");
+  auto settings = ReadFileToString(policy::PersonalRulesPath());
   ASSERT_TRUE(settings.ok());
   EXPECT_THAT(*settings, HasSubstr("bash(git status -s)"));
   EXPECT_THAT(*settings, Not(HasSubstr("git status *")));
@@ -435,8 +444,10 @@ TEST_F(SessionTest, UntrustedProjectRulesAreToldOnceAndAllowAlwaysTrustsTheRule)
     if (e->has_notice()) notices.push_back(e->notice().text());
   }
   EXPECT_EQ(asked, 1);
-  ASSERT_EQ(notices.size(), 1u);
+  // Told once about the untrusted rule, and then which rule let the second call run.
+  ASSERT_EQ(notices.size(), 2u);
   EXPECT_THAT(notices[0], HasSubstr("allows 1 rule(s) you have not trusted for this project"));
+  EXPECT_EQ(notices[1], "allowed by bash(echo one)");
   s->Detach(&rec);
 }
 
