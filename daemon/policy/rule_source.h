@@ -72,8 +72,8 @@ class FileRuleSource : public RuleSource {
     bool follow_symlinks = false;
     bool is_trust_store = false;     // parsed into `trusted`, not `rules`
     bool is_personal_store = false;  // parsed as a trust store; its rules are allow rules
-    bool loaded = false;          // `stamp` and `rules` describe a version read before
-    FileStamp stamp;              // `exists` false for a missing file
+    bool loaded = false;             // `stamp` and `rules` describe a version read before
+    FileStamp stamp;                 // `exists` false for a missing file
     absl::StatusOr<RuleSet> rules = RuleSet{};
     std::set<std::string> trusted;  // the trust store's rules for the project
     std::string identity;           // the project's ProjectIdentity when `trusted` was read

@@ -158,9 +158,9 @@ TEST_F(RuleSourceTest, PersonalRulesCountForTheirProjectDirectoryOnly) {
   const std::string settings = project + "/.agent/settings.json";
   const std::string store = Path("state/personal-rules.json");
   auto source = [&] {
-    return FileRuleSource({settings}, {},
-                          ProjectTrust{settings, Path("state/trusted-rules.json"), project, "",
-                                       store});
+    return FileRuleSource(
+        {settings}, {},
+        ProjectTrust{settings, Path("state/trusted-rules.json"), project, "", store});
   };
   ASSERT_TRUE(TrustRules(store, project, {"bash(make *)"}).ok());
   {
