@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "absl/synchronization/notification.h"
+#include "agent/v1/agent.pb.h"
 #include "common/mutex.h"
 #include "daemon/hooks/hook_trust.h"
 #include "daemon/sandbox/sandbox.h"
