@@ -198,11 +198,13 @@ void SessionState::Attach(Subscriber* sub, const std::string& client_name, bool 
 }
 
 void SessionState::Detach(Subscriber* sub) {
+  bool dropped = false;
   {
     SessionMutexLock l(&mu_);
     if (audience_.Detach(sub)) DiscardIfUnansweredLocked();
+    dropped = discarded_;
   }
-  WriteSaves();  // a discarded session's files are deleted here
+  if (dropped) WriteSaves();  // a discarded session's files are deleted here
 }
 
 void SessionState::Resync(Subscriber* sub) {

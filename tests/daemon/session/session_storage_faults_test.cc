@@ -144,11 +144,14 @@ TEST_F(SessionStorageFaultsTest, MessagesAreAppendedNotRewrittenWhileATurnRuns) 
   EventRecorder rec;
   s->Attach(&rec, "test", false, "", 0);
   RunTurn(*s, rec, 1);
-  agent::MutexLock l(&disk_->mu);
-  // Created whole once, and whole at the end of the turn; the messages between were appended.
-  EXPECT_EQ(disk_->whole_writes, 2);
-  EXPECT_GE(disk_->appends, 3);  // the prompt, the reply with its calls, their results, the answer
-  s->Detach(&rec);
+  {
+    agent::MutexLock l(&disk_->mu);
+    // Created whole once, and whole at the end of the turn; the messages between were appended.
+    EXPECT_EQ(disk_->whole_writes, 2);
+    EXPECT_GE(disk_->appends,
+              3);  // the prompt, the reply with its calls, their results, the answer
+  }
+  s->Detach(&rec);  // never while holding the disk's lock: a write takes it
 }
 
 TEST_F(SessionStorageFaultsTest, ATurnWhoseMessagesCouldNotBeSavedEndsWithAnError) {
