@@ -182,6 +182,33 @@ class AcpTest(unittest.TestCase):
         # The session is the daemon's: a terminal lists it.
         self.assertIn(sid[:8], env.agent("ls").stdout)
 
+    def test_the_models_question_is_a_permission_request_whose_choice_is_the_answer(self):
+        env = self.make([
+            {"tool_calls": [tool_call("ask_user", question="Which database?",
+                                      options=["sqlite", "postgres"])]},
+            {"expect": {"last_role": "tool", "last_message_contains": "answered: postgres"},
+             "text": "Using postgres."},
+        ])
+        ed = Editor(self, env)
+        initialize(ed)
+        sid = new_session(ed, env)["sessionId"]
+        ed.send(op="permissions", answer="hold")
+        tag_prompt = ed.tag + 1
+        ed.tag = tag_prompt
+        ed.send(op="request", tag=tag_prompt, method="session/prompt", params={
+            "sessionId": sid, "prompt": [{"type": "text", "text": "set up the database"}]})
+        perm = ed.wait(lambda m: m["type"] == "permission")["params"]
+        self.assertEqual([(o["optionId"], o["name"]) for o in perm["options"]],
+                         [("answer-0", "sqlite"), ("answer-1", "postgres"),
+                          ("reject_once", "No answer")])
+        self.assertIn("Which database?", json.dumps(perm["toolCall"]))
+        ed.send(op="answer", optionId="answer-1")
+        r = ed.wait(lambda m: m["type"] == "response" and m["tag"] == tag_prompt)
+        self.assertEqual(r["result"], {"stopReason": "end_turn"})
+        self.assertEqual(ed.text(sid), "Using postgres.")
+        self.assertEqual(env.stats()["expect_failed"], 0)
+        self.assertEqual(ed.sdk_errors(), [])
+
     def test_an_image_in_the_prompt_reaches_the_model_as_a_part_of_the_message(self):
         env = self.make([
             {"expect": {"last_role": "user"}, "text": "A red pixel."},
