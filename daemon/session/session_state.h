@@ -252,6 +252,9 @@ class SessionState {
   absl::Status AppendReply(const llm::ModelReply& reply) ABSL_LOCKS_EXCLUDED(mu_);
   void AppendResults(const std::vector<llm::ToolCall>& calls, size_t first,
                      const std::vector<tools::ToolOutcome>& outcomes) ABSL_LOCKS_EXCLUDED(mu_);
+  // Plan mode's hand-over: the plan's list items (Markdown: `1.`, `-`, `*`) become the
+  // session's plan every client shows, each pending, as update_plan's would.
+  void ShowPlan(const std::string& markdown) ABSL_LOCKS_EXCLUDED(mu_);
   // An edit that ran without asking: its diff goes with its result.
   void RememberDiff(const std::string& call_id, std::string diff) ABSL_LOCKS_EXCLUDED(mu_);
   bool ShouldCompact() const ABSL_LOCKS_EXCLUDED(mu_);

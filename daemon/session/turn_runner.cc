@@ -224,6 +224,7 @@ tools::ToolOutcome TurnRunner::PresentPlan(const std::string& call_id, const std
   // Going on may widen what runs unasked (auto mode): a person's answer, never a script's.
   a.set_requires_person(true);
   a.set_person_reason("the plan is handed over, and going on changes the session's mode");
+  state_.ShowPlan(plan);  // the session's plan, as every client shows one
   hooks_.Notify("elicitation_dialog", "agent has a plan for you to review");
   std::optional<ApprovalGate::Answer> answer = state_.Ask(a);
   if (!answer.has_value()) return {"The hand-over was cancelled before anyone answered.", true};

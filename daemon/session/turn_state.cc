@@ -5,7 +5,10 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "daemon/context/usage.h"
 #include "daemon/llm/request_builder.h"
 #include "daemon/session/deferred_writes.h"
@@ -290,6 +293,32 @@ void SessionState::RecordPlanLocked(const llm::ToolCall& call) {
   if (!args.ok()) return;
   auto plan = tools::NormalizePlan(*args);
   if (!plan.ok()) return;  // the tool told the model what was wrong
+  ctx_.plan = context::PlanFromJson(*plan);
+  v1::Event e;
+  *e.mutable_plan_updated() = *ctx_.plan;
+  Emit(std::move(e));
+}
+
+void SessionState::ShowPlan(const std::string& markdown) {
+  Json steps = Json::array();
+  for (absl::string_view line : absl::StrSplit(markdown, '\n')) {
+    line = absl::StripLeadingAsciiWhitespace(line);
+    size_t digits = 0;
+    while (digits < line.size() && absl::ascii_isdigit(line[digits])) ++digits;
+    absl::string_view item;
+    if (digits > 0 && absl::StartsWith(line.substr(digits), ". ")) {
+      item = line.substr(digits + 2);
+    } else if (absl::StartsWith(line, "- ") || absl::StartsWith(line, "* ")) {
+      item = line.substr(2);
+    } else {
+      continue;
+    }
+    if (!item.empty()) steps.push_back({{"step", std::string(item)}, {"status", "pending"}});
+  }
+  if (steps.empty()) return;  // prose only: the question shows it
+  absl::StatusOr<Json> plan = tools::NormalizePlan({{"plan", std::move(steps)}});
+  if (!plan.ok()) return;  // over update_plan's limits: the question still shows it whole
+  SessionMutexLock l(&mu_);
   ctx_.plan = context::PlanFromJson(*plan);
   v1::Event e;
   *e.mutable_plan_updated() = *ctx_.plan;

@@ -82,7 +82,9 @@ class PlanModeAsRoot(PlanModeCases, unittest.TestCase):
         sid = api.create(policy=pb.POLICY_MODE_PLAN)
         s = api.attach(sid, "terminal")
         api.prompt(sid, "add the cache", client="terminal")
+        before = []
         for e in s:
+            before.append(e)
             if kind(e) == "approval_requested":
                 q = e.approval_requested.approval
                 break
@@ -102,6 +104,10 @@ class PlanModeAsRoot(PlanModeCases, unittest.TestCase):
                                            client_name="terminal"),
                          timeout=10, metadata=(("agent-person", "1"),))
         events = collect_until_turns_end(s)
+        # The plan's items are the session's plan, as update_plan's are, shown with the question.
+        plans = [e.plan_updated for e in before if kind(e) == "plan_updated"]
+        self.assertEqual([[p.text for p in plan.steps] for plan in plans],
+                         [["Add the cache", "Test it"]])
         changed = [e.policy_changed for e in events if kind(e) == "policy_changed"]
         self.assertEqual([(c.mode, c.client_name) for c in changed],
                          [(pb.POLICY_MODE_AUTO, "terminal")])
