@@ -87,6 +87,7 @@ std::optional<tools::ToolOutcome> CallGuard::Decide(const llm::ToolCall& call, c
     }
   }
   CallFacts facts = GatherCallFacts(workdir_, call.name, args);
+  const CallFacts gathered = facts;  // as read from the call: the verdict below may narrow it
   // In a run that cannot ask (deny-unruled), the user's own hook's allow answers for the person
   // who is not there, as it would where one is: decided as in ask mode, so that deny rules,
   // protected paths and escalations still refuse; what would still need a person is refused as
@@ -110,7 +111,7 @@ std::optional<tools::ToolOutcome> CallGuard::Decide(const llm::ToolCall& call, c
   }
   switch (verdict.kind) {
     case CallVerdict::Kind::kRun:
-      TellAllowingRules(call, args, mode, rules);
+      TellAllowingRules(args, mode, rules, gathered);
       RememberUnaskedDiff(call, args);
       return std::nullopt;
     case CallVerdict::Kind::kRefuse:
@@ -137,17 +138,17 @@ CallVerdict CallGuard::PermissionHooks(const llm::ToolCall& call, const Json& ar
   }
 }
 
-void CallGuard::TellAllowingRules(const llm::ToolCall& call, const Json& args, v1::PolicyMode mode,
-                                  const absl::StatusOr<policy::RuleSet>& rules) {
+void CallGuard::TellAllowingRules(const Json& args, v1::PolicyMode mode,
+                                  const absl::StatusOr<policy::RuleSet>& rules,
+                                  const CallFacts& facts) {
   if (!rules.ok() || rules->allow.empty() || mode == v1::POLICY_MODE_YES) return;
   policy::RuleSet no_allow;
   no_allow.deny = rules->deny;
-  CallFacts without = GatherCallFacts(workdir_, call.name, args);
+  CallFacts without = facts;
   if (DecideGatedCall(mode, no_allow, args, confines_, &without).kind == CallVerdict::Kind::kRun) {
     return;  // the mode runs it anyway: no rule made the difference
   }
-  CallFacts facts = GatherCallFacts(workdir_, call.name, args);
-  std::vector<std::string> by = policy::AllowingRules(*rules, call.name, facts.rule_args);
+  std::vector<std::string> by = policy::AllowingRules(*rules, facts.tool, facts.rule_args);
   if (by.empty()) return;  // a hook's allow, not a rule
   host_->Tell(absl::StrCat("allowed by ", absl::StrJoin(by, ", ")), /*error=*/false);
 }

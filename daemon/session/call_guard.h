@@ -78,8 +78,9 @@ class CallGuard {
   void RememberUnaskedDiff(const llm::ToolCall& call, const Json& args);
   // A call that runs unasked because a learned rule allows it (the mode alone would have asked
   // or refused): the clients are told which rule ("allowed by bash(make *)").
-  void TellAllowingRules(const llm::ToolCall& call, const Json& args, agent::v1::PolicyMode mode,
-                         const absl::StatusOr<policy::RuleSet>& rules);
+  // `facts`: the call's, as gathered before the verdict.
+  void TellAllowingRules(const Json& args, agent::v1::PolicyMode mode,
+                         const absl::StatusOr<policy::RuleSet>& rules, const CallFacts& facts);
 
   Host* const host_;
   const std::string workdir_;

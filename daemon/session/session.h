@@ -7,7 +7,8 @@
 // daemon/session/ holds the session and the rooms it is spread over:
 //   session.cc        the commands, attach/detach, shutdown
 //   session_state.*   the state behind the session's mutex, one method per change a command or
-//                     a turn may make (turn_state.cc: a turn's; compaction.cc: compaction's)
+//                     a turn may make (turn_state.cc: a turn's; state_saving.cc: saving;
+//                     state_children.cc: the subagents'; compaction.cc: compaction's)
 //   opening.*         how a session comes to be (new, loaded, forked): the disk read first
 //   audience.*        the attached clients and the event log they hear
 //   turn_runner.*     the turn thread and the session's side of each turn (TurnHost)

@@ -1,9 +1,8 @@
-// SessionState (session_state.h): queries, clients, commands and saving. What a turn changes
-// is in turn_state.cc, compaction's share in compaction.cc.
+// SessionState (session_state.h): queries, clients and commands. What a turn changes is in
+// turn_state.cc, saving in state_saving.cc, the subagents' share in state_children.cc,
+// compaction's in compaction.cc.
 #include "daemon/session/session_state.h"
 
-#include <algorithm>
-#include <cstdio>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -437,127 +436,6 @@ bool SessionState::Close(std::string_view reason) {
   }
   WriteSaves();
   return true;
-}
-
-// ---- Subagents --------------------------------------------------------------------------------
-
-SessionSettings SessionState::Inherited() const {
-  SessionMutexLock l(&mu_);
-  SessionSettings s = settings_;
-  s.cwd = meta_.cwd.empty() ? workdir_ : meta_.cwd;
-  s.child.reset();
-  return s;
-}
-
-void SessionState::ForwardChildApproval(const v1::PendingApproval& approval) {
-  SessionMutexLock l(&mu_);
-  child_approvals_.push_back(approval);
-  Emit(events::ApprovalRequested(approval));
-}
-
-void SessionState::ChildApprovalResolved(const std::string& child_id, const std::string& call_id,
-                                         std::optional<v1::Event> resolved) {
-  SessionMutexLock l(&mu_);
-  auto it = std::find_if(child_approvals_.begin(), child_approvals_.end(),
-                         [&](const v1::PendingApproval& a) {
-                           return a.child_session_id() == child_id && a.call_id() == call_id;
-                         });
-  if (it == child_approvals_.end()) return;
-  child_approvals_.erase(it);
-  if (resolved.has_value()) Emit(*std::move(resolved));
-}
-
-std::string SessionState::ChildApprovalOwner(const std::string& call_id) const {
-  SessionMutexLock l(&mu_);
-  for (const v1::PendingApproval& a : child_approvals_) {
-    if (a.call_id() == call_id) return a.child_session_id();
-  }
-  return "";
-}
-
-void SessionState::AddChildUsage(const v1::Usage& usage) {
-  {
-    SessionMutexLock l(&mu_);
-    ctx_.usage.AddOther(usage);
-    SaveLocked(Save::kMetaOnly);
-  }
-  WriteSaves();
-}
-
-v1::PolicyMode SessionState::AddRunningChild(const std::shared_ptr<Session>& child) {
-  SessionMutexLock l(&mu_);
-  running_children_.push_back(child);
-  return settings_.policy;
-}
-
-void SessionState::RemoveRunningChild(const Session* child) {
-  SessionMutexLock l(&mu_);
-  std::erase_if(running_children_, [child](const std::weak_ptr<Session>& w) {
-    std::shared_ptr<Session> c = w.lock();
-    return c == nullptr || c.get() == child;
-  });
-}
-
-// ---- Saving -----------------------------------------------------------------------------------
-
-void SessionState::SaveLocked(Save what) {
-  if (discarded_ || removed_) return;  // its files are gone on purpose
-  meta_.updated_unix_ms = NowMs();
-  meta_.message_count = static_cast<int64_t>(transcript_.size());
-  meta_.model = settings_.model.model;
-  // Outside a turn the session is idle: the file is written whole, its journal folded in.
-  if (what != Save::kMetaOnly) saver_.Queue(transcript_, what == Save::kWhole || !in_turn_);
-  if (what != Save::kTranscriptOnly) {
-    meta_.context = ctx_.ToJson();
-    meta_.files_seen = files_.ToJson();
-    saver_.QueueMeta(meta_);
-  }
-}
-
-void SessionState::WriteSaves() { (void)saver_.Flush(); }
-
-bool SessionState::RetrySave() {
-  if (!saver_.unsaved()) return true;
-  {
-    SessionMutexLock l(&mu_);
-    SaveLocked(Save::kWhole);
-  }
-  WriteSaves();
-  return !saver_.unsaved();
-}
-
-void SessionState::DiscardIfUnansweredLocked() {
-  if (answered_ || discarded_ || !audience_.empty() || running_ || held_ || !queue_.empty()) {
-    return;
-  }
-  discarded_ = true;
-  shutting_down_ = true;               // no prompt starts a turn again
-  saver_.Drop(/*delete_files=*/true);  // by the next WriteSaves
-}
-
-void SessionState::OnSaveResult(const SessionSaver::Outcome& outcome) {
-  const absl::Status& status = outcome.status;
-  // Every failure is in the daemon's log (its stderr), whoever is attached.
-  if (!status.ok()) {
-    std::fprintf(stderr, "agentd: session %s: cannot save: %s%s\n", id_.c_str(),
-                 std::string(status.message()).c_str(),
-                 outcome.messages_on_disk ? " (every message is in its journal)" : "");
-  }
-  SessionMutexLock l(&mu_);
-  if (!status.ok() && !save_failed_) {
-    if (outcome.messages_on_disk) {
-      NoticeLocked(
-          absl::StrCat("every message is saved in the session's journal, but writing "
-                       "its file whole failed: ",
-                       status.message(), "; it is tried again at the next save"));
-    } else {
-      Emit(events::Error(absl::StrCat("cannot save the session: ", status.message(),
-                                      "; it is kept in memory and saved again when it can be")));
-    }
-  } else if (status.ok() && save_failed_) {
-    NoticeLocked("the session is saved again");
-  }
-  save_failed_ = !status.ok();
 }
 
 }  // namespace agent::daemon

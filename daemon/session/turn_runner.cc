@@ -38,6 +38,24 @@ constexpr PlanChoice kPlanChoices[] = {
     {"Keep planning", v1::POLICY_MODE_PLAN, "plan"},
 };
 
+// The model's question as every client is asked it (PendingApproval.question).
+v1::PendingApproval QuestionFor(const std::string& call_id, const std::string& tool,
+                                const std::string& summary, const std::string& text,
+                                const std::vector<std::string>& options) {
+  v1::PendingApproval a;
+  a.set_call_id(call_id);
+  a.set_tool(tool);
+  a.set_summary(summary);
+  a.mutable_question()->set_text(text);
+  for (const std::string& o : options) a.mutable_question()->add_options(o);
+  return a;
+}
+
+// A question is answered by an allow with words (an option's, or the person's own).
+bool Answered(const ApprovalGate::Answer& a) {
+  return a.decision != v1::DECISION_DENY && !a.reason.empty();
+}
+
 }  // namespace
 
 TurnRunner::TurnRunner(Parts parts)
@@ -190,21 +208,16 @@ tools::ToolContext TurnRunner::MakeToolContext(const std::string& call_id) {
 
 tools::QuestionAnswer TurnRunner::AskUser(const std::string& call_id, const std::string& question,
                                           const std::vector<std::string>& options) {
-  v1::PendingApproval a;
-  a.set_call_id(call_id);
-  a.set_tool(tools::kAskUserTool);
-  a.set_summary(question);
-  a.mutable_question()->set_text(question);
-  for (const std::string& o : options) a.mutable_question()->add_options(o);
+  const v1::PendingApproval a =
+      QuestionFor(call_id, tools::kAskUserTool, question, question, options);
   hooks_.Notify("elicitation_dialog", "agent has a question for you");
   std::optional<ApprovalGate::Answer> answer = state_.Ask(a);
   tools::QuestionAnswer out;
   if (!answer.has_value()) return out;  // cancelled
   out.client = answer->client;
   out.text = answer->reason;
-  const bool answered = answer->decision != v1::DECISION_DENY && !answer->reason.empty();
-  out.kind =
-      answered ? tools::QuestionAnswer::Kind::kAnswered : tools::QuestionAnswer::Kind::kDeclined;
+  out.kind = Answered(*answer) ? tools::QuestionAnswer::Kind::kAnswered
+                               : tools::QuestionAnswer::Kind::kDeclined;
   return out;
 }
 
@@ -215,12 +228,9 @@ tools::ToolOutcome TurnRunner::PresentPlan(const std::string& call_id, const std
         "the work.",
         true};
   }
-  v1::PendingApproval a;
-  a.set_call_id(call_id);
-  a.set_tool(tools::kPresentPlanTool);
-  a.set_summary("the plan");
-  a.mutable_question()->set_text(plan);
-  for (const PlanChoice& c : kPlanChoices) a.mutable_question()->add_options(c.label);
+  std::vector<std::string> labels;
+  for (const PlanChoice& c : kPlanChoices) labels.emplace_back(c.label);
+  v1::PendingApproval a = QuestionFor(call_id, tools::kPresentPlanTool, "the plan", plan, labels);
   // Going on may widen what runs unasked (auto mode): a person's answer, never a script's.
   a.set_requires_person(true);
   a.set_person_reason("the plan is handed over, and going on changes the session's mode");
@@ -228,7 +238,7 @@ tools::ToolOutcome TurnRunner::PresentPlan(const std::string& call_id, const std
   hooks_.Notify("elicitation_dialog", "agent has a plan for you to review");
   std::optional<ApprovalGate::Answer> answer = state_.Ask(a);
   if (!answer.has_value()) return {"The hand-over was cancelled before anyone answered.", true};
-  if (answer->decision == v1::DECISION_DENY || answer->reason.empty()) {
+  if (!Answered(*answer)) {
     return {absl::StrCat("Nobody chose how to go on",
                          answer->reason.empty() ? "" : absl::StrCat(" (", answer->reason, ")"),
                          ". Stay in plan mode: end your turn unless there is more to plan."),
